@@ -1,0 +1,778 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// BenchmarkRunSpec describes one experiment: which datacenter, how to size and tune it, what
+// schema to load, and how many writers drive which workload for how long.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: a new experiment is a new BenchmarkRun"
+type BenchmarkRunSpec struct {
+	// DatacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
+	// carry the annotation cassbench.io/allow-benchmarks.
+	// +required
+	DatacenterRef DatacenterReference `json:"datacenterRef"`
+
+	// Datacenter sizes and tunes the datacenter for the duration of the run.
+	// +optional
+	Datacenter *DatacenterTuning `json:"datacenter,omitempty"`
+
+	// Schema is the keyspace and table the writers load.
+	// +optional
+	// +kubebuilder:default={}
+	Schema SchemaSpec `json:"schema,omitempty"`
+
+	// Workload is what each operation does: the mix of writes and reads, consistency levels and
+	// how keys and values are generated.
+	// +optional
+	// +kubebuilder:default={}
+	Workload WorkloadSpec `json:"workload,omitempty"`
+
+	// Writers is how many writer pods run, how hard each one pushes and for how long.
+	// +required
+	Writers WritersSpec `json:"writers"`
+
+	// Connection overrides how writers reach and authenticate to Cassandra.
+	// +optional
+	Connection *ConnectionSpec `json:"connection,omitempty"`
+
+	// Deadlines bound how long each stage may take before the run fails.
+	// +optional
+	// +kubebuilder:default={}
+	Deadlines Deadlines `json:"deadlines,omitempty"`
+}
+
+// DatacenterReference names a CassandraDatacenter.
+type DatacenterReference struct {
+	// Name of the CassandraDatacenter.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Namespace of the CassandraDatacenter; defaults to the run's namespace. The datacenter must
+	// list the run's namespace in its cassbench.io/allow-benchmarks annotation.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// DatacenterTuning is what the run changes on the datacenter. Every change is recorded and put
+// back after the run unless KeepChanges is set.
+type DatacenterTuning struct {
+	// Size is the number of Cassandra nodes during the run.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Size *int32 `json:"size,omitempty"`
+
+	// Config is deep-merged into the datacenter's spec.config, keyed as cass-operator takes it.
+	// +optional
+	Config *DatacenterConfig `json:"config,omitempty"`
+
+	// KeepChanges leaves the datacenter sized and tuned as the run left it.
+	// +optional
+	KeepChanges bool `json:"keepChanges,omitempty"`
+}
+
+// DatacenterConfig holds the sections of a CassandraDatacenter's spec.config that a run may
+// change. Each section is free-form and merged key by key into the datacenter's own.
+type DatacenterConfig struct {
+	// CassandraYaml settings, e.g. {"concurrent_writes": 64}. Every key is verified on every
+	// node through system_views.settings before load starts.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	CassandraYaml *runtime.RawExtension `json:"cassandra-yaml,omitempty"`
+
+	// JvmServerOptions, e.g. {"max_heap_size": "8G", "initial_heap_size": "8G"}.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	JvmServerOptions *runtime.RawExtension `json:"jvm-server-options,omitempty"`
+
+	// Jvm11ServerOptions are JVM options for Java 11 images.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Jvm11ServerOptions *runtime.RawExtension `json:"jvm11-server-options,omitempty"`
+
+	// Jvm17ServerOptions are JVM options for Java 17 images, e.g. the garbage collector.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Jvm17ServerOptions *runtime.RawExtension `json:"jvm17-server-options,omitempty"`
+
+	// CassandraEnvSh settings for cassandra-env.sh.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	CassandraEnvSh *runtime.RawExtension `json:"cassandra-env-sh,omitempty"`
+}
+
+// ReplicationStrategy is a keyspace replication class.
+// +kubebuilder:validation:Enum=SimpleStrategy;NetworkTopologyStrategy
+type ReplicationStrategy string
+
+const (
+	SimpleStrategy          ReplicationStrategy = "SimpleStrategy"
+	NetworkTopologyStrategy ReplicationStrategy = "NetworkTopologyStrategy"
+)
+
+// TableProfile is a built-in table and workload, one per seed experiment.
+// +kubebuilder:validation:Enum=key-value;ip-by-country;ip-by-city;revisions;user-profile;user-wide
+type TableProfile string
+
+const (
+	// ProfileKeyValue is a bigint key and a blob value.
+	ProfileKeyValue TableProfile = "key-value"
+	// ProfileIPByCountry is the IP-range table partitioned by (country) alone: few, hot partitions.
+	ProfileIPByCountry TableProfile = "ip-by-country"
+	// ProfileIPByCity is the same table partitioned by (country, region, city).
+	ProfileIPByCity TableProfile = "ip-by-city"
+	// ProfileRevisions is a page-revision table with large compressible text blobs.
+	ProfileRevisions TableProfile = "revisions"
+	// ProfileUserProfile is a ~400-byte user-tracking record, usually written with a TTL.
+	ProfileUserProfile TableProfile = "user-profile"
+	// ProfileUserWide is the wide user table with collections, queried through secondary indexes.
+	ProfileUserWide TableProfile = "user-wide"
+)
+
+// SchemaSpec is the keyspace and table a run writes to.
+// +kubebuilder:validation:XValidation:rule="has(self.table.cql) || !has(self.columns)",message="schema.columns applies only to a table given as cql"
+type SchemaSpec struct {
+	// Keyspace to create and write to. System keyspaces are refused.
+	// +optional
+	// +kubebuilder:default=cassbench
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`
+	// +kubebuilder:validation:XValidation:rule="!(self.lowerAscii() in ['system','system_auth','system_schema','system_distributed','system_traces','system_views','system_virtual_schema','system_cluster_metadata','dse_system','dse_security','solr_admin'])",message="schema.keyspace must not be a system keyspace"
+	// +kubebuilder:validation:XValidation:rule="!self.lowerAscii().startsWith('system')",message="schema.keyspace must not start with 'system': those names are Cassandra's own"
+	Keyspace string `json:"keyspace,omitempty"`
+
+	// Replication of the keyspace.
+	// +optional
+	// +kubebuilder:default={}
+	Replication Replication `json:"replication,omitempty"`
+
+	// DurableWrites of the keyspace.
+	// +optional
+	// +kubebuilder:default=true
+	DurableWrites *bool `json:"durableWrites,omitempty"`
+
+	// Recreate drops the benchmark keyspace before the run so every run starts empty.
+	// +optional
+	Recreate bool `json:"recreate,omitempty"`
+
+	// Table is a built-in profile or a CREATE TABLE statement.
+	// +optional
+	// +kubebuilder:default={profile: key-value}
+	Table TableSpec `json:"table,omitempty"`
+
+	// Columns sets how each column of a cql table is generated. Columns not listed get a
+	// generator chosen by their type.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=128
+	Columns []ColumnGenerator `json:"columns,omitempty"`
+
+	// Compaction strategy of the table.
+	// +optional
+	Compaction *Compaction `json:"compaction,omitempty"`
+
+	// DefaultTTLSeconds of the table; 0 keeps rows forever.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=630720000
+	DefaultTTLSeconds *int32 `json:"defaultTTLSeconds,omitempty"`
+
+	// Indexes to create on the table.
+	// +optional
+	// +listType=map
+	// +listMapKey=column
+	// +kubebuilder:validation:MaxItems=32
+	Indexes []Index `json:"indexes,omitempty"`
+}
+
+// Replication of the benchmark keyspace.
+type Replication struct {
+	// Strategy is the replication class.
+	// +optional
+	// +kubebuilder:default=SimpleStrategy
+	Strategy ReplicationStrategy `json:"strategy,omitempty"`
+
+	// Factor is the number of replicas (in this datacenter, for NetworkTopologyStrategy).
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=32
+	Factor int32 `json:"factor,omitempty"`
+}
+
+// TableSpec is exactly one of a built-in profile or a CREATE TABLE statement.
+// +kubebuilder:validation:XValidation:rule="has(self.profile) != has(self.cql)",message="schema.table takes exactly one of profile or cql"
+type TableSpec struct {
+	// Profile is a built-in table and workload.
+	// +optional
+	Profile TableProfile `json:"profile,omitempty"`
+
+	// CQL is a CREATE TABLE statement. An unqualified table name is created in the keyspace.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16384
+	// +kubebuilder:validation:XValidation:rule="self.trim().upperAscii().startsWith('CREATE TABLE')",message="schema.table.cql must be a single CREATE TABLE statement"
+	CQL string `json:"cql,omitempty"`
+}
+
+// CompactionClass is a Cassandra compaction strategy.
+// +kubebuilder:validation:Enum=SizeTieredCompactionStrategy;LeveledCompactionStrategy;TimeWindowCompactionStrategy;UnifiedCompactionStrategy
+type CompactionClass string
+
+// Compaction of the benchmark table.
+type Compaction struct {
+	// Class of the compaction strategy.
+	// +required
+	Class CompactionClass `json:"class"`
+
+	// Options of the strategy, e.g. {"sstable_size_in_mb": "160"}.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// Index is a secondary index on one column.
+type Index struct {
+	// Column to index. For a map column, the values are indexed.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`
+	Column string `json:"column"`
+
+	// Kind of index: a legacy secondary index or a storage-attached index.
+	// +optional
+	// +kubebuilder:default=secondary
+	// +kubebuilder:validation:Enum=secondary;sai
+	Kind string `json:"kind,omitempty"`
+}
+
+// Distribution is how generated values are spread over their range.
+// +kubebuilder:validation:Enum=sequence;uniform;zipf;normal
+type Distribution string
+
+const (
+	DistributionSequence Distribution = "sequence"
+	DistributionUniform  Distribution = "uniform"
+	DistributionZipf     Distribution = "zipf"
+	DistributionNormal   Distribution = "normal"
+)
+
+// ColumnGenerator sets how one column's values are generated.
+type ColumnGenerator struct {
+	// Name of the column.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`
+	Name string `json:"name"`
+
+	// Cardinality is the number of distinct values; 0 means as many as there are rows.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Cardinality int64 `json:"cardinality,omitempty"`
+
+	// Distribution of the values over the cardinality.
+	// +optional
+	Distribution Distribution `json:"distribution,omitempty"`
+
+	// ZipfExponent for the zipf distribution, a decimal greater than 1, e.g. "1.1".
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,3}(\.[0-9]{1,6})?$`
+	ZipfExponent string `json:"zipfExponent,omitempty"`
+
+	// MinSize and MaxSize bound text and blob lengths in bytes, and collection element counts.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=16777216
+	MinSize *int32 `json:"minSize,omitempty"`
+
+	// MaxSize; see MinSize.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=16777216
+	MaxSize *int32 `json:"maxSize,omitempty"`
+}
+
+// ConsistencyLevel is a CQL consistency level.
+// +kubebuilder:validation:Enum=ANY;ONE;TWO;THREE;QUORUM;ALL;LOCAL_QUORUM;EACH_QUORUM;LOCAL_ONE
+type ConsistencyLevel string
+
+// ReadPath is how reads find rows.
+// +kubebuilder:validation:Enum=partition;row;index
+type ReadPath string
+
+const (
+	// ReadPartition reads a whole partition by its key.
+	ReadPartition ReadPath = "partition"
+	// ReadRow reads one row by its full primary key.
+	ReadRow ReadPath = "row"
+	// ReadIndex reads through the first secondary index of the schema.
+	ReadIndex ReadPath = "index"
+)
+
+// BatchType is the CQL batch type for batched writes.
+// +kubebuilder:validation:Enum=unlogged;logged
+type BatchType string
+
+// WorkloadSpec is what one operation does.
+// +kubebuilder:validation:XValidation:rule="self.writeRatio + self.readRatio > 0",message="workload.writeRatio and workload.readRatio must not both be 0"
+// +kubebuilder:validation:XValidation:rule="!has(self.valueSize) || !has(self.valueSize.min) || !has(self.valueSize.max) || self.valueSize.min <= self.valueSize.max",message="workload.valueSize.min must not exceed workload.valueSize.max"
+type WorkloadSpec struct {
+	// WriteRatio and ReadRatio weigh the operation mix: 3 and 1 mean 75% writes.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	WriteRatio int32 `json:"writeRatio"`
+
+	// ReadRatio; see WriteRatio.
+	// +optional
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	ReadRatio int32 `json:"readRatio"`
+
+	// WriteConsistency of writes.
+	// +optional
+	// +kubebuilder:default=LOCAL_ONE
+	WriteConsistency ConsistencyLevel `json:"writeConsistency,omitempty"`
+
+	// ReadConsistency of reads.
+	// +optional
+	// +kubebuilder:default=LOCAL_ONE
+	ReadConsistency ConsistencyLevel `json:"readConsistency,omitempty"`
+
+	// ReadPath is how reads find rows.
+	// +optional
+	// +kubebuilder:default=partition
+	ReadPath ReadPath `json:"readPath,omitempty"`
+
+	// Partitions is the number of distinct partition keys, shared out across writers; 0 means
+	// as many as operations (every write a new partition).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Partitions int64 `json:"partitions,omitempty"`
+
+	// RowsPerPartition is the number of clustering rows each partition gets.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000000
+	RowsPerPartition int32 `json:"rowsPerPartition,omitempty"`
+
+	// KeyDistribution is how operations pick partitions.
+	// +optional
+	// +kubebuilder:default=uniform
+	KeyDistribution Distribution `json:"keyDistribution,omitempty"`
+
+	// ValueSize bounds generated text and blob values in bytes.
+	// +optional
+	ValueSize *SizeRange `json:"valueSize,omitempty"`
+
+	// BatchSize is the number of rows per write; above 1, rows go in a batch.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	BatchSize int32 `json:"batchSize,omitempty"`
+
+	// BatchType of batched writes.
+	// +optional
+	// +kubebuilder:default=unlogged
+	BatchType BatchType `json:"batchType,omitempty"`
+
+	// TTLSeconds set on each write (USING TTL); 0 writes without one.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=630720000
+	TTLSeconds int32 `json:"ttlSeconds,omitempty"`
+
+	// Seed makes generated data differ between experiments that are otherwise the same.
+	// +optional
+	Seed int64 `json:"seed,omitempty"`
+}
+
+// SizeRange is an inclusive range of sizes in bytes.
+type SizeRange struct {
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=16777216
+	Min *int32 `json:"min,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=16777216
+	Max *int32 `json:"max,omitempty"`
+}
+
+// WritersSpec is the load: N pods, each with a number of requests in flight.
+// +kubebuilder:validation:XValidation:rule="has(self.duration) != has(self.operations)",message="writers takes exactly one of duration or operations"
+type WritersSpec struct {
+	// Replicas is the number of writer pods.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Replicas int32 `json:"replicas"`
+
+	// Concurrency is the number of requests each writer keeps in flight.
+	// +optional
+	// +kubebuilder:default=32
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4096
+	Concurrency int32 `json:"concurrency,omitempty"`
+
+	// Rate is the total operations per second across all writers (open loop). Unset runs closed
+	// loop, as fast as Concurrency allows.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000000
+	Rate *int64 `json:"rate,omitempty"`
+
+	// Duration of the measured window, after Warmup.
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+
+	// Operations is the total number of operations across all writers, after Warmup.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	Operations *int64 `json:"operations,omitempty"`
+
+	// Warmup runs load that is not measured before the measured window.
+	// +optional
+	// +kubebuilder:default="0s"
+	Warmup *metav1.Duration `json:"warmup,omitempty"`
+
+	// RequestTimeout is the client-side timeout of one request.
+	// +optional
+	// +kubebuilder:default="10s"
+	RequestTimeout *metav1.Duration `json:"requestTimeout,omitempty"`
+
+	// Retries of a request that timed out or was refused as overloaded or unavailable.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Retries int32 `json:"retries,omitempty"`
+
+	// MaxErrorPercent aborts a writer whose failed operations exceed this share of all
+	// operations (after at least 1000); unset never aborts.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MaxErrorPercent *int32 `json:"maxErrorPercent,omitempty"`
+
+	// ConnectionsPerHost each writer opens.
+	// +optional
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	ConnectionsPerHost int32 `json:"connectionsPerHost,omitempty"`
+
+	// Image runs the writers and the setup Job; defaults to the manager's own image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// ImagePullPolicy of the writer image.
+	// +optional
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+
+	// Resources of each writer container.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// NodeSelector of writer pods.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations of writer pods.
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// Affinity of writer pods.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+}
+
+// ConnectionSpec overrides how writers reach Cassandra.
+type ConnectionSpec struct {
+	// CredentialsSecretRef names a secret with keys username and password; defaults to the
+	// datacenter's superuser secret.
+	// +optional
+	CredentialsSecretRef *corev1.LocalObjectReference `json:"credentialsSecretRef,omitempty"`
+
+	// Service is the host writers connect to; defaults to <cluster>-<dc>-service.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Service string `json:"service,omitempty"`
+
+	// Port of the CQL native protocol.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port *int32 `json:"port,omitempty"`
+}
+
+// Deadlines bound each stage of a run.
+type Deadlines struct {
+	// Prepare bounds waiting for the datacenter to exist, be free, resize, restart and be set up.
+	// +optional
+	// +kubebuilder:default="30m"
+	Prepare *metav1.Duration `json:"prepare,omitempty"`
+
+	// Run bounds the writers from Job creation to the last writer's exit; defaults to warm-up
+	// plus duration plus 10 minutes, or 2 hours for a run bounded by operations.
+	// +optional
+	Run *metav1.Duration `json:"run,omitempty"`
+}
+
+// Phase is a one-word summary of where a run is, derived from its conditions.
+type Phase string
+
+const (
+	PhasePending   Phase = "Pending"
+	PhaseQueued    Phase = "Queued"
+	PhasePreparing Phase = "Preparing"
+	PhaseSettingUp Phase = "SettingUp"
+	PhaseRunning   Phase = "Running"
+	PhaseRestoring Phase = "Restoring"
+	PhaseSucceeded Phase = "Succeeded"
+	PhaseFailed    Phase = "Failed"
+)
+
+// BenchmarkRunStatus is what the run did and measured.
+type BenchmarkRunStatus struct {
+	// ObservedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Succeeded, DatacenterReady, SchemaReady, WritersComplete, DatacenterRestored.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Phase summarises the conditions.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// StartTime is when the run took the datacenter.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// CompletionTime is when the run ended, successfully or not.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// Resolved holds the defaults the controller chose, so a run can be repeated exactly.
+	// +optional
+	Resolved *ResolvedSettings `json:"resolved,omitempty"`
+
+	// Datacenter is what the run found and changed on the datacenter.
+	// +optional
+	Datacenter *DatacenterStatus `json:"datacenter,omitempty"`
+
+	// Writers counts the writer pods.
+	// +optional
+	Writers *WritersStatus `json:"writers,omitempty"`
+
+	// Progress of the measured window while writers run.
+	// +optional
+	Progress *Progress `json:"progress,omitempty"`
+
+	// Results merged from every writer that reported.
+	// +optional
+	Results *Results `json:"results,omitempty"`
+}
+
+// ResolvedSettings are the values the controller filled in.
+type ResolvedSettings struct {
+	Image             string `json:"image,omitempty"`
+	Service           string `json:"service,omitempty"`
+	Port              int32  `json:"port,omitempty"`
+	CredentialsSecret string `json:"credentialsSecret,omitempty"`
+	Namespace         string `json:"namespace,omitempty"`
+}
+
+// DatacenterStatus is what the run found on, and changed in, its datacenter.
+type DatacenterStatus struct {
+	// Name and Namespace of the datacenter.
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// OriginalSize is the datacenter's size before the run.
+	// +optional
+	OriginalSize *int32 `json:"originalSize,omitempty"`
+	// OriginalConfig is the datacenter's spec.config before the run, exactly as it was.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	OriginalConfig *runtime.RawExtension `json:"originalConfig,omitempty"`
+	// HadConfig tells whether the datacenter had a spec.config at all before the run.
+	// +optional
+	HadConfig bool `json:"hadConfig,omitempty"`
+	// Size during the run.
+	// +optional
+	Size int32 `json:"size,omitempty"`
+	// Changed is true once the run has patched the datacenter.
+	// +optional
+	Changed bool `json:"changed,omitempty"`
+	// PatchedGeneration is the datacenter generation the run's patch produced; readiness waits
+	// for cass-operator to observe it.
+	// +optional
+	PatchedGeneration int64 `json:"patchedGeneration,omitempty"`
+	// RestoredGeneration is the generation the restore patch produced.
+	// +optional
+	RestoredGeneration int64 `json:"restoredGeneration,omitempty"`
+	// CassandraVersion reported by the setup Job.
+	// +optional
+	CassandraVersion string `json:"cassandraVersion,omitempty"`
+	// Nodes seen by the setup Job.
+	// +optional
+	Nodes int32 `json:"nodes,omitempty"`
+	// SettingsVerified lists the cassandra-yaml settings found on every node.
+	// +optional
+	// +listType=atomic
+	SettingsVerified []string `json:"settingsVerified,omitempty"`
+}
+
+// WritersStatus counts writer pods by state.
+type WritersStatus struct {
+	JobName   string `json:"jobName,omitempty"`
+	Replicas  int32  `json:"replicas"`
+	Active    int32  `json:"active"`
+	Succeeded int32  `json:"succeeded"`
+	Failed    int32  `json:"failed"`
+}
+
+// Progress of a running measured window.
+type Progress struct {
+	// ElapsedSeconds of the measured window so far.
+	ElapsedSeconds int64 `json:"elapsedSeconds"`
+	// Percent of the measured window done, for runs bounded by duration.
+	// +optional
+	Percent int32 `json:"percent,omitempty"`
+}
+
+// Results are the writers' measurements, merged.
+type Results struct {
+	// WindowStart and WindowEnd bound the measured window over all writers.
+	WindowStart metav1.Time `json:"windowStart"`
+	WindowEnd   metav1.Time `json:"windowEnd"`
+	// WindowMillis is the length of the measured window.
+	WindowMillis int64 `json:"windowMillis"`
+	// Writers that reported, of the replicas.
+	WritersReported int32 `json:"writersReported"`
+	// Operations that succeeded, writes and reads.
+	Operations int64 `json:"operations"`
+	// OpsPerSecond is successful operations per second of the window.
+	OpsPerSecond int64 `json:"opsPerSecond"`
+	// Writes and Reads, each with their own latencies.
+	// +optional
+	Writes *OperationResults `json:"writes,omitempty"`
+	// +optional
+	Reads *OperationResults `json:"reads,omitempty"`
+	// Errors by kind over all operations.
+	Errors ErrorCounts `json:"errors"`
+	// TimeoutRatio is timed-out operations over attempted operations, as a decimal string.
+	TimeoutRatio string `json:"timeoutRatio"`
+	// Retries made after a timeout or refusal.
+	Retries int64 `json:"retries"`
+	// Bytes written and read in values.
+	Bytes int64 `json:"bytes"`
+	// Fastest and Slowest writer by operations per second.
+	// +optional
+	Fastest *WriterResult `json:"fastest,omitempty"`
+	// +optional
+	Slowest *WriterResult `json:"slowest,omitempty"`
+	// PerWriter lists every writer's own figures.
+	// +optional
+	// +listType=map
+	// +listMapKey=index
+	// +kubebuilder:validation:MaxItems=1000
+	PerWriter []WriterResult `json:"perWriter,omitempty"`
+}
+
+// OperationResults are the counts and latencies of one kind of operation.
+type OperationResults struct {
+	Operations   int64 `json:"operations"`
+	OpsPerSecond int64 `json:"opsPerSecond"`
+	// Response latency is measured from the operation's intended start (open loop) or its send
+	// (closed loop), so it includes time spent queued behind a stall.
+	Response Latency `json:"response"`
+	// Service latency is measured from the actual send.
+	Service Latency `json:"service"`
+}
+
+// Latency percentiles in microseconds.
+type Latency struct {
+	P50  int64 `json:"p50"`
+	P90  int64 `json:"p90"`
+	P99  int64 `json:"p99"`
+	P999 int64 `json:"p999"`
+	Max  int64 `json:"max"`
+	Mean int64 `json:"mean"`
+}
+
+// ErrorCounts are failed attempts by kind.
+type ErrorCounts struct {
+	WriteTimeout  int64 `json:"writeTimeout"`
+	ReadTimeout   int64 `json:"readTimeout"`
+	Unavailable   int64 `json:"unavailable"`
+	Overloaded    int64 `json:"overloaded"`
+	ClientTimeout int64 `json:"clientTimeout"`
+	Other         int64 `json:"other"`
+}
+
+// WriterResult is one writer's figures.
+type WriterResult struct {
+	Index        int32  `json:"index"`
+	Operations   int64  `json:"operations"`
+	OpsPerSecond int64  `json:"opsPerSecond"`
+	Errors       int64  `json:"errors"`
+	P99Micros    int64  `json:"p99Micros"`
+	Outcome      string `json:"outcome,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=br,categories=cassbench
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Datacenter",type=string,JSONPath=`.spec.datacenterRef.name`
+// +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.datacenter.size`
+// +kubebuilder:printcolumn:name="Writers",type=integer,JSONPath=`.spec.writers.replicas`
+// +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.results.opsPerSecond`
+// +kubebuilder:printcolumn:name="p99(us)",type=integer,JSONPath=`.status.results.writes.response.p99`
+// +kubebuilder:printcolumn:name="Timeouts",type=string,JSONPath=`.status.results.timeoutRatio`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// BenchmarkRun is one Cassandra benchmark experiment against a CassandraDatacenter.
+type BenchmarkRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec BenchmarkRunSpec `json:"spec"`
+	// +optional
+	Status BenchmarkRunStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// BenchmarkRunList is a list of BenchmarkRuns.
+type BenchmarkRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkRun `json:"items"`
+}
+
+func init() {
+	register(&BenchmarkRun{}, &BenchmarkRunList{})
+}

@@ -1,0 +1,365 @@
+// Package sketch is a mergeable latency sketch with relative accuracy, in the manner of
+// DDSketch: values fall in logarithmic buckets, so any quantile is known within a fixed
+// relative error, and two sketches merge exactly by adding bucket counts.
+//
+// A sketch can be coarsened by whole levels: level L merges 2^L adjacent level-0 buckets into
+// one, so every coarsening is exact and sketches at different levels still merge (at the
+// coarser one). Writers coarsen only when their summary would not otherwise fit the 4096-byte
+// termination message.
+package sketch
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Accuracy is the relative accuracy of a level-0 sketch.
+const Accuracy = 0.01
+
+var (
+	gamma    = (1 + Accuracy) / (1 - Accuracy)
+	logGamma = math.Log(gamma)
+)
+
+// minValue is the smallest value given a bucket of its own; smaller ones count as zero.
+const minValue = 1e-3
+
+const encodingVersion = 1
+
+// Sketch holds a distribution of non-negative values (microseconds, by convention).
+// The zero value is an empty level-0 sketch.
+type Sketch struct {
+	level  uint8
+	offset int      // bucket index of counts[0]
+	counts []uint64 // dense
+	zeros  uint64
+	count  uint64
+	sum    float64
+	min    float64
+	max    float64
+}
+
+// New returns an empty level-0 sketch.
+func New() *Sketch { return &Sketch{} }
+
+// Add records one value.
+func (s *Sketch) Add(v float64) { s.AddN(v, 1) }
+
+// AddN records a value n times.
+func (s *Sketch) AddN(v float64, n uint64) {
+	if n == 0 || math.IsNaN(v) {
+		return
+	}
+	if v < 0 {
+		v = 0
+	}
+	if s.count == 0 || v < s.min {
+		s.min = v
+	}
+	if s.count == 0 || v > s.max {
+		s.max = v
+	}
+	s.count += n
+	s.sum += v * float64(n)
+	if v < minValue {
+		s.zeros += n
+		return
+	}
+	s.addBucket(s.index(v), n)
+}
+
+func (s *Sketch) index(v float64) int {
+	i := int(math.Ceil(math.Log(v) / logGamma))
+	return coarsen(i, s.level)
+}
+
+// coarsen maps a level-0 bucket index to its bucket at the given level: ceil(i / 2^level).
+func coarsen(i int, level uint8) int {
+	if level == 0 {
+		return i
+	}
+	w := 1 << level
+	if i > 0 {
+		return (i + w - 1) / w
+	}
+	return -((-i) / w)
+}
+
+func (s *Sketch) addBucket(i int, n uint64) {
+	if len(s.counts) == 0 {
+		s.offset = i
+		s.counts = append(s.counts[:0], n)
+		return
+	}
+	if i < s.offset {
+		grow := s.offset - i
+		counts := make([]uint64, len(s.counts)+grow)
+		copy(counts[grow:], s.counts)
+		s.counts, s.offset = counts, i
+	} else if i >= s.offset+len(s.counts) {
+		s.counts = append(s.counts, make([]uint64, i-s.offset-len(s.counts)+1)...)
+	}
+	s.counts[i-s.offset] += n
+}
+
+// Count is the number of values recorded.
+func (s *Sketch) Count() uint64 { return s.count }
+
+// Sum of the values recorded.
+func (s *Sketch) Sum() float64 { return s.sum }
+
+// Min and Max are exact.
+func (s *Sketch) Min() float64 { return s.min }
+
+// Max is the largest value recorded.
+func (s *Sketch) Max() float64 { return s.max }
+
+// Mean is exact.
+func (s *Sketch) Mean() float64 {
+	if s.count == 0 {
+		return 0
+	}
+	return s.sum / float64(s.count)
+}
+
+// Level is the coarsening level; RelativeAccuracy the error bound it gives.
+func (s *Sketch) Level() uint8 { return s.level }
+
+// RelativeAccuracy of quantiles at the sketch's level.
+func (s *Sketch) RelativeAccuracy() float64 {
+	g := math.Pow(gamma, float64(uint64(1)<<s.level))
+	return (g - 1) / (g + 1)
+}
+
+// Quantile returns the value at quantile q in [0, 1], within RelativeAccuracy of a value
+// actually at that rank. An empty sketch returns 0.
+func (s *Sketch) Quantile(q float64) float64 {
+	if s.count == 0 {
+		return 0
+	}
+	if q <= 0 {
+		return s.min
+	}
+	if q >= 1 {
+		return s.max
+	}
+	rank := uint64(q * float64(s.count-1))
+	if rank < s.zeros {
+		return s.min
+	}
+	seen := s.zeros
+	for j, c := range s.counts {
+		seen += c
+		if seen > rank {
+			v := s.value(s.offset + j)
+			return math.Min(math.Max(v, s.min), s.max)
+		}
+	}
+	return s.max
+}
+
+// value is the representative of a bucket: the point whose relative distance to both of the
+// bucket's bounds is equal.
+func (s *Sketch) value(i int) float64 {
+	g := math.Pow(gamma, float64(uint64(1)<<s.level))
+	return 2 * math.Pow(g, float64(i)) / (g + 1)
+}
+
+// Coarsen raises the sketch to the given level; it never lowers it.
+func (s *Sketch) Coarsen(level uint8) {
+	if level <= s.level {
+		return
+	}
+	old, oldOffset, from := s.counts, s.offset, s.level
+	s.counts, s.offset, s.level = nil, 0, level
+	for j, c := range old {
+		if c == 0 {
+			continue
+		}
+		// Each old bucket maps to one new bucket: both are unions of level-0 buckets.
+		i := oldOffset + j
+		if from == 0 {
+			s.addBucket(coarsen(i, level), c)
+			continue
+		}
+		s.addBucket(coarsenFrom(i, from, level), c)
+	}
+}
+
+// coarsenFrom maps bucket i at level `from` to its bucket at level `to`.
+func coarsenFrom(i int, from, to uint8) int { return coarsen(i, to-from) }
+
+// Merge adds other's values into s, at the coarser of the two levels.
+func (s *Sketch) Merge(other *Sketch) {
+	if other == nil || other.count == 0 {
+		return
+	}
+	o := other
+	if other.level < s.level {
+		o = other.Clone()
+		o.Coarsen(s.level)
+	} else if other.level > s.level {
+		s.Coarsen(other.level)
+	}
+	if s.count == 0 || o.min < s.min {
+		s.min = o.min
+	}
+	if s.count == 0 || o.max > s.max {
+		s.max = o.max
+	}
+	s.count += o.count
+	s.sum += o.sum
+	s.zeros += o.zeros
+	for j, c := range o.counts {
+		if c != 0 {
+			s.addBucket(o.offset+j, c)
+		}
+	}
+}
+
+// Clone returns a deep copy.
+func (s *Sketch) Clone() *Sketch {
+	c := *s
+	c.counts = append([]uint64(nil), s.counts...)
+	return &c
+}
+
+// Reset empties the sketch and returns it to level 0, keeping its memory.
+func (s *Sketch) Reset() {
+	*s = Sketch{counts: s.counts[:0]}
+}
+
+// MarshalBinary encodes the sketch compactly: header, then bucket counts as uvarints with
+// runs of empty buckets folded.
+func (s *Sketch) MarshalBinary() ([]byte, error) {
+	lo, hi := 0, len(s.counts)
+	for lo < hi && s.counts[lo] == 0 {
+		lo++
+	}
+	for hi > lo && s.counts[hi-1] == 0 {
+		hi--
+	}
+	buf := make([]byte, 0, 48+2*(hi-lo))
+	buf = append(buf, encodingVersion, s.level)
+	buf = binary.AppendUvarint(buf, s.count)
+	buf = binary.AppendUvarint(buf, s.zeros)
+	buf = binary.AppendUvarint(buf, math.Float64bits(s.sum))
+	buf = binary.AppendUvarint(buf, math.Float64bits(s.min))
+	buf = binary.AppendUvarint(buf, math.Float64bits(s.max))
+	buf = binary.AppendVarint(buf, int64(s.offset+lo))
+	buf = binary.AppendUvarint(buf, uint64(hi-lo))
+	for j := lo; j < hi; j++ {
+		c := s.counts[j]
+		if c != 0 {
+			buf = binary.AppendUvarint(buf, c)
+			continue
+		}
+		// A zero count is followed by the length of the run of zeros it starts.
+		run := 1
+		for j+run < hi && s.counts[j+run] == 0 {
+			run++
+		}
+		buf = binary.AppendUvarint(buf, 0)
+		buf = binary.AppendUvarint(buf, uint64(run))
+		j += run - 1
+	}
+	return buf, nil
+}
+
+var errCorrupt = errors.New("sketch: corrupt encoding")
+
+// UnmarshalBinary decodes what MarshalBinary wrote.
+func (s *Sketch) UnmarshalBinary(b []byte) error {
+	if len(b) < 2 {
+		return errCorrupt
+	}
+	if b[0] != encodingVersion {
+		return fmt.Errorf("sketch: unknown encoding version %d", b[0])
+	}
+	if b[1] > 30 {
+		return errCorrupt
+	}
+	r := reader{b: b[2:]}
+	out := Sketch{level: b[1]}
+	out.count = r.uvarint()
+	out.zeros = r.uvarint()
+	out.sum = math.Float64frombits(r.uvarint())
+	out.min = math.Float64frombits(r.uvarint())
+	out.max = math.Float64frombits(r.uvarint())
+	out.offset = int(r.varint())
+	n := r.uvarint()
+	if r.err != nil || n > 1<<20 {
+		return errCorrupt
+	}
+	out.counts = make([]uint64, 0, n)
+	var total uint64
+	for uint64(len(out.counts)) < n {
+		c := r.uvarint()
+		if c == 0 {
+			run := r.uvarint()
+			if run == 0 || uint64(len(out.counts))+run > n {
+				return errCorrupt
+			}
+			out.counts = append(out.counts, make([]uint64, run)...)
+			continue
+		}
+		total += c
+		out.counts = append(out.counts, c)
+	}
+	if r.err != nil || len(r.b) != 0 || total+out.zeros != out.count {
+		return errCorrupt
+	}
+	*s = out
+	return nil
+}
+
+// MarshalJSON writes the binary encoding as a base64 string.
+func (s *Sketch) MarshalJSON() ([]byte, error) {
+	b, err := s.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(base64.RawStdEncoding.EncodeToString(b))
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (s *Sketch) UnmarshalJSON(data []byte) error {
+	var str string
+	if err := json.Unmarshal(data, &str); err != nil {
+		return fmt.Errorf("sketch: %w", err)
+	}
+	b, err := base64.RawStdEncoding.DecodeString(str)
+	if err != nil {
+		return fmt.Errorf("sketch: %w", err)
+	}
+	return s.UnmarshalBinary(b)
+}
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errCorrupt
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errCorrupt
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
