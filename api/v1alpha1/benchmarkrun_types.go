@@ -20,16 +20,20 @@ type BenchmarkRunSpec struct {
 	// +optional
 	Datacenter *DatacenterTuning `json:"datacenter,omitempty"`
 
+	// Optional sections are omitzero so that a Go client leaves an unset section out and the
+	// section's CRD default applies: a zero WorkloadSpec would otherwise send writeRatio 0 and
+	// readRatio 0, and a zero TableSpec a table that names neither a profile nor cql.
+
 	// Schema is the keyspace and table the writers load.
 	// +optional
 	// +kubebuilder:default={}
-	Schema SchemaSpec `json:"schema,omitempty"`
+	Schema SchemaSpec `json:"schema,omitempty,omitzero"`
 
 	// Workload is what each operation does: the mix of writes and reads, consistency levels and
 	// how keys and values are generated.
 	// +optional
 	// +kubebuilder:default={}
-	Workload WorkloadSpec `json:"workload,omitempty"`
+	Workload WorkloadSpec `json:"workload,omitempty,omitzero"`
 
 	// Writers is how many writer pods run, how hard each one pushes and for how long.
 	// +required
@@ -42,7 +46,7 @@ type BenchmarkRunSpec struct {
 	// Deadlines bound how long each stage may take before the run fails.
 	// +optional
 	// +kubebuilder:default={}
-	Deadlines Deadlines `json:"deadlines,omitempty"`
+	Deadlines Deadlines `json:"deadlines,omitempty,omitzero"`
 }
 
 // DatacenterReference names a CassandraDatacenter.
@@ -142,7 +146,7 @@ const (
 )
 
 // SchemaSpec is the keyspace and table a run writes to.
-// +kubebuilder:validation:XValidation:rule="has(self.table.cql) || !has(self.columns)",message="schema.columns applies only to a table given as cql"
+// +kubebuilder:validation:XValidation:rule="!has(self.columns) || (has(self.table) && has(self.table.cql))",message="schema.columns applies only to a table given as cql: remove columns or set schema.table.cql"
 type SchemaSpec struct {
 	// Keyspace to create and write to. System keyspaces are refused.
 	// +optional
@@ -155,7 +159,7 @@ type SchemaSpec struct {
 	// Replication of the keyspace.
 	// +optional
 	// +kubebuilder:default={}
-	Replication Replication `json:"replication,omitempty"`
+	Replication Replication `json:"replication,omitempty,omitzero"`
 
 	// DurableWrites of the keyspace.
 	// +optional
@@ -169,7 +173,7 @@ type SchemaSpec struct {
 	// Table is a built-in profile or a CREATE TABLE statement.
 	// +optional
 	// +kubebuilder:default={profile: key-value}
-	Table TableSpec `json:"table,omitempty"`
+	Table TableSpec `json:"table,omitempty,omitzero"`
 
 	// Columns sets how each column of a cql table is generated. Columns not listed get a
 	// generator chosen by their type.
@@ -222,7 +226,7 @@ type TableSpec struct {
 	// CQL is a CREATE TABLE statement. An unqualified table name is created in the keyspace.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16384
-	// +kubebuilder:validation:XValidation:rule="self.trim().upperAscii().startsWith('CREATE TABLE')",message="schema.table.cql must be a single CREATE TABLE statement"
+	// +kubebuilder:validation:XValidation:rule=`self.matches(r'^\s*(?i:create)\s+(?i:table)\s[^;]*;?\s*$')`,message="schema.table.cql must be a single CREATE TABLE statement, with no other statement after a ';'"
 	CQL string `json:"cql,omitempty"`
 }
 
@@ -268,6 +272,7 @@ const (
 )
 
 // ColumnGenerator sets how one column's values are generated.
+// +kubebuilder:validation:XValidation:rule="!has(self.minSize) || !has(self.maxSize) || self.minSize <= self.maxSize",message="minSize must not exceed maxSize"
 type ColumnGenerator struct {
 	// Name of the column.
 	// +required
@@ -323,8 +328,7 @@ const (
 type BatchType string
 
 // WorkloadSpec is what one operation does.
-// +kubebuilder:validation:XValidation:rule="self.writeRatio + self.readRatio > 0",message="workload.writeRatio and workload.readRatio must not both be 0"
-// +kubebuilder:validation:XValidation:rule="!has(self.valueSize) || !has(self.valueSize.min) || !has(self.valueSize.max) || self.valueSize.min <= self.valueSize.max",message="workload.valueSize.min must not exceed workload.valueSize.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.writeRatio) || !has(self.readRatio) || self.writeRatio + self.readRatio > 0",message="workload.writeRatio and workload.readRatio must not both be 0: set writeRatio, readRatio or both above 0"
 type WorkloadSpec struct {
 	// WriteRatio and ReadRatio weigh the operation mix: 3 and 1 mean 75% writes.
 	// +optional
@@ -401,6 +405,7 @@ type WorkloadSpec struct {
 }
 
 // SizeRange is an inclusive range of sizes in bytes.
+// +kubebuilder:validation:XValidation:rule="!has(self.min) || !has(self.max) || self.min <= self.max",message="min must not exceed max"
 type SizeRange struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
@@ -754,6 +759,7 @@ type WriterResult struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // BenchmarkRun is one Cassandra benchmark experiment against a CassandraDatacenter.
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 56",message="metadata.name must be at most 56 characters: it names the run's Jobs and labels their pods"
 type BenchmarkRun struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

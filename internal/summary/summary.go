@@ -58,6 +58,22 @@ func (o *Ops) Failed() int64 {
 	return o.WriteTimeout + o.ReadTimeout + o.Unavailable + o.Overloaded + o.ClientTimeout + o.Other
 }
 
+// AddCounts adds other's counts (not its sketches) to o; a nil other adds nothing.
+func (o *Ops) AddCounts(other *Ops) {
+	if other == nil {
+		return
+	}
+	o.OK += other.OK
+	o.WriteTimeout += other.WriteTimeout
+	o.ReadTimeout += other.ReadTimeout
+	o.Unavailable += other.Unavailable
+	o.Overloaded += other.Overloaded
+	o.ClientTimeout += other.ClientTimeout
+	o.Other += other.Other
+	o.Retries += other.Retries
+	o.Bytes += other.Bytes
+}
+
 // Timeouts is the number of operations that failed by a server or client timeout.
 func (o *Ops) Timeouts() int64 { return o.WriteTimeout + o.ReadTimeout + o.ClientTimeout }
 

@@ -1,0 +1,37 @@
+// Command manager runs the cassbench operator.
+package main
+
+import (
+	"flag"
+	"os"
+
+	"github.com/cassbench/cassbench/controllers"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+func main() {
+	o := controllers.Options{ProgressInterval: controllers.DefaultProgressInterval}
+	flag.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint; 0 disables it")
+	flag.BoolVar(&o.SecureMetrics, "metrics-secure", true, "serve metrics over HTTPS, authenticated and authorized")
+	flag.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "address of the health and readiness probes")
+	flag.BoolVar(&o.LeaderElect, "leader-elect", false, "elect a leader so that one manager acts at a time")
+	flag.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (needed outside a cluster)")
+	flag.StringVar(&o.Image, "writer-image", os.Getenv("CASSBENCH_IMAGE"), "image of setup and writer pods when a run names none (default $CASSBENCH_IMAGE)")
+	flag.DurationVar(&o.ProgressInterval, "progress-interval", o.ProgressInterval, "how often a running run's progress is written to its status")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("manager")
+
+	mgr, err := controllers.NewManager(ctrl.GetConfigOrDie(), o)
+	if err != nil {
+		log.Error(err, "cannot start")
+		os.Exit(1)
+	}
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "manager stopped")
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,159 @@
+package controllers
+
+import (
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Pure status computation: what the conditions mean, which phase they add up to, and when the
+// run's deadlines fall.
+
+// outcome is how a run ends once its datacenter is given back.
+type outcome struct {
+	succeeded bool
+	reason    string
+	message   string
+}
+
+// failedReasons are condition reasons after which the run cannot succeed.
+var failedReasons = map[string]bool{
+	cbv1.ReasonPrepareDeadlineExpired: true,
+	cbv1.ReasonRunDeadlineExpired:     true,
+	cbv1.ReasonSetupFailed:            true,
+	cbv1.ReasonWriterFailed:           true,
+	cbv1.ReasonInvalidSpec:            true,
+	reasonDatacenterInvalid:           true,
+}
+
+// reasonDatacenterInvalid: cass-operator marked the datacenter Valid=False.
+const reasonDatacenterInvalid = "DatacenterInvalid"
+
+// pendingOutcome tells whether the run's work is over, and how it went. Nil means the run
+// still has work to do.
+func pendingOutcome(run *cbv1.BenchmarkRun) *outcome {
+	for _, t := range []string{cbv1.ConditionDatacenterReady, cbv1.ConditionSchemaReady, cbv1.ConditionWritersComplete} {
+		c := meta.FindStatusCondition(run.Status.Conditions, t)
+		if c != nil && c.Status == metav1.ConditionFalse && failedReasons[c.Reason] {
+			return &outcome{reason: c.Reason, message: c.Message}
+		}
+	}
+	if meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionWritersComplete) {
+		return &outcome{succeeded: true, reason: cbv1.ReasonSucceeded, message: "every writer finished and reported; results are in status.results"}
+	}
+	return nil
+}
+
+// finished tells whether the run has its final Succeeded condition.
+func finished(run *cbv1.BenchmarkRun) bool {
+	return meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionSucceeded) != nil
+}
+
+// setCondition sets a condition stamped with the run's generation and tells whether its
+// status or reason changed: a state change worth an event.
+func setCondition(run *cbv1.BenchmarkRun, t string, status metav1.ConditionStatus, reason, message string) bool {
+	old := meta.FindStatusCondition(run.Status.Conditions, t)
+	changed := old == nil || old.Status != status || old.Reason != reason
+	if t == cbv1.ConditionSucceeded && old != nil {
+		// Succeeded is final: it never flips once set.
+		return false
+	}
+	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{
+		Type:               t,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: run.Generation,
+	})
+	return changed
+}
+
+// phase derives the one-word phase from the conditions.
+func phase(run *cbv1.BenchmarkRun) cbv1.Phase {
+	conds := run.Status.Conditions
+	if c := meta.FindStatusCondition(conds, cbv1.ConditionSucceeded); c != nil {
+		if c.Status == metav1.ConditionTrue {
+			return cbv1.PhaseSucceeded
+		}
+		return cbv1.PhaseFailed
+	}
+	if pendingOutcome(run) != nil || meta.FindStatusCondition(conds, cbv1.ConditionDatacenterRestored) != nil {
+		return cbv1.PhaseRestoring
+	}
+	if meta.FindStatusCondition(conds, cbv1.ConditionWritersComplete) != nil {
+		return cbv1.PhaseRunning
+	}
+	if meta.FindStatusCondition(conds, cbv1.ConditionSchemaReady) != nil {
+		return cbv1.PhaseSettingUp
+	}
+	if c := meta.FindStatusCondition(conds, cbv1.ConditionDatacenterReady); c != nil {
+		switch c.Reason {
+		case cbv1.ReasonDatacenterBusy:
+			return cbv1.PhaseQueued
+		case cbv1.ReasonDatacenterNotFound, cbv1.ReasonNotAllowed, cbv1.ReasonNamespaceNotAllowed:
+			return cbv1.PhasePending
+		}
+		return cbv1.PhasePreparing
+	}
+	return cbv1.PhasePending
+}
+
+// prepareTimeout is the run's bound on waiting for and preparing its datacenter.
+func prepareTimeout(run *cbv1.BenchmarkRun) time.Duration {
+	if d := run.Spec.Deadlines.Prepare; d != nil && d.Duration > 0 {
+		return d.Duration
+	}
+	return 30 * time.Minute
+}
+
+// findDeadline bounds waiting for the datacenter to exist and admit the run; it counts from
+// the run's creation, because GitOps may apply the run before its datacenter.
+func findDeadline(run *cbv1.BenchmarkRun) time.Time {
+	return run.CreationTimestamp.Add(prepareTimeout(run))
+}
+
+// prepareDeadline bounds resizing, restarting and setting up; it counts from taking the
+// datacenter, so time spent queued behind other runs does not count against a run.
+func prepareDeadline(run *cbv1.BenchmarkRun) time.Time {
+	if run.Status.StartTime == nil {
+		return findDeadline(run)
+	}
+	return run.Status.StartTime.Add(prepareTimeout(run))
+}
+
+// runTimeout bounds the writers from their Job's creation to the last one's exit.
+func runTimeout(run *cbv1.BenchmarkRun) time.Duration {
+	w := run.Spec.Writers
+	if d := run.Spec.Deadlines.Run; d != nil && d.Duration > 0 {
+		return d.Duration
+	}
+	if w.Duration == nil {
+		return 2 * time.Hour
+	}
+	var warmup time.Duration
+	if w.Warmup != nil {
+		warmup = w.Warmup.Duration
+	}
+	return warmup + w.Duration.Duration + 10*time.Minute
+}
+
+// progress estimates how far the measured window is, from when the last writer started:
+// writers meet at a barrier after all have started, then warm up.
+func progress(run *cbv1.BenchmarkRun, lastStart, now time.Time) *cbv1.Progress {
+	if lastStart.IsZero() {
+		return nil
+	}
+	w := run.Spec.Writers
+	begin := lastStart
+	if w.Warmup != nil {
+		begin = begin.Add(w.Warmup.Duration)
+	}
+	elapsed := max(now.Sub(begin), 0)
+	p := &cbv1.Progress{ElapsedSeconds: int64(elapsed / time.Second)}
+	if w.Duration != nil && w.Duration.Duration > 0 {
+		p.Percent = int32(min(99, int64(elapsed*100/w.Duration.Duration)))
+	}
+	return p
+}

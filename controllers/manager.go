@@ -1,0 +1,94 @@
+package controllers
+
+import (
+	"fmt"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// Options configure the manager; the command and the integration tests build it the same way.
+type Options struct {
+	MetricsAddr   string
+	SecureMetrics bool
+	ProbeAddr     string
+	LeaderElect   bool
+	// LeaderElectionNamespace is needed when running outside a cluster with leader election.
+	LeaderElectionNamespace string
+	Image                   string
+	ProgressInterval        time.Duration
+	Clock                   clock.PassiveClock
+}
+
+// Scheme holds every type the manager reads or writes.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, cbv1.AddToScheme, cassdcapi.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, fmt.Errorf("building scheme: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// NewManager builds the manager with the BenchmarkRun controller registered. Its cache holds
+// only the Jobs and pods cassbench made, so memory does not grow with the cluster.
+func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
+	scheme, err := Scheme()
+	if err != nil {
+		return nil, err
+	}
+	ours := labels.SelectorFromSet(labels.Set{"app.kubernetes.io/managed-by": "cassbench"})
+	metrics := metricsserver.Options{BindAddress: o.MetricsAddr, SecureServing: o.SecureMetrics}
+	if o.SecureMetrics {
+		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metrics,
+		HealthProbeBindAddress:  o.ProbeAddr,
+		LeaderElection:          o.LeaderElect,
+		LeaderElectionID:        "cassbench-manager.cassbench.io",
+		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&batchv1.Job{}: {Label: ours},
+			&corev1.Pod{}:  {Label: ours},
+		}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	if o.ProbeAddr != "" && o.ProbeAddr != "0" {
+		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+			return nil, fmt.Errorf("adding health check: %w", err)
+		}
+		if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+			return nil, fmt.Errorf("adding readiness check: %w", err)
+		}
+	}
+	r := &BenchmarkRunReconciler{
+		Client:           mgr.GetClient(),
+		Recorder:         mgr.GetEventRecorder("cassbench"),
+		Clock:            o.Clock,
+		Image:            o.Image,
+		ProgressInterval: o.ProgressInterval,
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("registering the BenchmarkRun controller: %w", err)
+	}
+	return mgr, nil
+}

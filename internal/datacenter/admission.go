@@ -1,0 +1,81 @@
+package datacenter
+
+import (
+	"sort"
+	"strings"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Allows tells whether the datacenter opted in to runs from the given namespace, and if not,
+// a sentence saying what the datacenter's owner must do.
+func Allows(dc *cassdcapi.CassandraDatacenter, runNamespace string) (bool, string, string) {
+	value, ok := dc.Annotations[cbv1.AllowBenchmarksAnnotation]
+	if !ok {
+		return false, cbv1.ReasonNotAllowed, "CassandraDatacenter " + dc.Namespace + "/" + dc.Name +
+			" has not opted in to benchmarks: annotate it with " + cbv1.AllowBenchmarksAnnotation + `="true"`
+	}
+	value = strings.TrimSpace(value)
+	if strings.EqualFold(value, "true") {
+		if runNamespace == dc.Namespace {
+			return true, "", ""
+		}
+	} else if strings.EqualFold(value, "false") || value == "" {
+		return false, cbv1.ReasonNotAllowed, "CassandraDatacenter " + dc.Namespace + "/" + dc.Name +
+			" has " + cbv1.AllowBenchmarksAnnotation + `="` + value + `"; set it to "true" to allow benchmarks`
+	} else {
+		for _, ns := range strings.Split(value, ",") {
+			ns = strings.TrimSpace(ns)
+			if ns == "*" || ns == runNamespace {
+				return true, "", ""
+			}
+		}
+	}
+	return false, cbv1.ReasonNamespaceNotAllowed, "CassandraDatacenter " + dc.Namespace + "/" + dc.Name +
+		" does not allow runs from namespace " + runNamespace + ": add it to the " +
+		cbv1.AllowBenchmarksAnnotation + " annotation as a comma-separated list (e.g. \"" + dc.Namespace + "," + runNamespace + "\")"
+}
+
+// LockHolder returns the run named in the datacenter's lock annotation, if any.
+func LockHolder(dc *cassdcapi.CassandraDatacenter) (types.NamespacedName, bool) {
+	v := dc.Annotations[cbv1.LockAnnotation]
+	if v == "" {
+		return types.NamespacedName{}, false
+	}
+	ns, name, ok := strings.Cut(v, "/")
+	if !ok {
+		return types.NamespacedName{Name: v}, true
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}, true
+}
+
+// LockValue is the lock annotation's value for a run.
+func LockValue(run types.NamespacedName) string { return run.Namespace + "/" + run.Name }
+
+// Queue orders the runs waiting for one datacenter: oldest first, then by namespace and name
+// so that runs created in the same second still have one order everyone agrees on.
+func Queue(runs []cbv1.BenchmarkRun) []cbv1.BenchmarkRun {
+	out := append([]cbv1.BenchmarkRun(nil), runs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+// Key is the namespaced name of the datacenter a run refers to.
+func Key(run *cbv1.BenchmarkRun) types.NamespacedName {
+	ns := run.Spec.DatacenterRef.Namespace
+	if ns == "" {
+		ns = run.Namespace
+	}
+	return types.NamespacedName{Namespace: ns, Name: run.Spec.DatacenterRef.Name}
+}

@@ -1,0 +1,211 @@
+package jobs
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/podenv"
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func testRun() *cbv1.BenchmarkRun {
+	return &cbv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "ip-24", Namespace: "bench", UID: "uid-1"},
+		Spec: cbv1.BenchmarkRunSpec{
+			DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
+			Writers: cbv1.WritersSpec{
+				Replicas: 24, Concurrency: 8, Duration: &metav1.Duration{Duration: time.Minute},
+				NodeSelector: map[string]string{"pool": "load"},
+				Tolerations:  []corev1.Toleration{{Key: "load", Operator: corev1.TolerationOpExists}},
+			},
+		},
+	}
+}
+
+var target = Target{Image: "cassbench:test", Host: "c1-dc1-service.db.svc", Port: 9042,
+	CredentialsSecret: "c1-superuser", CassandraDatacenter: "dc1", Nodes: 5}
+
+func env(c corev1.Container) map[string]string {
+	out := map[string]string{}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil {
+			out[e.Name] = "secret:" + e.ValueFrom.SecretKeyRef.Name + "/" + e.ValueFrom.SecretKeyRef.Key
+			continue
+		}
+		out[e.Name] = e.Value
+	}
+	return out
+}
+
+func TestWriters(t *testing.T) {
+	job, err := Writers(testRun(), target, 900)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := job.Spec
+	got := map[string]any{
+		"name":          job.Name,
+		"completion":    *s.CompletionMode,
+		"completions":   *s.Completions,
+		"parallelism":   *s.Parallelism,
+		"perIndex":      *s.BackoffLimitPerIndex,
+		"maxFailed":     *s.MaxFailedIndexes,
+		"deadline":      *s.ActiveDeadlineSeconds,
+		"owner":         job.OwnerReferences[0].Kind + "/" + job.OwnerReferences[0].Name,
+		"controller":    *job.OwnerReferences[0].Controller,
+		"restart":       s.Template.Spec.RestartPolicy,
+		"nodeSelector":  s.Template.Spec.NodeSelector["pool"],
+		"tolerations":   len(s.Template.Spec.Tolerations),
+		"args":          strings.Join(s.Template.Spec.Containers[0].Args, " "),
+		"runLabel":      s.Template.Labels[cbv1.RunLabel],
+		"componentPods": s.Template.Labels[cbv1.ComponentLabel],
+	}
+	want := map[string]any{
+		"name": "ip-24-writer", "completion": batchv1.IndexedCompletion, "completions": int32(24),
+		"parallelism": int32(24), "perIndex": int32(0), "maxFailed": int32(24), "deadline": int64(900),
+		"owner": "BenchmarkRun/ip-24", "controller": true, "restart": corev1.RestartPolicyNever,
+		"nodeSelector": "load", "tolerations": 1, "args": "writer", "runLabel": "ip-24", "componentPods": "writer",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+	e := env(s.Template.Spec.Containers[0])
+	for k, v := range map[string]string{
+		podenv.Hosts: "c1-dc1-service.db.svc", podenv.Port: "9042", podenv.Writers: "24", podenv.RunID: "uid-1",
+		podenv.LocalDatacenter: "dc1", podenv.Username: "secret:c1-superuser/username", podenv.Password: "secret:c1-superuser/password",
+	} {
+		if e[k] != v {
+			t.Errorf("env %s = %q, want %q", k, e[k], v)
+		}
+	}
+	var spec cbv1.BenchmarkRunSpec
+	if err := json.Unmarshal([]byte(e[podenv.Spec]), &spec); err != nil || spec.Writers.Replicas != 24 {
+		t.Errorf("spec env does not carry the spec: %v %+v", err, spec.Writers)
+	}
+}
+
+// Pods run with nothing they do not need: no token, no root, no writable root, no privileges.
+func TestPodsAreLockedDown(t *testing.T) {
+	setup, err := Setup(testRun(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writers, err := Writers(testRun(), target, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, job := range map[string]*batchv1.Job{"setup": setup, "writers": writers} {
+		pod := job.Spec.Template.Spec
+		c := pod.Containers[0].SecurityContext
+		checks := map[string]bool{
+			"no service account token": pod.AutomountServiceAccountToken != nil && !*pod.AutomountServiceAccountToken,
+			"non-root pod":             *pod.SecurityContext.RunAsNonRoot,
+			"seccomp RuntimeDefault":   pod.SecurityContext.SeccompProfile.Type == corev1.SeccompProfileTypeRuntimeDefault,
+			"read-only root":           *c.ReadOnlyRootFilesystem,
+			"no privilege escalation":  !*c.AllowPrivilegeEscalation,
+			"all capabilities dropped": cmp.Equal(c.Capabilities.Drop, []corev1.Capability{"ALL"}),
+			"termination message file": pod.Containers[0].TerminationMessagePath == podenv.TerminationLog,
+		}
+		for check, ok := range checks {
+			if !ok {
+				t.Errorf("%s: %s", name, check)
+			}
+		}
+	}
+	if *setup.Spec.BackoffLimit != 0 || env(setup.Spec.Template.Spec.Containers[0])[podenv.ExpectNodes] != "5" {
+		t.Errorf("setup: backoff %d, env %v", *setup.Spec.BackoffLimit, env(setup.Spec.Template.Spec.Containers[0]))
+	}
+	if writers.Spec.ActiveDeadlineSeconds != nil {
+		t.Error("a zero deadline set activeDeadlineSeconds")
+	}
+}
+
+func TestNoCredentialsMeansNoSecretReference(t *testing.T) {
+	tg := target
+	tg.CredentialsSecret = ""
+	job, err := Setup(testRun(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := env(job.Spec.Template.Spec.Containers[0])[podenv.Username]; ok {
+		t.Error("username env set without a secret")
+	}
+}
+
+func TestNameFitsALabel(t *testing.T) {
+	cases := map[string]string{
+		"short":  "run",
+		"at 56":  strings.Repeat("a", 56),
+		"at 253": strings.Repeat("b", 253),
+	}
+	for name, run := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Name(run, "writer")
+			if len(got) > 63 || !strings.HasSuffix(got, "-writer") {
+				t.Errorf("%q (%d)", got, len(got))
+			}
+			if Name(run, "writer") != got {
+				t.Error("not deterministic")
+			}
+		})
+	}
+	if Name(strings.Repeat("c", 100)+"x", "setup") == Name(strings.Repeat("c", 100)+"y", "setup") {
+		t.Error("long names that differ collide")
+	}
+}
+
+func TestFinished(t *testing.T) {
+	job := func(conds ...batchv1.JobCondition) *batchv1.Job {
+		return &batchv1.Job{Status: batchv1.JobStatus{Conditions: conds}}
+	}
+	cases := map[string]struct {
+		job               *batchv1.Job
+		finished, success bool
+	}{
+		"running":             {job: job()},
+		"complete":            {job: job(batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}), finished: true, success: true},
+		"failed":              {job: job(batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue}), finished: true},
+		"failure target only": {job: job(batchv1.JobCondition{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue})},
+		"complete False":      {job: job(batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionFalse})},
+	}
+	for name, tc := range cases {
+		if f, s := Finished(tc.job); f != tc.finished || s != tc.success {
+			t.Errorf("%s: Finished = %v, %v", name, f, s)
+		}
+	}
+}
+
+func TestTerminatedPodsTakesTheLastPodOfEachIndex(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	pod := func(name, index string, age time.Duration, exit int32, msg string, running bool) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0.Add(-age)),
+			Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: index}}}
+		cs := corev1.ContainerStatus{Name: "writer"}
+		if running {
+			cs.State.Running = &corev1.ContainerStateRunning{}
+		} else {
+			cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: exit, Message: msg, Reason: "Completed"}
+		}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{cs}
+		return p
+	}
+	got := TerminatedPods([]corev1.Pod{
+		pod("w-1-new", "1", time.Minute, 0, "second", false),
+		pod("w-1-old", "1", time.Hour, 1, "first", false),
+		pod("w-0", "0", time.Hour, 0, "zero", false),
+		pod("w-2", "2", time.Hour, 0, "", true),
+	}, "writer")
+	want := map[int32]Terminated{
+		0: {Pod: "w-0", Index: 0, Reason: "Completed", Message: "zero"},
+		1: {Pod: "w-1-new", Index: 1, Reason: "Completed", Message: "second"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+}

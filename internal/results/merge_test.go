@@ -1,0 +1,108 @@
+package results
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/sketch"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/google/go-cmp/cmp"
+)
+
+func sketchOf(values []float64) *sketch.Sketch {
+	s := sketch.New()
+	for _, v := range values {
+		s.Add(v)
+	}
+	return s
+}
+
+func TestMergeCounts(t *testing.T) {
+	one := func(i int32, start, end int64, ok, wto int64, err string) *summary.Summary {
+		return &summary.Summary{Version: 1, Index: i, Writers: 3, Start: start, End: end, Error: err,
+			Writes: &summary.Ops{OK: ok, WriteTimeout: wto, Retries: wto * 2, Bytes: ok * 100,
+				Response: sketchOf([]float64{1000}), Service: sketchOf([]float64{900})}}
+	}
+	got := Merge([]*summary.Summary{
+		one(2, 1000, 11000, 30000, 0, ""),
+		nil, // a writer that has not reported
+		one(0, 1000, 11000, 10000, 10, ""),
+		one(1, 1500, 11500, 20000, 0, "aborted: error budget"),
+	})
+	if got == nil {
+		t.Fatal("no results")
+	}
+	want := map[string]any{
+		"window": got.WindowMillis, "reported": got.WritersReported, "ops": got.Operations, "ops/s": got.OpsPerSecond,
+		"wto": got.Errors.WriteTimeout, "ratio": got.TimeoutRatio, "retries": got.Retries, "bytes": got.Bytes,
+		"fastest": got.Fastest.Index, "slowest": got.Slowest.Index, "writers": len(got.PerWriter),
+		"outcome1": got.PerWriter[1].Outcome, "reads": got.Reads == nil,
+	}
+	if diff := cmp.Diff(map[string]any{
+		"window": int64(10500), "reported": int32(3), "ops": int64(60000), "ops/s": int64(5714),
+		"wto": int64(10), "ratio": "0.000167", "retries": int64(20), "bytes": int64(6000000),
+		"fastest": int32(2), "slowest": int32(0), "writers": 3,
+		"outcome1": "Failed: aborted: error budget", "reads": true,
+	}, want); diff != "" {
+		t.Error(diff)
+	}
+	if Merge(nil) != nil || Merge([]*summary.Summary{nil}) != nil {
+		t.Error("results from no summaries")
+	}
+}
+
+// The merged p99 is the p99 of all operations, which averaging writers' p99s gets wrong when
+// one writer is much slower than the rest.
+func TestMergedPercentilesComeFromTheUnion(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var union []float64
+	var summaries []*summary.Summary
+	var avgP99 float64
+	for i, median := range []float64{500, 600, 20000} {
+		var vs []float64
+		for j := 0; j < 10000; j++ {
+			vs = append(vs, median*math.Exp(0.3*r.NormFloat64()))
+		}
+		union = append(union, vs...)
+		s := sketchOf(vs)
+		avgP99 += s.Quantile(0.99) / 3
+		summaries = append(summaries, &summary.Summary{Index: int32(i), Start: 0, End: 1000,
+			Writes: &summary.Ops{OK: 10000, Response: s, Service: s}})
+	}
+	sort.Float64s(union)
+	want := union[int(0.99*float64(len(union)-1))]
+	got := float64(Merge(summaries).Writes.Response.P99)
+	if math.Abs(got-want)/want > sketch.Accuracy+0.001 {
+		t.Errorf("merged p99 %v, union p99 %v", got, want)
+	}
+	if math.Abs(avgP99-want)/want < 0.1 {
+		t.Fatalf("test data does not separate merging from averaging (avg %v)", avgP99)
+	}
+}
+
+func TestRatio(t *testing.T) {
+	cases := map[string]struct {
+		n, d int64
+		want string
+	}{
+		"none":        {0, 100, "0"},
+		"no attempts": {5, 0, "0"},
+		"small":       {65, 10000, "0.0065"},
+		"rounded":     {1, 3, "0.333333"},
+		"all":         {7, 7, "1"},
+	}
+	for name, tc := range cases {
+		if got := Ratio(tc.n, tc.d); got != tc.want {
+			t.Errorf("%s: Ratio(%d, %d) = %s, want %s", name, tc.n, tc.d, got, tc.want)
+		}
+	}
+}
+
+func TestLatencyOfNothing(t *testing.T) {
+	if diff := cmp.Diff(cbv1.Latency{}, Latency(nil)); diff != "" {
+		t.Error(diff)
+	}
+}
