@@ -163,7 +163,7 @@ func TestQueueIsOldestFirstAndStable(t *testing.T) {
 	run := func(ns, name string, age time.Duration) cbv1.BenchmarkRun {
 		return cbv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: metav1.NewTime(t0.Add(-age))}}
 	}
-	in := []cbv1.BenchmarkRun{run("a", "young", time.Minute), run("b", "same-second", time.Hour), run("a", "same-second", time.Hour), run("a", "old", 2 * time.Hour)}
+	in := []cbv1.BenchmarkRun{run("a", "young", time.Minute), run("b", "same-second", time.Hour), run("a", "same-second", time.Hour), run("a", "old", 2*time.Hour)}
 	var got []string
 	for _, r := range Queue(in) {
 		got = append(got, r.Namespace+"/"+r.Name)
