@@ -13,9 +13,11 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -32,6 +34,8 @@ type Options struct {
 	Image                   string
 	ProgressInterval        time.Duration
 	Clock                   clock.PassiveClock
+	// SkipNameValidation lets one process build the manager more than once (tests restart it).
+	SkipNameValidation bool
 }
 
 // Scheme holds every type the manager reads or writes.
@@ -64,6 +68,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        "cassbench-manager.cassbench.io",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		Controller:              config.Controller{SkipNameValidation: ptr.To(o.SkipNameValidation)},
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&batchv1.Job{}: {Label: ours},
 			&corev1.Pod{}:  {Label: ours},
