@@ -65,6 +65,10 @@ build: ## Build the manager and cassbench binaries into bin/.
 envtest-assets: ## Build kube-apiserver and etcd from the Go module proxy (cached).
 	@hack/control-plane.sh >/dev/null
 
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Build kustomize (cached) and print its path, for tests that render config/.
+	@echo $(KUSTOMIZE)
+
 .PHONY: cass-operator-crds
 cass-operator-crds: $(CASS_OPERATOR_CRDS)
 

@@ -152,8 +152,8 @@ type SchemaSpec struct {
 	// +optional
 	// +kubebuilder:default=cassbench
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`
-	// +kubebuilder:validation:XValidation:rule="!(self.lowerAscii() in ['system','system_auth','system_schema','system_distributed','system_traces','system_views','system_virtual_schema','system_cluster_metadata','dse_system','dse_security','solr_admin'])",message="schema.keyspace must not be a system keyspace"
-	// +kubebuilder:validation:XValidation:rule="!self.lowerAscii().startsWith('system')",message="schema.keyspace must not start with 'system': those names are Cassandra's own"
+	// +kubebuilder:validation:MaxLength=48
+	// +kubebuilder:validation:XValidation:rule="!self.lowerAscii().startsWith('system') && !self.lowerAscii().startsWith('dse_') && self.lowerAscii() != 'solr_admin'",message="schema.keyspace must not be a system keyspace: names starting with system or dse_, and solr_admin, are Cassandra's own; choose another, e.g. cassbench"
 	Keyspace string `json:"keyspace,omitempty"`
 
 	// Replication of the keyspace.
@@ -418,7 +418,7 @@ type SizeRange struct {
 }
 
 // WritersSpec is the load: N pods, each with a number of requests in flight.
-// +kubebuilder:validation:XValidation:rule="has(self.duration) != has(self.operations)",message="writers takes exactly one of duration or operations"
+// +kubebuilder:validation:XValidation:rule="has(self.duration) != has(self.operations)",message="spec.writers takes exactly one of duration (e.g. 10m) or operations (a total count)"
 type WritersSpec struct {
 	// Replicas is the number of writer pods.
 	// +required
@@ -440,8 +440,17 @@ type WritersSpec struct {
 	// +kubebuilder:validation:Maximum=100000000
 	Rate *int64 `json:"rate,omitempty"`
 
+	// Durations are Format=duration so that CEL compares them as durations: "10m" as stored
+	// and "10m0s" as a Go client sends it back are equal, and the spec immutability rule lets
+	// an unchanged spec through an Update. The pattern admits only what time.ParseDuration
+	// reads, so every stored run decodes in Go.
+
 	// Duration of the measured window, after Warmup.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="self > duration('0s')",message="must be longer than 0s"
 	Duration *metav1.Duration `json:"duration,omitempty"`
 
 	// Operations is the total number of operations across all writers, after Warmup.
@@ -452,11 +461,18 @@ type WritersSpec struct {
 	// Warmup runs load that is not measured before the measured window.
 	// +optional
 	// +kubebuilder:default="0s"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	Warmup *metav1.Duration `json:"warmup,omitempty"`
 
 	// RequestTimeout is the client-side timeout of one request.
 	// +optional
 	// +kubebuilder:default="10s"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="self > duration('0s')",message="must be longer than 0s"
 	RequestTimeout *metav1.Duration `json:"requestTimeout,omitempty"`
 
 	// Retries of a request that timed out or was refused as overloaded or unavailable.
@@ -531,11 +547,19 @@ type Deadlines struct {
 	// Prepare bounds waiting for the datacenter to exist, be free, resize, restart and be set up.
 	// +optional
 	// +kubebuilder:default="30m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="self > duration('0s')",message="must be longer than 0s"
 	Prepare *metav1.Duration `json:"prepare,omitempty"`
 
 	// Run bounds the writers from Job creation to the last writer's exit; defaults to warm-up
 	// plus duration plus 10 minutes, or 2 hours for a run bounded by operations.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="self > duration('0s')",message="must be longer than 0s"
 	Run *metav1.Duration `json:"run,omitempty"`
 }
 

@@ -1,0 +1,229 @@
+// Package builders makes test objects with small fluent builders, so a test states only the
+// fields it is about and everything else stays valid.
+package builders
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// BenchmarkRunBuilder builds a BenchmarkRun. Each method returns the builder; Obj returns the
+// object.
+type BenchmarkRunBuilder struct {
+	obj *v1alpha1.BenchmarkRun
+}
+
+// MakeBenchmarkRun starts a run that the CRD admits as it is: datacenter dc1 in the same
+// namespace, one writer, a 10 s window; the CRD defaults fill in the rest (key-value table).
+func MakeBenchmarkRun(name, namespace string) *BenchmarkRunBuilder {
+	return &BenchmarkRunBuilder{obj: &v1alpha1.BenchmarkRun{
+		TypeMeta: metav1.TypeMeta{
+			APIVersion: v1alpha1.GroupVersion.String(),
+			Kind:       "BenchmarkRun",
+		},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: v1alpha1.BenchmarkRunSpec{
+			DatacenterRef: v1alpha1.DatacenterReference{Name: "dc1"},
+			Writers: v1alpha1.WritersSpec{
+				Replicas: 1,
+				Duration: &metav1.Duration{Duration: 10 * time.Second},
+			},
+		},
+	}}
+}
+
+// Obj returns the built object; later builder calls keep changing the same object.
+func (b *BenchmarkRunBuilder) Obj() *v1alpha1.BenchmarkRun { return b.obj }
+
+// Label sets a label.
+func (b *BenchmarkRunBuilder) Label(key, value string) *BenchmarkRunBuilder {
+	if b.obj.Labels == nil {
+		b.obj.Labels = map[string]string{}
+	}
+	b.obj.Labels[key] = value
+	return b
+}
+
+// Datacenter names the CassandraDatacenter.
+func (b *BenchmarkRunBuilder) Datacenter(name string) *BenchmarkRunBuilder {
+	b.obj.Spec.DatacenterRef.Name = name
+	return b
+}
+
+// DatacenterNamespace points the run at a datacenter in another namespace.
+func (b *BenchmarkRunBuilder) DatacenterNamespace(namespace string) *BenchmarkRunBuilder {
+	b.obj.Spec.DatacenterRef.Namespace = namespace
+	return b
+}
+
+func (b *BenchmarkRunBuilder) tuning() *v1alpha1.DatacenterTuning {
+	if b.obj.Spec.Datacenter == nil {
+		b.obj.Spec.Datacenter = &v1alpha1.DatacenterTuning{}
+	}
+	return b.obj.Spec.Datacenter
+}
+
+func (b *BenchmarkRunBuilder) config() *v1alpha1.DatacenterConfig {
+	t := b.tuning()
+	if t.Config == nil {
+		t.Config = &v1alpha1.DatacenterConfig{}
+	}
+	return t.Config
+}
+
+// Size sets the number of Cassandra nodes during the run.
+func (b *BenchmarkRunBuilder) Size(nodes int32) *BenchmarkRunBuilder {
+	b.tuning().Size = &nodes
+	return b
+}
+
+// KeepChanges leaves the datacenter tuned after the run.
+func (b *BenchmarkRunBuilder) KeepChanges() *BenchmarkRunBuilder {
+	b.tuning().KeepChanges = true
+	return b
+}
+
+// CassandraYaml sets spec.datacenter.config.cassandra-yaml.
+func (b *BenchmarkRunBuilder) CassandraYaml(settings map[string]any) *BenchmarkRunBuilder {
+	b.config().CassandraYaml = raw(settings)
+	return b
+}
+
+// JvmOptions sets spec.datacenter.config.jvm-server-options.
+func (b *BenchmarkRunBuilder) JvmOptions(options map[string]any) *BenchmarkRunBuilder {
+	b.config().JvmServerOptions = raw(options)
+	return b
+}
+
+// Jvm17Options sets spec.datacenter.config.jvm17-server-options.
+func (b *BenchmarkRunBuilder) Jvm17Options(options map[string]any) *BenchmarkRunBuilder {
+	b.config().Jvm17ServerOptions = raw(options)
+	return b
+}
+
+// Writers sets the number of writer pods.
+func (b *BenchmarkRunBuilder) Writers(replicas int32) *BenchmarkRunBuilder {
+	b.obj.Spec.Writers.Replicas = replicas
+	return b
+}
+
+// Concurrency sets the requests each writer keeps in flight.
+func (b *BenchmarkRunBuilder) Concurrency(n int32) *BenchmarkRunBuilder {
+	b.obj.Spec.Writers.Concurrency = n
+	return b
+}
+
+// Rate sets the total operations per second across writers (open loop).
+func (b *BenchmarkRunBuilder) Rate(opsPerSecond int64) *BenchmarkRunBuilder {
+	b.obj.Spec.Writers.Rate = &opsPerSecond
+	return b
+}
+
+// Duration bounds the measured window by time; it replaces an Operations bound because the
+// CRD takes exactly one of the two.
+func (b *BenchmarkRunBuilder) Duration(d time.Duration) *BenchmarkRunBuilder {
+	b.obj.Spec.Writers.Duration = &metav1.Duration{Duration: d}
+	b.obj.Spec.Writers.Operations = nil
+	return b
+}
+
+// Operations bounds the measured window by count; it replaces a Duration bound.
+func (b *BenchmarkRunBuilder) Operations(n int64) *BenchmarkRunBuilder {
+	b.obj.Spec.Writers.Operations = &n
+	b.obj.Spec.Writers.Duration = nil
+	return b
+}
+
+// Warmup sets the unmeasured load before the window.
+func (b *BenchmarkRunBuilder) Warmup(d time.Duration) *BenchmarkRunBuilder {
+	b.obj.Spec.Writers.Warmup = &metav1.Duration{Duration: d}
+	return b
+}
+
+// RequestTimeout sets the client-side timeout of one request.
+func (b *BenchmarkRunBuilder) RequestTimeout(d time.Duration) *BenchmarkRunBuilder {
+	b.obj.Spec.Writers.RequestTimeout = &metav1.Duration{Duration: d}
+	return b
+}
+
+// Image sets the writer and setup image.
+func (b *BenchmarkRunBuilder) Image(image string) *BenchmarkRunBuilder {
+	b.obj.Spec.Writers.Image = image
+	return b
+}
+
+// Keyspace sets the benchmark keyspace.
+func (b *BenchmarkRunBuilder) Keyspace(name string) *BenchmarkRunBuilder {
+	b.obj.Spec.Schema.Keyspace = name
+	return b
+}
+
+// ReplicationFactor sets the keyspace's replication factor.
+func (b *BenchmarkRunBuilder) ReplicationFactor(rf int32) *BenchmarkRunBuilder {
+	b.obj.Spec.Schema.Replication.Factor = rf
+	return b
+}
+
+// Profile selects a built-in table; it replaces a CQL table.
+func (b *BenchmarkRunBuilder) Profile(p v1alpha1.TableProfile) *BenchmarkRunBuilder {
+	b.obj.Spec.Schema.Table = v1alpha1.TableSpec{Profile: p}
+	return b
+}
+
+// CQL sets the table as a CREATE TABLE statement; it replaces a profile.
+func (b *BenchmarkRunBuilder) CQL(statement string) *BenchmarkRunBuilder {
+	b.obj.Spec.Schema.Table = v1alpha1.TableSpec{CQL: statement}
+	return b
+}
+
+// workload returns the workload, giving it the CRD's default mix first: once any workload
+// field is set, the client sends writeRatio and readRatio as they are, so zero would mean
+// "no operations" rather than "use the default".
+func (b *BenchmarkRunBuilder) workload() *v1alpha1.WorkloadSpec {
+	w := &b.obj.Spec.Workload
+	if w.WriteRatio == 0 && w.ReadRatio == 0 {
+		w.WriteRatio = 1
+	}
+	return w
+}
+
+// Mix sets the weights of writes and reads.
+func (b *BenchmarkRunBuilder) Mix(writes, reads int32) *BenchmarkRunBuilder {
+	w := b.workload()
+	w.WriteRatio, w.ReadRatio = writes, reads
+	return b
+}
+
+// WriteConsistency sets the consistency level of writes.
+func (b *BenchmarkRunBuilder) WriteConsistency(cl v1alpha1.ConsistencyLevel) *BenchmarkRunBuilder {
+	b.workload().WriteConsistency = cl
+	return b
+}
+
+// ReadConsistency sets the consistency level of reads.
+func (b *BenchmarkRunBuilder) ReadConsistency(cl v1alpha1.ConsistencyLevel) *BenchmarkRunBuilder {
+	b.workload().ReadConsistency = cl
+	return b
+}
+
+// TTL sets the TTL of each write.
+func (b *BenchmarkRunBuilder) TTL(seconds int32) *BenchmarkRunBuilder {
+	b.workload().TTLSeconds = seconds
+	return b
+}
+
+// raw encodes a free-form section. Test inputs are plain maps, so an encoding error is a bug
+// in the test itself and panics at the line that built it.
+func raw(v map[string]any) *runtime.RawExtension {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("builders: encoding %v: %v", v, err))
+	}
+	return &runtime.RawExtension{Raw: data}
+}

@@ -1,0 +1,92 @@
+package builders
+
+import (
+	"encoding/json"
+
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// DatacenterBuilder builds a cass-operator CassandraDatacenter.
+type DatacenterBuilder struct {
+	obj *cassdcapi.CassandraDatacenter
+}
+
+// MakeDatacenter starts a one-node Cassandra 5.0 datacenter with every field the
+// cass-operator CRD requires, so the apiserver admits it as it is.
+func MakeDatacenter(name, namespace string) *DatacenterBuilder {
+	storageClass := "standard"
+	return &DatacenterBuilder{obj: &cassdcapi.CassandraDatacenter{
+		TypeMeta: metav1.TypeMeta{
+			APIVersion: cassdcapi.GroupVersion.String(),
+			Kind:       "CassandraDatacenter",
+		},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: cassdcapi.CassandraDatacenterSpec{
+			ClusterName:   "cluster1",
+			ServerType:    "cassandra",
+			ServerVersion: "5.0.4",
+			Size:          1,
+			StorageConfig: cassdcapi.StorageConfig{
+				CassandraDataVolumeClaimSpec: &corev1.PersistentVolumeClaimSpec{
+					StorageClassName: &storageClass,
+					AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources: corev1.VolumeResourceRequirements{
+						Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+					},
+				},
+			},
+		},
+	}}
+}
+
+// Obj returns the built object.
+func (b *DatacenterBuilder) Obj() *cassdcapi.CassandraDatacenter { return b.obj }
+
+// Cluster sets spec.clusterName, which names the CQL service and superuser secret.
+func (b *DatacenterBuilder) Cluster(name string) *DatacenterBuilder {
+	b.obj.Spec.ClusterName = name
+	return b
+}
+
+// Size sets the number of nodes.
+func (b *DatacenterBuilder) Size(nodes int32) *DatacenterBuilder {
+	b.obj.Spec.Size = nodes
+	return b
+}
+
+// ServerVersion sets the Cassandra version.
+func (b *DatacenterBuilder) ServerVersion(version string) *DatacenterBuilder {
+	b.obj.Spec.ServerVersion = version
+	return b
+}
+
+// Config sets spec.config from a JSON document, as cass-operator stores it.
+func (b *DatacenterBuilder) Config(document string) *DatacenterBuilder {
+	b.obj.Spec.Config = json.RawMessage(document)
+	return b
+}
+
+// SuperuserSecret sets spec.superuserSecretName.
+func (b *DatacenterBuilder) SuperuserSecret(name string) *DatacenterBuilder {
+	b.obj.Spec.SuperuserSecretName = name
+	return b
+}
+
+// AllowBenchmarks sets the opt-in annotation: "true", or a comma-separated namespace list.
+func (b *DatacenterBuilder) AllowBenchmarks(value string) *DatacenterBuilder {
+	return b.Annotation(v1alpha1.AllowBenchmarksAnnotation, value)
+}
+
+// Annotation sets an annotation.
+func (b *DatacenterBuilder) Annotation(key, value string) *DatacenterBuilder {
+	if b.obj.Annotations == nil {
+		b.obj.Annotations = map[string]string{}
+	}
+	b.obj.Annotations[key] = value
+	return b
+}

@@ -1,0 +1,427 @@
+// Package validation checks the BenchmarkRun CRD's admission rules, and every sample and
+// kustomize manifest, against a real kube-apiserver.
+package validation_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
+)
+
+var env *kube.Env
+
+func TestMain(m *testing.M) {
+	e, stop, err := kube.StartEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	env = e
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// strict makes the apiserver refuse unknown fields instead of dropping them, as kubectl does.
+var strict = client.FieldValidation(metav1.FieldValidationStrict)
+
+// mutation edits a run as the unstructured object a kubectl user sends, so that values a Go
+// client cannot send (a zero behind omitempty, a typo'd key) can be tried too.
+type mutation func(t *testing.T, obj map[string]any)
+
+func set(value any, path ...string) mutation {
+	return func(t *testing.T, obj map[string]any) {
+		t.Helper()
+		if err := unstructured.SetNestedField(obj, value, path...); err != nil {
+			t.Fatalf("setting %s: %v", strings.Join(path, "."), err)
+		}
+	}
+}
+
+func remove(path ...string) mutation {
+	return func(_ *testing.T, obj map[string]any) { unstructured.RemoveNestedField(obj, path...) }
+}
+
+// validRun is a run the CRD admits, as unstructured.
+func validRun(t *testing.T, namespace string) *unstructured.Unstructured {
+	t.Helper()
+	run := builders.MakeBenchmarkRun("", namespace).Obj()
+	run.GenerateName = "run-"
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+func TestInvalidSpecsAreRejected(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ns := env.Namespace(t)
+
+	cases := map[string]struct {
+		mutate []mutation
+		// field is the path the error must name; phrase what the user must read to fix it.
+		field, phrase string
+	}{
+		"zero writers": {
+			mutate: []mutation{set(int64(0), "spec", "writers", "replicas")},
+			field:  "spec.writers.replicas", phrase: "should be greater than or equal to 1",
+		},
+		"negative writers": {
+			mutate: []mutation{set(int64(-1), "spec", "writers", "replicas")},
+			field:  "spec.writers.replicas", phrase: "should be greater than or equal to 1",
+		},
+		"no writers field": {
+			mutate: []mutation{remove("spec", "writers", "replicas")},
+			field:  "spec.writers.replicas", phrase: "Required value",
+		},
+		"duration and operations": {
+			mutate: []mutation{set(int64(1000), "spec", "writers", "operations")},
+			field:  "spec.writers", phrase: "takes exactly one of duration (e.g. 10m) or operations",
+		},
+		"neither duration nor operations": {
+			mutate: []mutation{remove("spec", "writers", "duration")},
+			field:  "spec.writers", phrase: "takes exactly one of duration (e.g. 10m) or operations",
+		},
+		"duration Go cannot read": {
+			mutate: []mutation{set("1d", "spec", "writers", "duration")},
+			field:  "spec.writers.duration", phrase: "should match",
+		},
+		"negative warmup": {
+			mutate: []mutation{set("-5m", "spec", "writers", "warmup")},
+			field:  "spec.writers.warmup", phrase: "should match",
+		},
+		"zero duration": {
+			mutate: []mutation{set("0s", "spec", "writers", "duration")},
+			field:  "spec.writers.duration", phrase: "must be longer than 0s",
+		},
+		"zero request timeout": {
+			mutate: []mutation{set("0ms", "spec", "writers", "requestTimeout")},
+			field:  "spec.writers.requestTimeout", phrase: "must be longer than 0s",
+		},
+		"keyspace system": {
+			mutate: []mutation{set("system", "spec", "schema", "keyspace")},
+			field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
+		},
+		"keyspace system_auth": {
+			mutate: []mutation{set("system_auth", "spec", "schema", "keyspace")},
+			field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
+		},
+		"keyspace System_Schema in another case": {
+			mutate: []mutation{set("System_Schema", "spec", "schema", "keyspace")},
+			field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
+		},
+		"keyspace with a system prefix": {
+			mutate: []mutation{set("systemic", "spec", "schema", "keyspace")},
+			field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
+		},
+		"keyspace that is not a CQL identifier": {
+			mutate: []mutation{set("bench-1", "spec", "schema", "keyspace")},
+			field:  "spec.schema.keyspace", phrase: "should match",
+		},
+		"unknown write consistency": {
+			mutate: []mutation{set("MOST", "spec", "workload", "writeConsistency")},
+			field:  "spec.workload.writeConsistency", phrase: `supported values: "ANY", "ONE"`,
+		},
+		"lower-case read consistency": {
+			mutate: []mutation{set("quorum", "spec", "workload", "readConsistency")},
+			field:  "spec.workload.readConsistency", phrase: `"QUORUM"`,
+		},
+		"zero rate": {
+			mutate: []mutation{set(int64(0), "spec", "writers", "rate")},
+			field:  "spec.writers.rate", phrase: "should be greater than or equal to 1",
+		},
+		"zero replication factor": {
+			mutate: []mutation{set(int64(0), "spec", "schema", "replication", "factor")},
+			field:  "spec.schema.replication.factor", phrase: "should be greater than or equal to 1",
+		},
+		"table with profile and cql": {
+			mutate: []mutation{set(map[string]any{
+				"profile": "key-value",
+				"cql":     "CREATE TABLE t (k bigint PRIMARY KEY, v blob)",
+			}, "spec", "schema", "table")},
+			field: "spec.schema.table", phrase: "schema.table takes exactly one of profile or cql",
+		},
+		"table with neither profile nor cql": {
+			mutate: []mutation{set(map[string]any{}, "spec", "schema", "table")},
+			field:  "spec.schema.table", phrase: "schema.table takes exactly one of profile or cql",
+		},
+		"cql that is not CREATE TABLE": {
+			mutate: []mutation{set("DROP KEYSPACE cassbench", "spec", "schema", "table", "cql")},
+			field:  "spec.schema.table.cql", phrase: "must be a single CREATE TABLE statement",
+		},
+		"cql with a second statement": {
+			mutate: []mutation{set("CREATE TABLE t (k int PRIMARY KEY); DROP KEYSPACE cassbench",
+				"spec", "schema", "table", "cql")},
+			field: "spec.schema.table.cql", phrase: "must be a single CREATE TABLE statement",
+		},
+		"columns for a profile table": {
+			mutate: []mutation{set([]any{map[string]any{"name": "v", "maxSize": int64(10)}}, "spec", "schema", "columns")},
+			field:  "spec.schema", phrase: "schema.columns applies only to a table given as cql",
+		},
+		"column minSize above maxSize": {
+			mutate: []mutation{
+				set(map[string]any{"cql": "CREATE TABLE t (k bigint PRIMARY KEY, v blob)"}, "spec", "schema", "table"),
+				set([]any{map[string]any{"name": "v", "minSize": int64(10), "maxSize": int64(5)}}, "spec", "schema", "columns"),
+			},
+			field: "spec.schema.columns[0]", phrase: "minSize must not exceed maxSize",
+		},
+		"unknown profile": {
+			mutate: []mutation{set("time-series", "spec", "schema", "table", "profile")},
+			field:  "spec.schema.table.profile", phrase: `supported values: "key-value"`,
+		},
+		"zero concurrency": {
+			mutate: []mutation{set(int64(0), "spec", "writers", "concurrency")},
+			field:  "spec.writers.concurrency", phrase: "should be greater than or equal to 1",
+		},
+		"no operations in the mix": {
+			mutate: []mutation{
+				set(int64(0), "spec", "workload", "writeRatio"),
+				set(int64(0), "spec", "workload", "readRatio"),
+			},
+			field: "spec.workload", phrase: "writeRatio and workload.readRatio must not both be 0",
+		},
+		"value size min above max": {
+			mutate: []mutation{set(map[string]any{"min": int64(100), "max": int64(10)}, "spec", "workload", "valueSize")},
+			field:  "spec.workload.valueSize", phrase: "min must not exceed max",
+		},
+		"negative write TTL": {
+			mutate: []mutation{set(int64(-1), "spec", "workload", "ttlSeconds")},
+			field:  "spec.workload.ttlSeconds", phrase: "should be greater than or equal to 0",
+		},
+		"negative table TTL": {
+			mutate: []mutation{set(int64(-1), "spec", "schema", "defaultTTLSeconds")},
+			field:  "spec.schema.defaultTTLSeconds", phrase: "should be greater than or equal to 0",
+		},
+		"datacenter size zero": {
+			mutate: []mutation{set(int64(0), "spec", "datacenter", "size")},
+			field:  "spec.datacenter.size", phrase: "should be greater than or equal to 1",
+		},
+		"config section that is not an object": {
+			mutate: []mutation{set("concurrent_writes: 64", "spec", "datacenter", "config", "cassandra-yaml")},
+			field:  "spec.datacenter.config.cassandra-yaml", phrase: `must be of type object`,
+		},
+		"cassandra_yaml typo": {
+			mutate: []mutation{set(map[string]any{"concurrent_writes": int64(64)}, "spec", "datacenter", "config", "cassandra_yaml")},
+			field:  "spec.datacenter.config.cassandra_yaml", phrase: "unknown field",
+		},
+		"no datacenter name": {
+			mutate: []mutation{remove("spec", "datacenterRef", "name")},
+			field:  "spec.datacenterRef.name", phrase: "Required value",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			run := validRun(t, ns)
+			for _, m := range tc.mutate {
+				m(t, run.Object)
+			}
+			err := env.Client.Create(ctx, run, strict)
+			assertRejected(t, err, tc.field, tc.phrase)
+		})
+	}
+}
+
+func TestSpecIsImmutable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := env.Namespace(t)
+	run := builders.MakeBenchmarkRun("run", ns).Writers(3).Obj()
+	if err := env.Client.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+
+	run.Spec.Writers.Replicas = 4
+	err := env.Client.Update(ctx, run)
+	assertRejected(t, err, "spec", "spec is immutable: a new experiment is a new BenchmarkRun")
+}
+
+// The controller changes metadata (finalizers) and status, never the spec, by patch or by
+// Update. Durations a user wrote as "10m" come back from Go as "10m0s"; the immutability rule
+// must compare them as durations, or every Update of a run would be refused.
+func TestMetadataChangesPassTheImmutabilityRule(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := env.Namespace(t)
+	u := validRun(t, ns)
+	set("10m", "spec", "writers", "duration")(t, u.Object)
+	set("1m", "spec", "writers", "warmup")(t, u.Object)
+	set("45m", "spec", "deadlines", "prepare")(t, u.Object)
+	if err := env.Client.Create(ctx, u, strict); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+
+	run := &v1alpha1.BenchmarkRun{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(u), run); err != nil {
+		t.Fatal(err)
+	}
+	base := run.DeepCopy()
+	run.Finalizers = append(run.Finalizers, v1alpha1.Finalizer)
+	if err := env.Client.Patch(ctx, run, client.MergeFrom(base)); err != nil {
+		t.Errorf("adding a finalizer with a merge patch: %v", err)
+	}
+	run.Status.Phase = v1alpha1.PhasePending
+	run.Status.ObservedGeneration = run.Generation
+	if err := env.Client.Status().Patch(ctx, run, client.MergeFrom(base)); err != nil {
+		t.Errorf("patching status: %v", err)
+	}
+
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(u), run); err != nil {
+		t.Fatal(err)
+	}
+	run.Finalizers = nil
+	if err := env.Client.Update(ctx, run); err != nil {
+		t.Errorf("updating metadata with the spec as Go reads it: %v", err)
+	}
+}
+
+func TestValidSpecsGetDefaults(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := env.Namespace(t)
+
+	type defaults struct {
+		Keyspace         string
+		Strategy         v1alpha1.ReplicationStrategy
+		Factor           int32
+		Profile          v1alpha1.TableProfile
+		WriteRatio       int32
+		WriteConsistency v1alpha1.ConsistencyLevel
+		ReadConsistency  v1alpha1.ConsistencyLevel
+		Concurrency      int32
+		Retries          int32
+		RequestTimeout   time.Duration
+		Warmup           time.Duration
+		Prepare          time.Duration
+	}
+	builtIn := defaults{
+		Keyspace: "cassbench", Strategy: v1alpha1.SimpleStrategy, Factor: 1,
+		Profile: v1alpha1.ProfileKeyValue, WriteRatio: 1,
+		WriteConsistency: "LOCAL_ONE", ReadConsistency: "LOCAL_ONE",
+		Concurrency: 32, Retries: 3, RequestTimeout: 10 * time.Second, Prepare: 30 * time.Minute,
+	}
+
+	cases := map[string]struct {
+		run  *v1alpha1.BenchmarkRun
+		want defaults
+	}{
+		"minimal": {
+			run:  builders.MakeBenchmarkRun("minimal", ns).Obj(),
+			want: builtIn,
+		},
+		"bounded by operations": {
+			run: builders.MakeBenchmarkRun("operations", ns).Operations(50_000_000).Warmup(30 * time.Second).Obj(),
+			want: func() defaults {
+				d := builtIn
+				d.Warmup = 30 * time.Second
+				return d
+			}(),
+		},
+		"full": {
+			run: func() *v1alpha1.BenchmarkRun {
+				r := builders.MakeBenchmarkRun("full", ns).
+					Datacenter("dc1").DatacenterNamespace("cassandra").Size(5).KeepChanges().
+					CassandraYaml(map[string]any{"concurrent_writes": 128, "compaction_throughput": "48MiB/s"}).
+					JvmOptions(map[string]any{"initial_heap_size": "8G", "max_heap_size": "8G"}).
+					Jvm17Options(map[string]any{"additional-jvm-opts": []any{"-XX:MaxTenuringThreshold=3"}}).
+					Writers(24).Concurrency(8).Rate(7000).Duration(20*time.Minute).Warmup(time.Minute).
+					RequestTimeout(5*time.Second).Image("example.com/cassbench:dev").
+					Keyspace("rtb").ReplicationFactor(2).
+					CQL("CREATE TABLE IF NOT EXISTS profiles (id text PRIMARY KEY, attrs map<text, text>)").
+					Mix(1, 1).WriteConsistency("TWO").ReadConsistency("ONE").TTL(86400).
+					Obj()
+				r.Spec.Schema.Compaction = &v1alpha1.Compaction{
+					Class:   "LeveledCompactionStrategy",
+					Options: map[string]string{"sstable_size_in_mb": "160"},
+				}
+				r.Spec.Schema.Columns = []v1alpha1.ColumnGenerator{{Name: "attrs", MinSize: ptr.To[int32](1), MaxSize: ptr.To[int32](8)}}
+				r.Spec.Schema.Indexes = []v1alpha1.Index{{Column: "attrs"}}
+				r.Spec.Writers.Retries = 5
+				r.Spec.Writers.MaxErrorPercent = ptr.To[int32](5)
+				r.Spec.Workload.ValueSize = &v1alpha1.SizeRange{Min: ptr.To[int32](100), Max: ptr.To[int32](400)}
+				r.Spec.Deadlines.Prepare = &metav1.Duration{Duration: time.Hour}
+				return r
+			}(),
+			want: defaults{
+				Keyspace: "rtb", Strategy: v1alpha1.SimpleStrategy, Factor: 2,
+				WriteRatio: 1, WriteConsistency: "TWO", ReadConsistency: "ONE",
+				Concurrency: 8, Retries: 5, RequestTimeout: 5 * time.Second,
+				Warmup: time.Minute, Prepare: time.Hour,
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := env.Client.Create(ctx, tc.run, strict); err != nil {
+				t.Fatalf("creating a valid run: %v", err)
+			}
+			got := &v1alpha1.BenchmarkRun{}
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(tc.run), got); err != nil {
+				t.Fatal(err)
+			}
+			s := got.Spec
+			gotDefaults := defaults{
+				Keyspace: s.Schema.Keyspace, Strategy: s.Schema.Replication.Strategy, Factor: s.Schema.Replication.Factor,
+				Profile: s.Schema.Table.Profile, WriteRatio: s.Workload.WriteRatio,
+				WriteConsistency: s.Workload.WriteConsistency, ReadConsistency: s.Workload.ReadConsistency,
+				Concurrency: s.Writers.Concurrency, Retries: s.Writers.Retries,
+				RequestTimeout: durationOf(s.Writers.RequestTimeout), Warmup: durationOf(s.Writers.Warmup),
+				Prepare: durationOf(s.Deadlines.Prepare),
+			}
+			if diff := cmp.Diff(tc.want, gotDefaults); diff != "" {
+				t.Errorf("resolved spec (-want +got):\n%s", diff)
+			}
+			// The CRD fills every defaulted field, so a controller reading the spec never has
+			// to guess a value for them.
+			if s.Schema.DurableWrites == nil || s.Workload.ReadPath == "" || s.Workload.KeyDistribution == "" ||
+				s.Workload.RowsPerPartition == 0 || s.Workload.BatchSize == 0 || s.Workload.BatchType == "" ||
+				s.Writers.ConnectionsPerHost == 0 {
+				t.Errorf("defaults not filled in: schema %+v, workload %+v, writers %+v", s.Schema, s.Workload, s.Writers)
+			}
+			if diff := cmp.Diff(tc.run.Spec.Writers.Operations, s.Writers.Operations); diff != "" {
+				t.Errorf("writers.operations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// assertRejected checks that the apiserver refused the object as invalid, and that the
+// message names the field and says what is wrong with it.
+func assertRejected(t *testing.T, err error, field, phrase string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("accepted; want %s rejected with %q", field, phrase)
+	}
+	// Strict field validation reports unknown fields as BadRequest; everything else the
+	// schema or a CEL rule refuses is Invalid.
+	if !apierrors.IsInvalid(err) && !(phrase == "unknown field" && apierrors.IsBadRequest(err)) {
+		t.Fatalf("got %v (reason %q); want Invalid", err, apierrors.ReasonForError(err))
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, field) || !strings.Contains(msg, phrase) {
+		t.Errorf("message %q\nwant it to name %q and say %q", msg, field, phrase)
+	}
+}
+
+func durationOf(d *metav1.Duration) time.Duration {
+	if d == nil {
+		return 0
+	}
+	return d.Duration
+}
