@@ -1,0 +1,132 @@
+package workload
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// Generator produces the operations of one writer. It has no mutable state: every method is
+// a pure function of its arguments, so generators may be shared or duplicated freely.
+type Generator struct {
+	cols      []*colGen
+	insertCQL string
+	readCQL   string
+	read      []readCol
+	keys      keyPlan
+	// writeW and readW weigh the operation mix; total is their sum.
+	writeW, readW, total uint64
+	batch                uint64
+	// readPick spreads reads over the rows written so far when every write makes a new
+	// partition; with shared-out partitions the rows already follow keyDistribution.
+	readPick   picker
+	readSalt   uint64
+	uniqueRows bool
+}
+
+// NewGenerator builds the generator of writer index of writers. The same spec, index and
+// writers give the same operations.
+func NewGenerator(spec *v1alpha1.BenchmarkRunSpec, index, writers int32) (*Generator, error) {
+	if writers < 1 || index < 0 || index >= writers {
+		return nil, fmt.Errorf("writer index %d is not in [0, %d)", index, writers)
+	}
+	r, err := resolve(spec)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := buildColumns(r, spec)
+	if err != nil {
+		return nil, err
+	}
+	w := spec.Workload
+	if w.WriteRatio < 0 || w.ReadRatio < 0 {
+		return nil, fmt.Errorf("workload.writeRatio %d and readRatio %d must not be negative", w.WriteRatio, w.ReadRatio)
+	}
+	g := &Generator{
+		cols: cols, writeW: uint64(w.WriteRatio), readW: uint64(w.ReadRatio),
+		batch: uint64(max(w.BatchSize, 1)), readSalt: mix(uint64(w.Seed) ^ 0x72656164),
+	}
+	if g.writeW+g.readW == 0 { // unset, as the API's defaults would leave it: writes only
+		g.writeW = 1
+	}
+	g.total = g.writeW + g.readW
+	numbered, clustered := false, false
+	for _, c := range cols {
+		numbered = numbered || c.src == srcPartition
+		clustered = clustered || c.src == srcClustering
+	}
+	if g.keys, err = newKeyPlan(w, uint64(index), uint64(writers), numbered, clustered); err != nil {
+		return nil, err
+	}
+	if g.readPick, err = newPicker(w.KeyDistribution, 1, ""); err != nil {
+		return nil, fmt.Errorf("workload.keyDistribution: %w", err)
+	}
+	g.uniqueRows = g.rowsAreUnique()
+	g.insertCQL = insertCQL(r, w.TTLSeconds)
+	if g.readCQL, g.read, err = readCQL(r, cols, w.ReadPath); err != nil {
+		return nil, err
+	}
+	if w.ReadRatio > 0 && g.readCQL == "" {
+		return nil, fmt.Errorf("workload.readPath is index but schema.indexes is empty: add an index or read by partition or row")
+	}
+	return g, nil
+}
+
+func insertCQL(r *resolved, ttl int32) string {
+	cols := make([]string, len(r.table.columns))
+	for i, c := range r.table.columns {
+		cols[i] = quoteIdent(c.name)
+	}
+	markers := strings.Repeat(", ?", len(cols))[2:]
+	q := "INSERT INTO " + r.qualified() + " (" + strings.Join(cols, ", ") + ") VALUES (" + markers + ")"
+	if ttl > 0 {
+		q += " USING TTL " + strconv.Itoa(int(ttl))
+	}
+	return q
+}
+
+// InsertCQL is the prepared INSERT of every column, with a literal USING TTL when
+// workload.ttlSeconds is set.
+func (g *Generator) InsertCQL() string { return g.insertCQL }
+
+// InsertArity is the number of bind markers of InsertCQL: one per column, in table order.
+func (g *Generator) InsertArity() int { return len(g.cols) }
+
+// Rows returns how many distinct primary keys this writer writes in its first n rows (row
+// ordinals 0..n-1). It is exact; unless every row is known to be new, it enumerates them.
+func (g *Generator) Rows(n int64) int64 {
+	if g.uniqueRows {
+		return n
+	}
+	seen := map[string]struct{}{}
+	var buf []byte
+	for r := range uint64(max(n, 0)) {
+		k := g.keys.of(r)
+		buf = buf[:0]
+		for _, c := range g.cols {
+			if c.isKey {
+				buf = binary.AppendUvarint(buf, g.number(c, k))
+			}
+		}
+		seen[string(buf)] = struct{}{}
+	}
+	return int64(len(seen))
+}
+
+// rowsAreUnique holds when an unbounded identity column spells a number that differs on
+// every row: the clustering number always does, the partition number when every write makes a
+// new partition.
+func (g *Generator) rowsAreUnique() bool {
+	for _, c := range g.cols {
+		if c.cap != 0 || c.div == 0 {
+			continue
+		}
+		if c.src == srcClustering || (c.src == srcPartition && g.keys.partitions == 0 && g.keys.perPartition == 1) {
+			return true
+		}
+	}
+	return false
+}

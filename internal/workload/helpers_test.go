@@ -1,0 +1,86 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// specOf builds a spec from edits, starting from what the API's defaults would leave.
+func specOf(edits ...func(*v1alpha1.BenchmarkRunSpec)) *v1alpha1.BenchmarkRunSpec {
+	s := &v1alpha1.BenchmarkRunSpec{}
+	s.Workload.WriteRatio = 1
+	s.Workload.RowsPerPartition = 1
+	s.Workload.BatchSize = 1
+	for _, e := range edits {
+		e(s)
+	}
+	return s
+}
+
+func withProfile(p v1alpha1.TableProfile) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Table.Profile = p }
+}
+
+func table(cql string) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Table.CQL = cql }
+}
+
+func mixOf(writes, reads int32) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.WriteRatio, s.Workload.ReadRatio = writes, reads }
+}
+
+func partitions(p int64, d v1alpha1.Distribution) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.Partitions, s.Workload.KeyDistribution = p, d }
+}
+
+func rowsPerPartition(r int32) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.RowsPerPartition = r }
+}
+
+func readPath(p v1alpha1.ReadPath) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.ReadPath = p }
+}
+
+func indexes(cols ...string) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) {
+		for _, c := range cols {
+			kind := "secondary"
+			if name, ok := strings.CutSuffix(c, ":sai"); ok {
+				c, kind = name, "sai"
+			}
+			s.Schema.Indexes = append(s.Schema.Indexes, v1alpha1.Index{Column: c, Kind: kind})
+		}
+	}
+}
+
+func columns(gens ...v1alpha1.ColumnGenerator) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Columns = append(s.Schema.Columns, gens...) }
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var allProfiles = []v1alpha1.TableProfile{
+	v1alpha1.ProfileKeyValue, v1alpha1.ProfileIPByCountry, v1alpha1.ProfileIPByCity,
+	v1alpha1.ProfileRevisions, v1alpha1.ProfileUserProfile, v1alpha1.ProfileUserWide,
+}
+
+// keyOf renders the primary-key values of a row, the identity of the row in Cassandra.
+func keyOf(g *Generator, row []any) string {
+	var b strings.Builder
+	for i, c := range g.cols {
+		if c.isKey {
+			fmt.Fprintf(&b, "%v|", row[i])
+		}
+	}
+	return b.String()
+}
+
+func mustGenerator(spec *v1alpha1.BenchmarkRunSpec, index, writers int32) *Generator {
+	g, err := NewGenerator(spec, index, writers)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}

@@ -1,0 +1,97 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// readCol fills one bind marker of the read: the column's value, or for an index on a
+// collection the element the row can be found by.
+type readCol struct {
+	col      *colGen
+	contains bool
+}
+
+// readCQL is the SELECT of a read path and which column fills each bind marker; "" when the
+// table has nothing to read it by.
+func readCQL(r *resolved, cols []*colGen, path v1alpha1.ReadPath) (string, []readCol, error) {
+	t := r.table
+	var key []int
+	switch path {
+	case "", v1alpha1.ReadPartition:
+		key = t.partition
+	case v1alpha1.ReadRow:
+		key = append(append(key, t.partition...), t.clustering...)
+	case v1alpha1.ReadIndex:
+		if len(r.indexes) == 0 {
+			return "", nil, nil
+		}
+		ix := r.indexes[0]
+		op := " = ?"
+		if ix.contains {
+			op = " CONTAINS ?"
+		}
+		q := "SELECT * FROM " + r.qualified() + " WHERE " + quoteIdent(t.columns[ix.column].name) + op
+		return q, []readCol{{col: cols[ix.column], contains: ix.contains}}, nil
+	default:
+		return "", nil, fmt.Errorf("workload.readPath %q is not partition, row or index", path)
+	}
+	conds := make([]string, len(key))
+	read := make([]readCol, len(key))
+	for i, c := range key {
+		conds[i] = quoteIdent(t.columns[c].name) + " = ?"
+		read[i] = readCol{col: cols[c]}
+	}
+	return "SELECT * FROM " + r.qualified() + " WHERE " + strings.Join(conds, " AND "), read, nil
+}
+
+// ReadCQL is the prepared SELECT of the workload's read path, "" when there is none (read
+// path index without an index; NewGenerator refuses that when the workload reads).
+func (g *Generator) ReadCQL() string { return g.readCQL }
+
+// ReadArity is the number of bind markers of ReadCQL.
+func (g *Generator) ReadArity() int { return len(g.read) }
+
+// ReadArgs fills dst (len ReadArity) with the bind values of read operation seq and returns
+// how many it set. It reads a row that write operations before seq wrote: spread by
+// keyDistribution over them when every write makes a new partition (sequence walks them in
+// order, zipf favours the newest), uniformly otherwise. A read before any write reads the
+// first row this writer will write; a read-only workload reads the rows a write run of the
+// same spec would have written by then.
+func (g *Generator) ReadArgs(seq int64, dst []any) int {
+	s := uint64(seq)
+	k := g.keys.of(g.readTarget(s))
+	for i, rc := range g.read {
+		x := g.number(rc.col, k)
+		if rc.contains {
+			dst[i] = rc.col.v.first(x)
+		} else {
+			dst[i], _ = rc.col.v.value(x)
+		}
+	}
+	return len(g.read)
+}
+
+func (g *Generator) readTarget(s uint64) uint64 {
+	written := g.writesBefore(s)
+	span := written * g.batch
+	if g.writeW == 0 {
+		span = (s + 1) * g.batch
+	}
+	if span == 0 {
+		return 0
+	}
+	h := mix(s ^ g.readSalt)
+	if g.keys.partitions > 0 {
+		return below(h, span)
+	}
+	switch g.readPick.dist {
+	case v1alpha1.DistributionSequence:
+		return (s - written) % span
+	case v1alpha1.DistributionZipf:
+		return span - 1 - g.readPick.z.rank(h, span)
+	}
+	return g.readPick.pickIn(span, s, h)
+}

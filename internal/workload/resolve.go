@@ -1,0 +1,107 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// resolved is the table a spec describes. BuildSchema and NewGenerator both start from it, so
+// setup and the writers cannot disagree about names, columns or indexes.
+type resolved struct {
+	keyspace string
+	table    *tableDef
+	presets  map[string]preset // by column name; empty for a table given as CQL
+	profile  bool
+	indexes  []index
+}
+
+type index struct {
+	column int
+	name   string
+	sai    bool
+	// target is what the index covers: the column, values(column) for collections, or
+	// full(column) for frozen collections, which are indexed whole.
+	target   string
+	contains bool // queried with CONTAINS rather than =
+}
+
+func resolve(spec *v1alpha1.BenchmarkRunSpec) (*resolved, error) {
+	ks, err := resolveKeyspace(spec.Schema.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	r := &resolved{keyspace: ks}
+	tbl := spec.Schema.Table
+	switch {
+	case tbl.CQL != "" && tbl.Profile != "":
+		return nil, fmt.Errorf("schema.table takes exactly one of profile or cql")
+	case tbl.CQL != "":
+		if r.table, err = parseCreateTable(tbl.CQL); err != nil {
+			return nil, fmt.Errorf("schema.table.cql: %w", err)
+		}
+		if r.table.keyspace != "" && r.table.keyspace != ks {
+			return nil, fmt.Errorf("schema.table.cql creates the table in keyspace %q but schema.keyspace is %q: leave the table unqualified", r.table.keyspace, ks)
+		}
+	default:
+		name := tbl.Profile
+		if name == "" {
+			name = v1alpha1.ProfileKeyValue
+		}
+		p, ok := profiles[name]
+		if !ok {
+			return nil, fmt.Errorf("schema.table.profile %q is not a built-in profile", name)
+		}
+		if r.table, err = parseCreateTable(p.cql); err != nil {
+			return nil, fmt.Errorf("profile %s: %w", name, err)
+		}
+		r.presets, r.profile = p.presets, true
+	}
+	r.table.keyspace = ks
+	if r.indexes, err = resolveIndexes(r.table, spec.Schema.Indexes); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func resolveIndexes(t *tableDef, specs []v1alpha1.Index) ([]index, error) {
+	var out []index
+	seen := map[int]bool{}
+	for _, s := range specs {
+		i := t.column(s.Column)
+		if i < 0 {
+			return nil, fmt.Errorf("schema.indexes names column %q, which table %s does not have", s.Column, t.name)
+		}
+		c := t.columns[i]
+		if seen[i] {
+			return nil, fmt.Errorf("schema.indexes names column %q twice", s.Column)
+		}
+		seen[i] = true
+		if c.kind == partitionColumn && len(t.partition) == 1 {
+			return nil, fmt.Errorf("schema.indexes: column %q is the whole partition key, which needs no index", c.name)
+		}
+		ix := index{column: i, name: indexName(t.name, c.name), target: quoteIdent(c.name)}
+		switch strings.ToLower(s.Kind) {
+		case "", "secondary":
+		case "sai":
+			ix.sai = true
+		default:
+			return nil, fmt.Errorf("schema.indexes: kind %q of column %q is not secondary or sai", s.Kind, c.name)
+		}
+		switch {
+		case c.typ.name == "frozen":
+			ix.target = "full(" + ix.target + ")"
+		case c.typ.isCollection():
+			ix.target = "values(" + ix.target + ")"
+			ix.contains = true
+		}
+		out = append(out, ix)
+	}
+	return out, nil
+}
+
+// qualified is the table as statements name it.
+func (r *resolved) qualified() string {
+	return quoteIdent(r.keyspace) + "." + quoteIdent(r.table.name)
+}

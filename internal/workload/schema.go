@@ -1,0 +1,156 @@
+package workload
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// Schema is what setup executes, in order.
+type Schema struct {
+	// Keyspace and Table are the names as Cassandra stores them (unquoted names folded to
+	// lower case), for looking them up in system_schema.
+	Keyspace string
+	Table    string
+	// DropKeyspace is "DROP KEYSPACE IF EXISTS ks" when spec.schema.recreate, else "".
+	DropKeyspace string
+	// Statements create the keyspace, the table and its indexes, all idempotent and fully
+	// qualified, without trailing semicolons.
+	Statements []string
+}
+
+// BuildSchema renders the schema of a spec. datacenter is the Cassandra datacenter name that
+// NetworkTopologyStrategy replicates to.
+func BuildSchema(spec *v1alpha1.BenchmarkRunSpec, datacenter string) (*Schema, error) {
+	r, err := resolve(spec)
+	if err != nil {
+		return nil, err
+	}
+	ksCQL, err := keyspaceCQL(r.keyspace, spec.Schema, datacenter)
+	if err != nil {
+		return nil, err
+	}
+	tableCQL, err := r.tableCQL(spec.Schema)
+	if err != nil {
+		return nil, err
+	}
+	s := &Schema{Keyspace: r.keyspace, Table: r.table.name, Statements: []string{ksCQL, tableCQL}}
+	if spec.Schema.Recreate {
+		s.DropKeyspace = "DROP KEYSPACE IF EXISTS " + quoteIdent(r.keyspace)
+	}
+	for _, ix := range r.indexes {
+		s.Statements = append(s.Statements, r.indexCQL(ix))
+	}
+	return s, nil
+}
+
+func keyspaceCQL(ks string, s v1alpha1.SchemaSpec, datacenter string) (string, error) {
+	factor := max(s.Replication.Factor, 1)
+	var repl string
+	switch s.Replication.Strategy {
+	case "", v1alpha1.SimpleStrategy:
+		repl = fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", factor)
+	case v1alpha1.NetworkTopologyStrategy:
+		if datacenter == "" {
+			return "", fmt.Errorf("schema.replication NetworkTopologyStrategy needs the datacenter name")
+		}
+		repl = fmt.Sprintf("{'class': 'NetworkTopologyStrategy', %s: %d}", quoteString(datacenter), factor)
+	default:
+		return "", fmt.Errorf("schema.replication.strategy %q is not SimpleStrategy or NetworkTopologyStrategy", s.Replication.Strategy)
+	}
+	durable := s.DurableWrites == nil || *s.DurableWrites
+	return fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s AND durable_writes = %t",
+		quoteIdent(ks), repl, durable), nil
+}
+
+func (r *resolved) tableCQL(s v1alpha1.SchemaSpec) (string, error) {
+	t := r.table
+	var b strings.Builder
+	b.WriteString("CREATE TABLE IF NOT EXISTS " + r.qualified() + " (")
+	for _, c := range t.columns {
+		b.WriteString(quoteIdent(c.name) + " " + c.typ.String())
+		if c.static {
+			b.WriteString(" STATIC")
+		}
+		b.WriteString(", ")
+	}
+	b.WriteString("PRIMARY KEY (")
+	part := names(t, t.partition)
+	if len(t.partition) > 1 {
+		part = "(" + part + ")"
+	}
+	b.WriteString(part)
+	if len(t.clustering) > 0 {
+		b.WriteString(", " + names(t, t.clustering))
+	}
+	b.WriteString("))")
+
+	var opts []string
+	if len(t.options) > 0 {
+		opts = append(opts, renderTokens(t.options))
+	}
+	given := optionNames(t.options)
+	if c := s.Compaction; c != nil {
+		if given["compaction"] {
+			return "", fmt.Errorf("compaction is set both in schema.compaction and in the CREATE TABLE's WITH clause: keep one")
+		}
+		o, err := compactionCQL(c)
+		if err != nil {
+			return "", err
+		}
+		opts = append(opts, o)
+	}
+	if ttl := s.DefaultTTLSeconds; ttl != nil {
+		if given["default_time_to_live"] {
+			return "", fmt.Errorf("default_time_to_live is set both in schema.defaultTTLSeconds and in the CREATE TABLE's WITH clause: keep one")
+		}
+		if *ttl < 0 {
+			return "", fmt.Errorf("schema.defaultTTLSeconds %d is negative", *ttl)
+		}
+		opts = append(opts, "default_time_to_live = "+strconv.Itoa(int(*ttl)))
+	}
+	if len(opts) > 0 {
+		b.WriteString(" WITH " + strings.Join(opts, " AND "))
+	}
+	return b.String(), nil
+}
+
+func names(t *tableDef, cols []int) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = quoteIdent(t.columns[c].name)
+	}
+	return strings.Join(out, ", ")
+}
+
+func compactionCQL(c *v1alpha1.Compaction) (string, error) {
+	class := string(c.Class)
+	if class == "" || strings.ContainsFunc(class, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_')
+	}) {
+		return "", fmt.Errorf("schema.compaction.class %q is not a compaction strategy class name", class)
+	}
+	parts := []string{"'class': " + quoteString(class)}
+	keys := make([]string, 0, len(c.Options))
+	for k := range c.Options {
+		if strings.EqualFold(k, "class") {
+			return "", fmt.Errorf("schema.compaction.options must not set class: use schema.compaction.class")
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		parts = append(parts, quoteString(k)+": "+quoteString(c.Options[k]))
+	}
+	return "compaction = {" + strings.Join(parts, ", ") + "}", nil
+}
+
+func (r *resolved) indexCQL(ix index) string {
+	if ix.sai {
+		return fmt.Sprintf("CREATE CUSTOM INDEX IF NOT EXISTS %s ON %s (%s) USING 'StorageAttachedIndex'", ix.name, r.qualified(), ix.target)
+	}
+	return fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (%s)", ix.name, r.qualified(), ix.target)
+}
