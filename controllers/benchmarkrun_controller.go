@@ -66,7 +66,14 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		if equality.Semantic.DeepEqual(before.Status, run.Status) {
 			return
 		}
-		if perr := r.Status().Patch(ctx, run, client.MergeFrom(before)); perr != nil && !apierrors.IsNotFound(perr) {
+		// Diff status only: the finalizer patch may have moved the metadata since `before`.
+		// The patch is conditional on the version read, so a pass that worked from a stale
+		// cache cannot overwrite a newer status; the newer version's event brings the run
+		// back with fresh data.
+		base := run.DeepCopy()
+		base.Status = before.Status
+		perr := r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		if perr != nil && !apierrors.IsNotFound(perr) && !apierrors.IsConflict(perr) {
 			result, err = ctrl.Result{}, fmt.Errorf("writing status: %w", perr)
 		}
 	}()

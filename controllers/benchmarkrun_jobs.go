@@ -64,7 +64,7 @@ func (r *BenchmarkRunReconciler) setUp(ctx context.Context, run *cbv1.BenchmarkR
 	}
 	r.condition(run, cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded,
 		fmt.Sprintf("Cassandra %s on %d nodes; %d settings verified on every node; schema created",
-			report.CassandraVersion, report.Nodes, len(report.SettingsVerified)))
+			orUnknown(report.CassandraVersion), report.Nodes, len(report.SettingsVerified)))
 	return true, ctrl.Result{}, nil
 }
 
@@ -114,7 +114,7 @@ func (r *BenchmarkRunReconciler) runWriters(ctx context.Context, run *cbv1.Bench
 			r.condition(run, cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning,
 				fmt.Sprintf("%d of %d writers running, %d done", active, n, succeeded))
 		}
-		run.Status.Progress = progress(run, lastStart(pods), r.Clock.Now())
+		run.Status.Progress = progress(run, lastStart(pods), r.Clock.Now(), r.ProgressInterval)
 		return ctrl.Result{RequeueAfter: r.ProgressInterval}, nil
 	}
 	run.Status.Progress = nil
@@ -235,4 +235,11 @@ func (r *BenchmarkRunReconciler) pods(ctx context.Context, run *cbv1.BenchmarkRu
 	}
 	sort.Slice(pods.Items, func(i, j int) bool { return pods.Items[i].Name < pods.Items[j].Name })
 	return pods.Items, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(version unknown)"
+	}
+	return s
 }

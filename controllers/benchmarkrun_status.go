@@ -140,8 +140,10 @@ func runTimeout(run *cbv1.BenchmarkRun) time.Duration {
 }
 
 // progress estimates how far the measured window is, from when the last writer started:
-// writers meet at a barrier after all have started, then warm up.
-func progress(run *cbv1.BenchmarkRun, lastStart, now time.Time) *cbv1.Progress {
+// writers meet at a barrier after all have started, then warm up. Elapsed time is rounded
+// down to the update interval, so however many events wake the controller, progress changes
+// (and is written) once per interval.
+func progress(run *cbv1.BenchmarkRun, lastStart, now time.Time, interval time.Duration) *cbv1.Progress {
 	if lastStart.IsZero() {
 		return nil
 	}
@@ -151,6 +153,9 @@ func progress(run *cbv1.BenchmarkRun, lastStart, now time.Time) *cbv1.Progress {
 		begin = begin.Add(w.Warmup.Duration)
 	}
 	elapsed := max(now.Sub(begin), 0)
+	if interval > 0 {
+		elapsed -= elapsed % interval
+	}
 	p := &cbv1.Progress{ElapsedSeconds: int64(elapsed / time.Second)}
 	if w.Duration != nil && w.Duration.Duration > 0 {
 		p.Percent = int32(min(99, int64(elapsed*100/w.Duration.Duration)))

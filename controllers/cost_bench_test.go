@@ -3,7 +3,9 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -38,6 +40,11 @@ func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
 			if req.Method == http.MethodPatch && strings.HasSuffix(req.URL.Path, "/status") && strings.Contains(req.URL.Path, "/benchmarkruns/") {
 				parts := strings.Split(req.URL.Path, "/")
 				c.statusWrites[parts[len(parts)-2]]++
+				if os.Getenv("CASSBENCH_LOG_PATCHES") != "" && req.GetBody != nil {
+					body, _ := req.GetBody()
+					b, _ := io.ReadAll(body)
+					fmt.Fprintf(os.Stderr, "STATUS PATCH %s: %s\n", parts[len(parts)-2], b)
+				}
 			}
 			c.mu.Unlock()
 			return rt.RoundTrip(req)

@@ -36,6 +36,9 @@ type Options struct {
 	Clock                   clock.PassiveClock
 	// SkipNameValidation lets one process build the manager more than once (tests restart it).
 	SkipNameValidation bool
+	// WatchNamespaces limits the cache, and so everything the manager sees, to these
+	// namespaces; empty watches all. The Helm chart then grants its role there only.
+	WatchNamespaces []string
 }
 
 // Scheme holds every type the manager reads or writes.
@@ -49,7 +52,7 @@ func Scheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// NewManager builds the manager with the BenchmarkRun controller registered. Its cache holds
+// NewManager builds the manager with the BenchmarkRun and BenchmarkSweep controllers registered. Its cache holds
 // only the Jobs and pods cassbench made, so memory does not grow with the cluster.
 func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	scheme, err := Scheme()
@@ -69,10 +72,13 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		LeaderElectionID:        "cassbench-manager.cassbench.io",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
 		Controller:              config.Controller{SkipNameValidation: ptr.To(o.SkipNameValidation)},
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&batchv1.Job{}: {Label: ours},
-			&corev1.Pod{}:  {Label: ours},
-		}},
+		Cache: cache.Options{
+			DefaultNamespaces: watchNamespaces(o.WatchNamespaces),
+			ByObject: map[client.Object]cache.ByObject{
+				&batchv1.Job{}: {Label: ours},
+				&corev1.Pod{}:  {Label: ours},
+			},
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
@@ -95,5 +101,21 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("registering the BenchmarkRun controller: %w", err)
 	}
+	sweeps := &BenchmarkSweepReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("cassbench")}
+	if err := sweeps.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("registering the BenchmarkSweep controller: %w", err)
+	}
 	return mgr, nil
+}
+
+// watchNamespaces is the cache's DefaultNamespaces: nil (all namespaces) for an empty list.
+func watchNamespaces(namespaces []string) map[string]cache.Config {
+	if len(namespaces) == 0 {
+		return nil
+	}
+	m := make(map[string]cache.Config, len(namespaces))
+	for _, ns := range namespaces {
+		m[ns] = cache.Config{}
+	}
+	return m
 }

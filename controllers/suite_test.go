@@ -352,7 +352,8 @@ func writerSummary(t testing.TB, index, writers int32, ok int64, errMsg string) 
 		resp.Add(float64(800 + i))
 		svc.Add(float64(700 + i))
 	}
-	start := time.Now().Add(-10 * time.Second).UnixMilli()
+	// Every writer reports the same window, as writers that met at the barrier do.
+	start := windowStart
 	s := summary.Summary{Index: index, Writers: writers, Start: start, End: start + 10000, Error: errMsg,
 		Writes: &summary.Ops{OK: ok, WriteTimeout: 2, Retries: 3, Bytes: ok * 100, Response: resp, Service: svc}}
 	b, err := s.Encode()
@@ -363,3 +364,6 @@ func writerSummary(t testing.TB, index, writers int32, ok int64, errMsg string) 
 }
 
 var errNotYet = errors.New("not yet")
+
+// windowStart is the measured window's start in every played writer summary.
+var windowStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()

@@ -1,0 +1,280 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Sweep labels, condition types and reasons.
+const (
+	// SweepLabel on a BenchmarkRun names the BenchmarkSweep that created it.
+	SweepLabel = "cassbench.io/sweep"
+	// SweepPointLabel on a BenchmarkRun is the index of its point in the sweep's table.
+	SweepPointLabel = "cassbench.io/sweep-point"
+	// SweepRepeatLabel on a BenchmarkRun is which repeat of its point it is, from 0.
+	SweepRepeatLabel = "cassbench.io/sweep-repeat"
+
+	// ConditionValid is True once every point of the sweep made a BenchmarkRun the apiserver
+	// accepts (checked with a server-side dry run before any run is created).
+	ConditionValid = "Valid"
+
+	ReasonPointsValid      = "PointsValid"
+	ReasonInvalidPoint     = "InvalidPoint"
+	ReasonPointStarted     = "PointStarted"
+	ReasonPointSucceeded   = "PointSucceeded"
+	ReasonPointFailed      = "PointFailed"
+	ReasonPointsFailed     = "PointsFailed"
+	ReasonStoppedOnFailure = "StoppedOnFailure"
+)
+
+// SweepMode is how the axes' values combine into points.
+// +kubebuilder:validation:Enum=cartesian;zip
+type SweepMode string
+
+const (
+	// SweepCartesian runs every combination of the axes' values; the first axis varies slowest.
+	SweepCartesian SweepMode = "cartesian"
+	// SweepZip runs the i-th value of every axis together; every axis has the same length.
+	SweepZip SweepMode = "zip"
+)
+
+// SweepMetric is what makes one point better than another.
+// +kubebuilder:validation:Enum=opsPerSecond;p99;timeoutRatio
+type SweepMetric string
+
+const (
+	// BestByOpsPerSecond prefers the highest mean throughput.
+	BestByOpsPerSecond SweepMetric = "opsPerSecond"
+	// BestByP99 prefers the lowest mean p99 response latency.
+	BestByP99 SweepMetric = "p99"
+	// BestByTimeoutRatio prefers the lowest share of timed-out operations.
+	BestByTimeoutRatio SweepMetric = "timeoutRatio"
+)
+
+// PointOutcome is where one point of a sweep is.
+type PointOutcome string
+
+const (
+	PointPending   PointOutcome = "Pending"
+	PointRunning   PointOutcome = "Running"
+	PointSucceeded PointOutcome = "Succeeded"
+	PointFailed    PointOutcome = "Failed"
+	// PointSkipped is a point that never ran because an earlier one failed with stopOnFailure.
+	PointSkipped PointOutcome = "Skipped"
+)
+
+// BenchmarkSweepSpec is a matrix of BenchmarkRuns: a template and the fields that vary.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: a new experiment is a new BenchmarkSweep"
+// +kubebuilder:validation:XValidation:rule="self.axes.all(a, self.axes.filter(b, b.path == a.path).size() == 1)",message="spec.axes: each path may appear only once"
+// +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'zip' || self.axes.all(a, size(a.values) == size(self.axes[0].values))",message="spec.axes: in zip mode every axis must have the same number of values"
+// +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'zip') ? size(self.axes[0].values) <= 200 : (size(self.axes[0].values) * (size(self.axes) > 1 ? size(self.axes[1].values) : 1) * (size(self.axes) > 2 ? size(self.axes[2].values) : 1) * (size(self.axes) > 3 ? size(self.axes[3].values) : 1) * (size(self.axes) > 4 ? size(self.axes[4].values) : 1) * (size(self.axes) > 5 ? size(self.axes[5].values) : 1) * (size(self.axes) > 6 ? size(self.axes[6].values) : 1) * (size(self.axes) > 7 ? size(self.axes[7].values) : 1)) <= 200",message="spec.axes: a sweep may have at most 200 points (the product of the axes' lengths in cartesian mode)"
+type BenchmarkSweepSpec struct {
+	// Template is the BenchmarkRun spec every point starts from.
+	// +required
+	Template BenchmarkRunSpec `json:"template"`
+
+	// Axes are the fields that vary. Each names a field of the template by its dotted JSON
+	// path (writers.replicas, datacenter.size, schema.table.profile,
+	// datacenter.config.cassandra-yaml.concurrent_writes,
+	// datacenter.config.jvm-server-options.max_heap_size) and lists the values it takes.
+	// Every point is checked against the BenchmarkRun schema before any run is created.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	Axes []SweepAxis `json:"axes"`
+
+	// Mode combines the axes: cartesian runs every combination (the first axis varies
+	// slowest), zip runs the i-th values of all axes together.
+	// +optional
+	// +kubebuilder:default=cartesian
+	Mode SweepMode `json:"mode,omitempty"`
+
+	// Repeats runs every point this many times, one after the other; the table then shows the
+	// mean and the range of each point's repeats.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	Repeats int32 `json:"repeats,omitempty"`
+
+	// StopOnFailure ends the sweep at the first failed run; otherwise a failed point is
+	// recorded and the sweep goes on.
+	// +optional
+	StopOnFailure bool `json:"stopOnFailure,omitempty"`
+
+	// BestBy chooses the best point: highest opsPerSecond, lowest p99 or lowest timeoutRatio.
+	// +optional
+	// +kubebuilder:default=opsPerSecond
+	BestBy SweepMetric `json:"bestBy,omitempty"`
+}
+
+// SweepAxis is one field of the template and the values it takes.
+// +kubebuilder:validation:XValidation:rule="self.values.all(v, type(v) == string || (v >= -2147483648 && v <= 2147483647))",message="values: an integer must fit in 32 bits; write a larger one as a string, e.g. \"9007199254740993\""
+type SweepAxis struct {
+	// Path is the dotted JSON path of a field of the BenchmarkRun spec, e.g. writers.replicas.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`
+	Path string `json:"path"`
+
+	// Values the field takes: integers or strings, each read as the field's type. An integer
+	// field takes 12 or "12"; a string field "QUORUM" (an integer becomes its decimal
+	// string); a duration "10m"; a boolean "true" or "false"; an object or list field a JSON
+	// string such as '{"profile": "ip-by-city"}', where "null" removes the field. Inside the
+	// free-form config sections a value goes in as written, except that a string holding a
+	// JSON object or list becomes that object or list.
+	//
+	// Values are int-or-string rather than any JSON so that the CRD's CEL rules can count
+	// them: a schemaless list item would hide the list from CEL.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=200
+	Values []intstr.IntOrString `json:"values"`
+}
+
+// BenchmarkSweepStatus is how far the sweep is and what each point measured.
+type BenchmarkSweepStatus struct {
+	// ObservedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Valid (every point is an acceptable BenchmarkRun) and Succeeded.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Phase summarises the conditions.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// Points is the number of points in the sweep.
+	// +optional
+	Points int32 `json:"points,omitempty"`
+
+	// Completed counts the points whose every repeat finished, successfully or not.
+	// +optional
+	Completed int32 `json:"completed,omitempty"`
+
+	// Failed counts the completed points with at least one failed run.
+	// +optional
+	Failed int32 `json:"failed,omitempty"`
+
+	// Progress reads "3/8 done" (and how many failed).
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Progress string `json:"progress,omitempty"`
+
+	// Table has one row per point, in point order.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=200
+	Table []SweepPoint `json:"table,omitempty"`
+
+	// Best is the best completed point by spec.bestBy.
+	// +optional
+	Best *SweepBest `json:"best,omitempty"`
+}
+
+// SweepPoint is one row of a sweep's table. Figures come from the point's succeeded runs:
+// throughput and latencies are their means, with the range across repeats; latencies are the
+// runs' write response latencies (read latencies for a run without writes), in microseconds.
+type SweepPoint struct {
+	// Point is the row's index, from 0.
+	Point int32 `json:"point"`
+	// Values of the axes at this point, in axis order, as written in spec.axes.
+	// +listType=atomic
+	Values []string `json:"values"`
+	// Runs created for this point so far, in repeat order.
+	// +optional
+	// +listType=atomic
+	Runs []string `json:"runs,omitempty"`
+	// Outcome is Pending, Running, Succeeded, Failed or Skipped.
+	Outcome PointOutcome `json:"outcome"`
+	// Message says why the point failed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message,omitempty"`
+	// Succeeded and Failed count the point's finished runs.
+	// +optional
+	Succeeded int32 `json:"succeeded,omitempty"`
+	// +optional
+	Failed int32 `json:"failed,omitempty"`
+	// OpsPerSecond is the mean over the succeeded runs; Min and Max bound it.
+	// +optional
+	OpsPerSecond int64 `json:"opsPerSecond,omitempty"`
+	// +optional
+	OpsPerSecondMin int64 `json:"opsPerSecondMin,omitempty"`
+	// +optional
+	OpsPerSecondMax int64 `json:"opsPerSecondMax,omitempty"`
+	// P50, P99 and P999 are the means of the runs' own percentiles, in microseconds.
+	// +optional
+	P50 int64 `json:"p50,omitempty"`
+	// +optional
+	P99 int64 `json:"p99,omitempty"`
+	// +optional
+	P999 int64 `json:"p999,omitempty"`
+	// P99Min and P99Max bound the runs' p99.
+	// +optional
+	P99Min int64 `json:"p99Min,omitempty"`
+	// +optional
+	P99Max int64 `json:"p99Max,omitempty"`
+	// TimeoutRatio is timed-out operations over attempted ones across the runs, as a decimal.
+	// +optional
+	TimeoutRatio string `json:"timeoutRatio,omitempty"`
+	// Errors counts failed operations of every kind across the runs.
+	// +optional
+	Errors int64 `json:"errors,omitempty"`
+}
+
+// SweepBest names the best point.
+type SweepBest struct {
+	// Point is the index of the best row.
+	Point int32 `json:"point"`
+	// Values of the axes at that point.
+	// +listType=atomic
+	Values []string `json:"values"`
+	// By is the metric that chose it.
+	By SweepMetric `json:"by"`
+	// Summary reads e.g. "writers.replicas=48 (29000 ops/s)".
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Summary string `json:"summary,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=bsw,categories=cassbench
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
+// +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.status.best.summary`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// BenchmarkSweep runs a matrix of BenchmarkRuns, one at a time, and tabulates their results.
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name must be at most 63 characters: it labels the sweep's runs"
+type BenchmarkSweep struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec BenchmarkSweepSpec `json:"spec"`
+	// +optional
+	Status BenchmarkSweepStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// BenchmarkSweepList is a list of BenchmarkSweeps.
+type BenchmarkSweepList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkSweep `json:"items"`
+}
+
+func init() {
+	register(&BenchmarkSweep{}, &BenchmarkSweepList{})
+}

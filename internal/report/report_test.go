@@ -1,0 +1,129 @@
+package report_test
+
+import (
+	"bytes"
+	"image/png"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/report"
+	"github.com/cassbench/cassbench/internal/report/reporttest"
+)
+
+func TestGolden(t *testing.T) {
+	run, sw := reporttest.Run("ns"), reporttest.Sweep("ns")
+	cases := map[string]func(*bytes.Buffer) error{
+		"run.txt":    func(b *bytes.Buffer) error { return report.Run(b, run, report.Table) },
+		"run.json":   func(b *bytes.Buffer) error { return report.Run(b, run, report.JSON) },
+		"run.csv":    func(b *bytes.Buffer) error { return report.Run(b, run, report.CSV) },
+		"sweep.txt":  func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.Table) },
+		"sweep.json": func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.JSON) },
+		"sweep.csv":  func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.CSV) },
+	}
+	for file, render := range cases {
+		t.Run(file, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := render(&b); err != nil {
+				t.Fatal(err)
+			}
+			reporttest.Golden(t, filepath.Join("testdata", file), b.Bytes())
+			var again bytes.Buffer
+			if err := render(&again); err != nil || again.String() != b.String() {
+				t.Errorf("a second rendering differs (%v)", err)
+			}
+		})
+	}
+}
+
+func TestEmptyStatusRenders(t *testing.T) {
+	run := &cbv1.BenchmarkRun{}
+	run.Name = "new"
+	sw := &cbv1.BenchmarkSweep{Spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{{Path: "writers.replicas"}}}}
+	sw.Name = "new"
+	cases := map[string]struct {
+		render func(*bytes.Buffer) error
+		want   string
+	}{
+		"run table":   {func(b *bytes.Buffer) error { return report.Run(b, run, report.Table) }, "no results"},
+		"run json":    {func(b *bytes.Buffer) error { return report.Run(b, run, report.JSON) }, `"results": null`},
+		"run csv":     {func(b *bytes.Buffer) error { return report.Run(b, run, report.CSV) }, "scope,bytes"},
+		"sweep table": {func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.Table) }, "point  writers.replicas  outcome"},
+		"sweep json":  {func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.JSON) }, `"table": []`},
+		"sweep csv":   {func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.CSV) }, "point,writers.replicas,errors"},
+		"run plot": {func(b *bytes.Buffer) error { return report.PlotRun(b, run, report.PNG) },
+			"no per-writer results"},
+		"sweep plot": {func(b *bytes.Buffer) error { return report.PlotSweep(b, sw, report.PNG) },
+			"no succeeded point"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			err := tc.render(&b)
+			got := b.String()
+			if err != nil {
+				got = err.Error()
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("got %q, want it to contain %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlots(t *testing.T) {
+	run, sw := reporttest.Run("ns"), reporttest.Sweep("ns")
+	zip := reporttest.Sweep("ns")
+	zip.Spec.Mode = cbv1.SweepZip
+	categorical := reporttest.Sweep("ns")
+	categorical.Spec.Axes[0].Path = "datacenter.config.jvm-server-options.max_heap_size"
+	for i := range categorical.Status.Table {
+		categorical.Status.Table[i].Values[0] = []string{"4G", "7G", "8G", "10G"}[i/2]
+	}
+	cases := map[string]struct {
+		plot   func(*bytes.Buffer, report.ImageFormat) error
+		width  int
+		height int
+	}{
+		"sweep":             {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, sw, f) }, 768, 672},
+		"sweep zip":         {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, zip, f) }, 768, 672},
+		"sweep categorical": {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, categorical, f) }, 768, 672},
+		"run":               {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotRun(b, run, f) }, 768, 432},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.plot(&b, report.PNG); err != nil {
+				t.Fatal(err)
+			}
+			if n := b.Len(); n < 10_000 || n > 500_000 {
+				t.Errorf("PNG of %d bytes", n)
+			}
+			img, err := png.Decode(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := img.Bounds().Size(); s.X != tc.width || s.Y != tc.height {
+				t.Errorf("PNG is %v", s)
+			}
+			b.Reset()
+			if err := tc.plot(&b, report.SVG); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "<svg") || !strings.Contains(b.String(), "ops/s") {
+				t.Errorf("SVG: %.200s", b.String())
+			}
+		})
+	}
+}
+
+func TestImageFormatOf(t *testing.T) {
+	cases := map[string]report.ImageFormat{"a.png": report.PNG, "dir/b.SVG": report.SVG, "c.jpg": "", "d": ""}
+	for path, want := range cases {
+		got, err := report.ImageFormatOf(path)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("%s: %q, %v", path, got, err)
+		}
+	}
+}

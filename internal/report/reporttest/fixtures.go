@@ -1,0 +1,157 @@
+// Package reporttest holds a finished run and a finished sweep, with the status their
+// controllers would have written, for the report package's golden files and for the tests
+// that read the same objects back from an apiserver and must render them the same way.
+package reporttest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+var (
+	windowStart = time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	windowEnd   = windowStart.Add(10 * time.Minute)
+)
+
+// Run is a finished run of seed 000's composite-key table with eight writers.
+func Run(namespace string) *cbv1.BenchmarkRun {
+	run := &cbv1.BenchmarkRun{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cbv1.GroupVersion.String(), Kind: "BenchmarkRun"},
+		ObjectMeta: metav1.ObjectMeta{Name: "ip-by-city-8", Namespace: namespace},
+		Spec: cbv1.BenchmarkRunSpec{
+			DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
+			Schema:        cbv1.SchemaSpec{Keyspace: "ip2location", Table: cbv1.TableSpec{Profile: cbv1.ProfileIPByCity}},
+			Writers: cbv1.WritersSpec{Replicas: 8, Concurrency: 1,
+				Duration: &metav1.Duration{Duration: 10 * time.Minute}},
+		},
+	}
+	perWriter := make([]cbv1.WriterResult, 8)
+	var ops int64
+	for i := range perWriter {
+		n := int64(1_080_000 + 37_000*i - 9_000*(i%3))
+		ops += n
+		perWriter[i] = cbv1.WriterResult{Index: int32(i), Operations: n, OpsPerSecond: n / 600,
+			Errors: int64(i % 2), P99Micros: int64(2900 + 130*i), Outcome: "Succeeded"}
+	}
+	run.Status = cbv1.BenchmarkRunStatus{
+		ObservedGeneration: 1,
+		Phase:              cbv1.PhaseSucceeded,
+		Conditions: []metav1.Condition{{Type: cbv1.ConditionSucceeded, Status: metav1.ConditionTrue, Reason: cbv1.ReasonSucceeded,
+			Message:            "every writer finished and reported; results are in status.results",
+			LastTransitionTime: metav1.NewTime(windowEnd.Add(time.Minute)), ObservedGeneration: 1}},
+		Datacenter: &cbv1.DatacenterStatus{Name: "dc1", Namespace: namespace, Size: 6, Nodes: 6, CassandraVersion: "5.0.4"},
+		Results: &cbv1.Results{
+			WindowStart: metav1.NewTime(windowStart), WindowEnd: metav1.NewTime(windowEnd), WindowMillis: 600_000,
+			WritersReported: 8, Operations: ops, OpsPerSecond: ops / 600,
+			Writes: &cbv1.OperationResults{Operations: ops, OpsPerSecond: ops / 600,
+				Response: cbv1.Latency{P50: 412, P90: 1190, P99: 3305, P999: 9871, Max: 48211, Mean: 583},
+				Service:  cbv1.Latency{P50: 398, P90: 1102, P99: 3011, P999: 8870, Max: 48102, Mean: 551}},
+			Errors:       cbv1.ErrorCounts{WriteTimeout: 3, ClientTimeout: 1},
+			TimeoutRatio: "0.000001",
+			Retries:      4,
+			Bytes:        ops * 96,
+			Fastest:      &perWriter[7],
+			Slowest:      &perWriter[0],
+			PerWriter:    perWriter,
+		},
+	}
+	return run
+}
+
+// Sweep is a finished sweep of seed 000: writer count against partition key design, three
+// repeats each; one point failed.
+func Sweep(namespace string) *cbv1.BenchmarkSweep {
+	name := "writers-by-key"
+	sw := &cbv1.BenchmarkSweep{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cbv1.GroupVersion.String(), Kind: "BenchmarkSweep"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: cbv1.BenchmarkSweepSpec{
+			Template: Run(namespace).Spec,
+			Axes: []cbv1.SweepAxis{
+				{Path: "writers.replicas", Values: []intstr.IntOrString{intstr.FromInt32(12), intstr.FromInt32(24), intstr.FromInt32(48), intstr.FromInt32(64)}},
+				{Path: "schema.table.profile", Values: []intstr.IntOrString{intstr.FromString("ip-by-country"), intstr.FromString("ip-by-city")}},
+			},
+			Mode:    cbv1.SweepCartesian,
+			Repeats: 3,
+			BestBy:  cbv1.BestByOpsPerSecond,
+		},
+	}
+	// Throughput (mean, min, max) and p99 (mean, min, max) per point, point order.
+	figures := [][6]int64{
+		{8400, 8100, 8800, 5200, 4900, 5600}, {18100, 17600, 18500, 2900, 2700, 3100},
+		{9900, 9300, 10400, 9800, 9100, 10900}, {24200, 23500, 24900, 3600, 3300, 3900},
+		{10800, 10100, 11600, 21000, 18800, 23900}, {28300, 27400, 29200, 5100, 4700, 5600},
+		{0, 0, 0, 0, 0, 0}, {29600, 28900, 30100, 7400, 6800, 8300},
+	}
+	var table []cbv1.SweepPoint
+	for i, f := range figures {
+		row := cbv1.SweepPoint{
+			Point:  int32(i),
+			Values: []string{[]string{"12", "24", "48", "64"}[i/2], []string{"ip-by-country", "ip-by-city"}[i%2]},
+		}
+		for r := range 3 {
+			row.Runs = append(row.Runs, fmt.Sprintf("%s-%d-%d", name, i, r))
+		}
+		if f[0] == 0 {
+			row.Outcome, row.Failed = cbv1.PointFailed, 1
+			row.Runs = row.Runs[:1]
+			row.Message = fmt.Sprintf("BenchmarkRun %s-%d-0 failed: writer 17 exited with code 137 (OOMKilled) without a report", name, i)
+			table = append(table, row)
+			continue
+		}
+		row.Outcome, row.Succeeded = cbv1.PointSucceeded, 3
+		row.OpsPerSecond, row.OpsPerSecondMin, row.OpsPerSecondMax = f[0], f[1], f[2]
+		row.P50, row.P99, row.P999, row.P99Min, row.P99Max = f[3]/6, f[3], f[3]*3, f[4], f[5]
+		row.Errors = int64(i * 40)
+		row.TimeoutRatio = strconv.FormatFloat(float64(i*11)/1e6, 'f', -1, 64)
+		table = append(table, row)
+	}
+	sw.Status = cbv1.BenchmarkSweepStatus{
+		ObservedGeneration: 1,
+		Phase:              cbv1.PhaseFailed,
+		Conditions: []metav1.Condition{
+			{Type: cbv1.ConditionValid, Status: metav1.ConditionTrue, Reason: cbv1.ReasonPointsValid,
+				Message: "all 8 points make BenchmarkRuns the apiserver accepts", LastTransitionTime: metav1.NewTime(windowStart), ObservedGeneration: 1},
+			{Type: cbv1.ConditionSucceeded, Status: metav1.ConditionFalse, Reason: cbv1.ReasonPointsFailed,
+				Message:            "1 of 8 points failed (see status.table for why); the other points' results are in the table",
+				LastTransitionTime: metav1.NewTime(windowEnd), ObservedGeneration: 1},
+		},
+		Points: 8, Completed: 8, Failed: 1,
+		Progress: "8/8 done, 1 failed",
+		Table:    table,
+		Best: &cbv1.SweepBest{Point: 7, Values: []string{"64", "ip-by-city"}, By: cbv1.BestByOpsPerSecond,
+			Summary: "writers.replicas=64, schema.table.profile=ip-by-city (29600 ops/s)"},
+	}
+	return sw
+}
+
+// Update rewrites golden files instead of comparing with them: go test -update.
+var Update = flag.Bool("update", false, "rewrite the golden files in internal/report/testdata")
+
+// Golden compares got with the golden file at path, or rewrites the file under -update.
+func Golden(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *Update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got; run with -update if the change is intended):\n%s", path, diff)
+	}
+}

@@ -1,0 +1,189 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// runTable renders a run's results for a person at a terminal.
+func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
+	w := &errWriter{w: out}
+	head := fmt.Sprintf("BenchmarkRun %s: %s", run.Name, orDash(string(run.Status.Phase)))
+	if st := run.Status.Datacenter; st != nil {
+		nodes := st.Size
+		if st.Nodes > 0 {
+			nodes = st.Nodes
+		}
+		head += fmt.Sprintf(", datacenter %s with %d nodes", st.Name, nodes)
+		if st.CassandraVersion != "" {
+			head += ", Cassandra " + st.CassandraVersion
+		}
+	}
+	w.printf("%s\n", head)
+	if msg := outcomeMessage(run.Status.Conditions); msg != "" {
+		w.printf("%s\n", msg)
+	}
+	r := run.Status.Results
+	if r == nil {
+		w.printf("no results: no writer has reported\n")
+		return w.err
+	}
+	w.printf("%d of %d writers reported; window %s; %d operations, %d ops/s\n\n", r.WritersReported,
+		run.Spec.Writers.Replicas, time.Duration(r.WindowMillis)*time.Millisecond, r.Operations, r.OpsPerSecond)
+
+	tw := w.table(tabwriter.AlignRight)
+	tw.row("\tops\tops/s\tp50\tp90\tp99\tp99.9\tmax\tmean\t\n")
+	for _, kind := range []struct {
+		name string
+		ops  *cbv1.OperationResults
+	}{{"writes", r.Writes}, {"reads", r.Reads}} {
+		if kind.ops == nil {
+			continue
+		}
+		for _, m := range []struct {
+			name string
+			l    cbv1.Latency
+		}{{kind.name + " response", kind.ops.Response}, {kind.name + " service", kind.ops.Service}} {
+			tw.row("%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.name, kind.ops.Operations, kind.ops.OpsPerSecond,
+				micros(m.l.P50), micros(m.l.P90), micros(m.l.P99), micros(m.l.P999), micros(m.l.Max), micros(m.l.Mean))
+		}
+	}
+	tw.flush()
+
+	e := r.Errors
+	w.printf("\nerrors: write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",
+		e.WriteTimeout, e.ReadTimeout, e.Unavailable, e.Overloaded, e.ClientTimeout, e.Other)
+	w.printf("timeout ratio %s, retries %d, value bytes %d\n", r.TimeoutRatio, r.Retries, r.Bytes)
+
+	if len(r.PerWriter) > 0 {
+		w.printf("\n")
+		tw = w.table(0)
+		tw.row("writer\tops\tops/s\terrors\tp99\toutcome\n")
+		for _, wr := range r.PerWriter {
+			tw.row("%d\t%d\t%d\t%d\t%s\t%s\n", wr.Index, wr.Operations, wr.OpsPerSecond, wr.Errors, micros(wr.P99Micros), wr.Outcome)
+		}
+		tw.flush()
+	}
+	return w.err
+}
+
+// sweepTable renders a sweep's table; the best point is marked with a star.
+func sweepTable(out io.Writer, sw *cbv1.BenchmarkSweep) error {
+	w := &errWriter{w: out}
+	repeats := max(sw.Spec.Repeats, 1)
+	w.printf("BenchmarkSweep %s: %s, %s; %d point(s), %d run(s) each\n", sw.Name, orDash(string(sw.Status.Phase)),
+		orDash(sw.Status.Progress), len(sw.Status.Table), repeats)
+	if msg := outcomeMessage(sw.Status.Conditions); msg != "" {
+		w.printf("%s\n", msg)
+	}
+	if b := sw.Status.Best; b != nil {
+		w.printf("best by %s: point %d, %s\n", b.By, b.Point, b.Summary)
+	}
+	w.printf("\n")
+
+	tw := w.table(0)
+	header := []string{"point"}
+	header = append(header, axisPaths(sw)...)
+	header = append(header, "outcome", "ops/s")
+	if repeats > 1 {
+		header = append(header, "ops/s range")
+	}
+	header = append(header, "p50", "p99", "p99.9", "timeouts", "errors", "runs")
+	tw.row("%s\n", strings.Join(header, "\t"))
+	for _, p := range sw.Status.Table {
+		mark := ""
+		if sw.Status.Best != nil && sw.Status.Best.Point == p.Point {
+			mark = " *"
+		}
+		cells := []string{fmt.Sprintf("%d%s", p.Point, mark)}
+		for i := range sw.Spec.Axes {
+			v := ""
+			if i < len(p.Values) {
+				v = p.Values[i]
+			}
+			cells = append(cells, v)
+		}
+		cells = append(cells, string(p.Outcome))
+		if p.Succeeded == 0 {
+			blank := 6
+			if repeats > 1 {
+				blank++
+			}
+			for range blank {
+				cells = append(cells, "-")
+			}
+		} else {
+			cells = append(cells, fmt.Sprint(p.OpsPerSecond))
+			if repeats > 1 {
+				cells = append(cells, fmt.Sprintf("%d-%d", p.OpsPerSecondMin, p.OpsPerSecondMax))
+			}
+			cells = append(cells, micros(p.P50), micros(p.P99), micros(p.P999), p.TimeoutRatio, fmt.Sprint(p.Errors))
+		}
+		cells = append(cells, strings.Join(p.Runs, " "))
+		tw.row("%s\n", strings.Join(cells, "\t"))
+	}
+	tw.flush()
+	for _, p := range sw.Status.Table {
+		if p.Message != "" {
+			w.printf("point %d: %s\n", p.Point, p.Message)
+		}
+	}
+	return w.err
+}
+
+// micros renders microseconds with a unit a reader takes in at a glance.
+func micros(v int64) string {
+	switch {
+	case v >= 10_000_000:
+		return fmt.Sprintf("%.1fs", float64(v)/1e6)
+	case v >= 10_000:
+		return fmt.Sprintf("%.1fms", float64(v)/1e3)
+	case v >= 1000:
+		return fmt.Sprintf("%.2fms", float64(v)/1e3)
+	}
+	return fmt.Sprintf("%dus", v)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// errWriter keeps the first write error so that rendering code can print freely.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// printf writes; the error, if any, is kept in e.err.
+func (e *errWriter) printf(format string, args ...any) {
+	_, _ = fmt.Fprintf(e, format, args...)
+}
+
+// table starts a tab-aligned table that writes into e when flushed.
+func (e *errWriter) table(flags uint) *table {
+	return &table{tw: tabwriter.NewWriter(e, 0, 0, 2, ' ', flags)}
+}
+
+// table buffers rows until flush; write errors surface through the errWriter beneath it.
+type table struct{ tw *tabwriter.Writer }
+
+func (t *table) row(format string, args ...any) { _, _ = fmt.Fprintf(t.tw, format, args...) }
+
+func (t *table) flush() { _ = t.tw.Flush() }

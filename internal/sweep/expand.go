@@ -1,0 +1,116 @@
+// Package sweep is the pure logic of a BenchmarkSweep: expanding its axes into points,
+// applying a point to the run template, naming and building child runs, choosing the next run
+// to create and tabulating the children's results.
+package sweep
+
+import (
+	"fmt"
+	"strings"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// MaxPoints bounds a sweep; the CRD enforces the same bound.
+const MaxPoints = 200
+
+// maxValueText bounds one value as shown in the status table: a CQL statement may be 16 KiB.
+const maxValueText = 128
+
+// Point is one combination of the axes' values.
+type Point struct {
+	// Index is the point's position in the stable order, from 0.
+	Index int
+	// Values holds one value per axis, in axis order.
+	Values []intstr.IntOrString
+}
+
+// Expand lists a sweep's points in a stable order: in cartesian mode the first axis varies
+// slowest and the last fastest; in zip mode point i takes the i-th value of every axis.
+func Expand(spec *cbv1.BenchmarkSweepSpec) ([]Point, error) {
+	if len(spec.Axes) == 0 {
+		return nil, fmt.Errorf("spec.axes is empty: name at least one field to vary")
+	}
+	n := 1
+	for i, a := range spec.Axes {
+		if len(a.Values) == 0 {
+			return nil, fmt.Errorf("spec.axes[%d] (%s) has no values", i, a.Path)
+		}
+		for j := range i {
+			if spec.Axes[j].Path == a.Path {
+				return nil, fmt.Errorf("spec.axes[%d]: path %s appears twice", i, a.Path)
+			}
+		}
+		if spec.Mode == cbv1.SweepZip {
+			if len(a.Values) != len(spec.Axes[0].Values) {
+				return nil, fmt.Errorf("spec.axes[%d] (%s) has %d values and spec.axes[0] (%s) %d: in zip mode every axis needs the same number",
+					i, a.Path, len(a.Values), spec.Axes[0].Path, len(spec.Axes[0].Values))
+			}
+			continue
+		}
+		n *= len(a.Values)
+		if n > MaxPoints {
+			return nil, fmt.Errorf("spec.axes make more than %d points", MaxPoints)
+		}
+	}
+	if spec.Mode == cbv1.SweepZip {
+		n = len(spec.Axes[0].Values)
+		if n > MaxPoints {
+			return nil, fmt.Errorf("spec.axes make %d points, more than %d", n, MaxPoints)
+		}
+	}
+
+	points := make([]Point, n)
+	for i := range points {
+		values := make([]intstr.IntOrString, len(spec.Axes))
+		rest := i
+		for a := len(spec.Axes) - 1; a >= 0; a-- {
+			axis := spec.Axes[a].Values
+			if spec.Mode == cbv1.SweepZip {
+				values[a] = axis[i]
+				continue
+			}
+			values[a] = axis[rest%len(axis)]
+			rest /= len(axis)
+		}
+		points[i] = Point{Index: i, Values: values}
+	}
+	return points, nil
+}
+
+// Display renders a value as written, cut to a length that keeps the status table small: a
+// CQL statement may be 16 KiB.
+func Display(v intstr.IntOrString) string {
+	s := v.String()
+	if len(s) > maxValueText {
+		s = strings.ToValidUTF8(s[:maxValueText-3], "") + "..."
+	}
+	return s
+}
+
+// Strings renders a point's values with Display.
+func (p Point) Strings() []string {
+	out := make([]string, len(p.Values))
+	for i, v := range p.Values {
+		out[i] = Display(v)
+	}
+	return out
+}
+
+// Describe names a point for messages: "point 3 (writers.replicas=48, datacenter.size=4)".
+func Describe(axes []cbv1.SweepAxis, p Point) string {
+	return fmt.Sprintf("point %d (%s)", p.Index, Assignments(axes, p.Strings()))
+}
+
+// Assignments joins axis paths and displayed values: "writers.replicas=48, datacenter.size=4".
+func Assignments(axes []cbv1.SweepAxis, values []string) string {
+	parts := make([]string, 0, len(values))
+	for i, v := range values {
+		path := fmt.Sprintf("axis%d", i)
+		if i < len(axes) {
+			path = axes[i].Path
+		}
+		parts = append(parts, path+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,220 @@
+package sweep
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/results"
+)
+
+const maxMessage = 512
+
+// Table computes one row per point from the runs that exist. Figures come from the point's
+// succeeded runs; stopped tells that the sweep ended early, so points that never ran are
+// Skipped rather than Pending.
+func Table(o Observed, stopped bool) []cbv1.SweepPoint {
+	repeats := Repeats(o.Sweep)
+	rows := make([]cbv1.SweepPoint, 0, len(o.Points))
+	for _, p := range o.Points {
+		row := cbv1.SweepPoint{Point: int32(p.Index), Values: p.Strings()}
+		var ok []*cbv1.Results
+		running := false
+		for r := range repeats {
+			run := o.Runs[RunName(o.Sweep.Name, p.Index, r)]
+			if run == nil {
+				continue
+			}
+			row.Runs = append(row.Runs, run.Name)
+			switch {
+			case !Finished(run):
+				running = true
+			case Succeeded(run):
+				row.Succeeded++
+				if run.Status.Results != nil {
+					ok = append(ok, run.Status.Results)
+				}
+			default:
+				row.Failed++
+				if row.Message == "" {
+					row.Message = truncate(fmt.Sprintf("BenchmarkRun %s failed: %s", run.Name, failureMessage(run)), maxMessage)
+				}
+			}
+		}
+		finished := int(row.Succeeded + row.Failed)
+		switch {
+		case running:
+			row.Outcome = cbv1.PointRunning
+		case row.Failed > 0 && (finished == repeats || stopped):
+			row.Outcome = cbv1.PointFailed
+		case finished == repeats:
+			row.Outcome = cbv1.PointSucceeded
+		case stopped:
+			row.Outcome = cbv1.PointSkipped
+		case len(row.Runs) > 0:
+			row.Outcome = cbv1.PointRunning
+		default:
+			row.Outcome = cbv1.PointPending
+		}
+		aggregate(&row, ok)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// aggregate fills a row's figures from its succeeded runs' results.
+func aggregate(row *cbv1.SweepPoint, rs []*cbv1.Results) {
+	if len(rs) == 0 {
+		return
+	}
+	var ops, p50, p99, p999, timeouts, attempted int64
+	row.OpsPerSecondMin, row.P99Min = rs[0].OpsPerSecond, latency(rs[0]).P99
+	for _, r := range rs {
+		l := latency(r)
+		ops += r.OpsPerSecond
+		p50 += l.P50
+		p99 += l.P99
+		p999 += l.P999
+		row.OpsPerSecondMin = min(row.OpsPerSecondMin, r.OpsPerSecond)
+		row.OpsPerSecondMax = max(row.OpsPerSecondMax, r.OpsPerSecond)
+		row.P99Min = min(row.P99Min, l.P99)
+		row.P99Max = max(row.P99Max, l.P99)
+		e := r.Errors
+		failed := e.WriteTimeout + e.ReadTimeout + e.Unavailable + e.Overloaded + e.ClientTimeout + e.Other
+		row.Errors += failed
+		timeouts += e.WriteTimeout + e.ReadTimeout + e.ClientTimeout
+		attempted += r.Operations + failed
+	}
+	n := int64(len(rs))
+	row.OpsPerSecond = mean(ops, n)
+	row.P50, row.P99, row.P999 = mean(p50, n), mean(p99, n), mean(p999, n)
+	row.TimeoutRatio = results.Ratio(timeouts, attempted)
+}
+
+// latency is a run's write response latency, or its read latency if it made no writes.
+func latency(r *cbv1.Results) cbv1.Latency {
+	if r.Writes != nil && r.Writes.Operations > 0 {
+		return r.Writes.Response
+	}
+	if r.Reads != nil {
+		return r.Reads.Response
+	}
+	if r.Writes != nil {
+		return r.Writes.Response
+	}
+	return cbv1.Latency{}
+}
+
+// mean rounds half away from zero, in integers: the API has no floats.
+func mean(sum, n int64) int64 {
+	if n == 0 {
+		return 0
+	}
+	return (sum + n/2) / n
+}
+
+// Counts are the totals behind a sweep's progress column.
+type Counts struct {
+	Points, Completed, Failed, Skipped int32
+}
+
+// Count tallies a table.
+func Count(rows []cbv1.SweepPoint) Counts {
+	c := Counts{Points: int32(len(rows))}
+	for _, r := range rows {
+		switch r.Outcome {
+		case cbv1.PointSucceeded:
+			c.Completed++
+		case cbv1.PointFailed:
+			c.Completed++
+			c.Failed++
+		case cbv1.PointSkipped:
+			c.Skipped++
+		}
+	}
+	return c
+}
+
+// Progress reads "3/8 done", with failed and skipped points when there are any.
+func (c Counts) Progress() string {
+	s := fmt.Sprintf("%d/%d done", c.Completed, c.Points)
+	if c.Failed > 0 {
+		s += fmt.Sprintf(", %d failed", c.Failed)
+	}
+	if c.Skipped > 0 {
+		s += fmt.Sprintf(", %d skipped", c.Skipped)
+	}
+	return s
+}
+
+// Best picks the best succeeded point: highest throughput, lowest p99 or lowest timeout ratio,
+// ties going to the higher throughput and then to the earlier point. Nil when no point
+// succeeded.
+func Best(axes []cbv1.SweepAxis, rows []cbv1.SweepPoint, by cbv1.SweepMetric) *cbv1.SweepBest {
+	if by == "" {
+		by = cbv1.BestByOpsPerSecond
+	}
+	var best *cbv1.SweepPoint
+	for i := range rows {
+		r := &rows[i]
+		if r.Outcome != cbv1.PointSucceeded || r.Succeeded == 0 {
+			continue
+		}
+		if best == nil || better(r, best, by) {
+			best = r
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	var figure string
+	switch by {
+	case cbv1.BestByP99:
+		figure = fmt.Sprintf("p99 %dus", best.P99)
+	case cbv1.BestByTimeoutRatio:
+		figure = fmt.Sprintf("timeouts %s", best.TimeoutRatio)
+	default:
+		figure = fmt.Sprintf("%d ops/s", best.OpsPerSecond)
+	}
+	return &cbv1.SweepBest{
+		Point:   best.Point,
+		Values:  append([]string(nil), best.Values...),
+		By:      by,
+		Summary: truncate(fmt.Sprintf("%s (%s)", Assignments(axes, best.Values), figure), 256),
+	}
+}
+
+func better(a, b *cbv1.SweepPoint, by cbv1.SweepMetric) bool {
+	switch by {
+	case cbv1.BestByP99:
+		if a.P99 != b.P99 {
+			return a.P99 < b.P99
+		}
+	case cbv1.BestByTimeoutRatio:
+		ra, rb := ratio(a.TimeoutRatio), ratio(b.TimeoutRatio)
+		if ra != rb {
+			return ra < rb
+		}
+	}
+	return a.OpsPerSecond > b.OpsPerSecond
+}
+
+// ratio reads a decimal ratio for comparison only; an unreadable one compares as worst.
+func ratio(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 2
+	}
+	return f
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n-3], "") + "..."
+}
