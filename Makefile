@@ -17,9 +17,17 @@ KIND_VERSION ?= v0.30.0
 CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
 KUSTOMIZE := $(TOOLS)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+HELM := $(TOOLS)/helm-$(HELM_VERSION)
+KIND := $(TOOLS)/kind-$(KIND_VERSION)
 
 CASS_OPERATOR_VERSION := v1.31.0
 CASS_OPERATOR_CRDS := $(CACHE)/crds/cass-operator-$(CASS_OPERATOR_VERSION).yaml
+# ServiceMonitor and PodMonitor CRDs, so that tests can dry-run the chart's monitors.
+PROMETHEUS_OPERATOR_VERSION := v0.85.0
+MONITORING_CRDS := $(CACHE)/crds/prometheus-operator-$(PROMETHEUS_OPERATOR_VERSION)
+
+# The image `make docker-build` and `make kind-deploy` build and load into kind.
+IMG ?= cassbench:dev
 
 .PHONY: all
 all: build
@@ -34,6 +42,8 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC role.
 	$(CONTROLLER_GEN) crd rbac:roleName=cassbench-manager paths=./api/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	rm -f charts/cassbench/crds/*.yaml && cp config/crd/bases/*.yaml charts/cassbench/crds/
+	cp config/rbac/role.yaml charts/cassbench/files/manager-role.yaml
 
 .PHONY: fmt
 fmt:
@@ -49,21 +59,20 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 
 .PHONY: verify
 verify: generate manifests ## Regenerate everything and fail if the tree changed.
-	@git diff --exit-code -- api config charts || { echo "generated files are out of date: run 'make generate manifests' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config charts)" || { git status --short -- api config charts; git diff -- api config charts | head -50; echo "generated files are out of date or not committed: run 'make generate manifests' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 ##@ Build
 
 .PHONY: build
 build: ## Build the manager and cassbench binaries into bin/.
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/manager ./cmd/manager
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/cassbench ./cmd/cassbench
+	GO=$(GO) hack/build.sh bin
 
 ##@ Test
 
 .PHONY: envtest-assets
-envtest-assets: ## Build kube-apiserver and etcd from the Go module proxy (cached).
-	@hack/control-plane.sh >/dev/null
+envtest-assets: ## Build kube-apiserver, etcd and kube-controller-manager from the Go module proxy (cached).
+	@hack/control-plane.sh kube-controller-manager >/dev/null
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Build kustomize (cached) and print its path, for tests that render config/.
@@ -78,9 +87,56 @@ $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 	mv $@.tmp $@
 
 .PHONY: test
-test: verify vet envtest-assets cass-operator-crds ## Run every test: unit, envtest integration, real Cassandra.
+# Tools the tests call are built first, so that parallel test packages never race to build them.
+test: verify vet envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 40m ./...
+
+##@ Packaging
+
+.PHONY: helm
+helm: $(HELM) ## Build helm (cached) and print its path, for tests that render the chart.
+	@echo $(HELM)
+
+.PHONY: helm-lint
+helm-lint: $(HELM) ## Lint the Helm chart (test/packaging also lints it with each tested value set).
+	$(HELM) lint --strict charts/cassbench
+
+.PHONY: monitoring-crds
+monitoring-crds: $(MONITORING_CRDS) ## Fetch the ServiceMonitor and PodMonitor CRDs (cached) and print their directory.
+	@echo $(MONITORING_CRDS)
+
+$(MONITORING_CRDS):
+	@mkdir -p $@.tmp
+	cd $@.tmp && $(GO) mod download github.com/prometheus-operator/prometheus-operator@$(PROMETHEUS_OPERATOR_VERSION)
+	cp "$$($(GO) env GOMODCACHE)"/github.com/prometheus-operator/prometheus-operator@$(PROMETHEUS_OPERATOR_VERSION)/example/prometheus-operator-crd/monitoring.coreos.com_{servicemonitors,podmonitors}.yaml $@.tmp/
+	chmod u+w $@.tmp/*.yaml
+	mv $@.tmp $@
+
+# Docker and the internet are needed from here on; each target says so and fails without them.
+.PHONY: docker-check
+docker-check:
+	@docker info >/dev/null 2>&1 || { echo "This target needs a running Docker engine, and 'docker info' failed. Start Docker and retry; make test needs neither."; exit 1; }
+
+.PHONY: docker-build
+docker-build: docker-check ## Build the image $(IMG).
+	docker build -t $(IMG) .
+
+.PHONY: kind-up
+kind-up: docker-check $(KIND) $(KUSTOMIZE) ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter.
+	KIND=$(KIND) KUSTOMIZE=$(KUSTOMIZE) GO=$(GO) hack/kind-up.sh
+
+.PHONY: kind-deploy
+kind-deploy: docker-check $(KIND) $(HELM) ## Build $(IMG), load it into kind and install the chart.
+	KIND=$(KIND) HELM=$(HELM) IMG=$(IMG) hack/kind-deploy.sh
+
+.PHONY: test-e2e
+test-e2e: docker-check $(KIND) ## Run a BenchmarkRun end to end on the kind cluster (after kind-up and kind-deploy).
+	KIND=$(KIND) GO=$(GO) hack/kind-e2e.sh
+
+.PHONY: kind-down
+kind-down: docker-check $(KIND) ## Delete the kind cluster.
+	KIND=$(KIND) hack/kind-down.sh
 
 ##@ Tools
 
@@ -99,6 +155,16 @@ $(GOLANGCI_LINT):
 	GOBIN=$(TOOLS)/tmp $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(TOOLS)/tmp/golangci-lint $@
 
+$(HELM):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS)/tmp $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	mv $(TOOLS)/tmp/helm $@
+
+$(KIND):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS)/tmp $(GO) install sigs.k8s.io/kind@$(KIND_VERSION)
+	mv $(TOOLS)/tmp/kind $@
+
 .PHONY: help
 help:
-	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z0-9_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)

@@ -4,6 +4,7 @@ package main
 import (
 	"flag"
 	"os"
+	"strings"
 
 	"github.com/cassbench/cassbench/controllers"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -19,6 +20,14 @@ func main() {
 	flag.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (needed outside a cluster)")
 	flag.StringVar(&o.Image, "writer-image", os.Getenv("CASSBENCH_IMAGE"), "image of setup and writer pods when a run names none (default $CASSBENCH_IMAGE)")
 	flag.DurationVar(&o.ProgressInterval, "progress-interval", o.ProgressInterval, "how often a running run's progress is written to its status")
+	flag.Func("watch-namespaces", "comma-separated namespaces to watch (default all)", func(v string) error {
+		for _, ns := range strings.Split(v, ",") {
+			if ns = strings.TrimSpace(ns); ns != "" {
+				o.WatchNamespaces = append(o.WatchNamespaces, ns)
+			}
+		}
+		return nil
+	})
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
