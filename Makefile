@@ -44,6 +44,8 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC role.
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	rm -f charts/cassbench/crds/*.yaml && cp config/crd/bases/*.yaml charts/cassbench/crds/
 	cp config/rbac/role.yaml charts/cassbench/files/manager-role.yaml
+	$(GO) run ./hack/crddoc config/crd/bases/cassbench.io_benchmarkruns.yaml > docs/benchmarkrun.md
+	$(GO) run ./hack/crddoc config/crd/bases/cassbench.io_benchmarksweeps.yaml > docs/benchmarksweep.md
 
 .PHONY: fmt
 fmt:
@@ -59,7 +61,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 
 .PHONY: verify
 verify: generate manifests ## Regenerate everything and fail if the tree changed.
-	@test -z "$$(git status --porcelain -- api config charts)" || { git status --short -- api config charts; git diff -- api config charts | head -50; echo "generated files are out of date or not committed: run 'make generate manifests' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config charts docs)" || { git status --short -- api config charts docs; git diff -- api config charts docs | head -50; echo "generated files are out of date or not committed: run 'make generate manifests' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 ##@ Build
@@ -67,6 +69,15 @@ verify: generate manifests ## Regenerate everything and fail if the tree changed
 .PHONY: build
 build: ## Build the manager and cassbench binaries into bin/.
 	GO=$(GO) hack/build.sh bin
+
+##@ Demo
+
+DEMO ?= config/samples/kind-demo.yaml
+
+.PHONY: demo
+demo: ## Start a local Cassandra node and run $(DEMO) against it, without Kubernetes.
+	hack/cassandra.sh start --nodes 1
+	$(GO) run ./cmd/cassbench run -f $(DEMO) --hosts 127.0.0.1
 
 ##@ Test
 

@@ -544,7 +544,9 @@ type ConnectionSpec struct {
 
 // Deadlines bound each stage of a run.
 type Deadlines struct {
-	// Prepare bounds waiting for the datacenter to exist, be free, resize, restart and be set up.
+	// Prepare bounds waiting for the datacenter to exist and admit the run (counted from the
+	// run's creation), and then resizing, restarting and setting it up (counted from taking
+	// it). Time spent queued behind other runs does not count.
 	// +optional
 	// +kubebuilder:default="30m"
 	// +kubebuilder:validation:Type=string
