@@ -217,7 +217,10 @@ func (r *BenchmarkRunReconciler) giveBack(ctx context.Context, run *cbv1.Benchma
 	}
 	r.condition(run, cbv1.ConditionSucceeded, status, reason, o.message)
 	run.Status.Progress = nil
-	return ctrl.Result{}, r.removeFinalizer(ctx, run)
+	// The finalizer goes in the next pass (finished), once this status is stored: patching it
+	// now would load the stored status into run and lose what this pass decided, and the next
+	// pass would find the lock gone and report that the run never held the datacenter.
+	return ctrl.Result{}, nil
 }
 
 // SetupWithManager registers the reconciler: it owns its Jobs and watches datacenters through
