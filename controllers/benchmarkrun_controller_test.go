@@ -101,6 +101,9 @@ func TestFullRunScalesTunesMeasuresAndRestores(t *testing.T) {
 	if done.Status.Datacenter.CassandraVersion != "5.0.4" || len(done.Status.Datacenter.SettingsVerified) != 2 {
 		t.Errorf("setup report not recorded: %+v", done.Status.Datacenter)
 	}
+	if c := findCond(done, cbv1.ConditionDatacenterRestored); c.Reason != cbv1.ReasonRestored || !strings.Contains(c.Message, "restored size 3") {
+		t.Errorf("DatacenterRestored %s: %s", c.Reason, c.Message)
+	}
 	restored := getDC(t, dc)
 	if restored.Spec.Size != 3 || !datacenter.SameJSON(restored.Spec.Config, json.RawMessage(originalConfig)) {
 		t.Errorf("not restored: size %d config %s", restored.Spec.Size, restored.Spec.Config)
