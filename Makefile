@@ -103,6 +103,22 @@ test: verify vet envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITO
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 40m ./...
 
+.PHONY: test-local
+test-local: envtest-assets cass-operator-crds ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		$(GO) test -count=1 -v -timeout 40m ./test/local/
+
+.PHONY: local-cluster
+local-cluster: envtest-assets cass-operator-crds ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		GO=$(GO) hack/local-cluster.sh
+
+##@ Benchmarks
+
+.PHONY: bench-writer
+bench-writer: ## The writer against latte on the same local node: writes per client CPU-second, RSS.
+	hack/bench-writer.sh
+
 ##@ Packaging
 
 .PHONY: helm

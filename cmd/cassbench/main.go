@@ -1,0 +1,50 @@
+// Command cassbench runs inside the pods a BenchmarkRun starts (setup, writer) and on a laptop
+// (run): the same spec, the same writer, with or without Kubernetes.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `cassbench benchmarks Apache Cassandra.
+
+Usage:
+  cassbench setup  [flags]   verify settings on every node and create the schema (setup Job)
+  cassbench writer [flags]   run one writer of a run (writer Job)
+  cassbench run -f FILE      run a BenchmarkRun spec locally: setup, writers, merged results
+  cassbench results NAME     print what a BenchmarkRun or BenchmarkSweep measured
+
+Run "cassbench COMMAND -h" for a command's flags. Flags override the CASSBENCH_* variables
+the controller sets on its pods.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var code int
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "setup":
+		code = setupCommand(ctx, args)
+	case "writer":
+		code = writerCommand(ctx, args)
+	case "run":
+		code = runCommand(ctx, args)
+	case "results":
+		code = resultsCommand(ctx, args)
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "cassbench: unknown command %q\n\n%s", cmd, usage)
+		code = 2
+	}
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/report"
+)
+
+const resultsUsage = `Usage: cassbench results NAME [flags]
+
+Prints what a BenchmarkRun measured, or a BenchmarkSweep's table, as read from its status.
+JSON and CSV are stable (sorted keys, fixed columns) so they can be committed next to the
+experiment. --plot also draws a sweep's throughput and p99 against its first axis, or a run's
+throughput per writer, as PNG or SVG by the file's extension.
+
+Flags:
+`
+
+// resultsCommand is "cassbench results".
+func resultsCommand(ctx context.Context, args []string) int {
+	return resultsMain(ctx, args, os.Stdout, os.Stderr)
+}
+
+func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("results", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	kind := fs.String("kind", "", "run or sweep (default: whichever of the two exists with that name)")
+	var namespace, output string
+	fs.StringVar(&namespace, "n", "", "namespace (default: the kubeconfig context's, else default)")
+	fs.StringVar(&namespace, "namespace", "", "same as -n")
+	fs.StringVar(&output, "o", "table", "output: table, json or csv")
+	fs.StringVar(&output, "output", "table", "same as -o")
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
+	plotFile := fs.String("plot", "", "also draw a plot into this file: FILE.png or FILE.svg")
+	fs.Usage = func() {
+		_, _ = fmt.Fprint(stderr, resultsUsage)
+		fs.PrintDefaults()
+	}
+	names, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	fail := func(code int, format string, a ...any) int {
+		_, _ = fmt.Fprintf(stderr, "cassbench results: "+format+"\n", a...)
+		return code
+	}
+	if len(names) != 1 {
+		fs.Usage()
+		return fail(2, "give exactly one NAME, got %d", len(names))
+	}
+	format, err := report.ParseFormat(output)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	if *kind != "" && *kind != "run" && *kind != "sweep" {
+		return fail(2, "--kind must be run or sweep, not %q", *kind)
+	}
+	var imageFormat report.ImageFormat
+	if *plotFile != "" {
+		if imageFormat, err = report.ImageFormatOf(*plotFile); err != nil {
+			return fail(2, "%v", err)
+		}
+	}
+
+	c, ns, err := resultsClient(*kubeconfig, namespace)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	obj, err := findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: names[0]}, *kind)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+
+	switch o := obj.(type) {
+	case *cbv1.BenchmarkRun:
+		err = report.Run(stdout, o, format)
+	case *cbv1.BenchmarkSweep:
+		err = report.Sweep(stdout, o, format)
+	}
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if *plotFile != "" {
+		if err := writePlot(*plotFile, imageFormat, obj); err != nil {
+			return fail(1, "%v", err)
+		}
+		_, _ = fmt.Fprintf(stderr, "plot written to %s\n", *plotFile)
+	}
+	return 0
+}
+
+// parseInterspersed parses flags before, between and after positional arguments, so that
+// "results NAME -o json" works as kubectl users expect; the flag package stops at the first
+// positional argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if rest[0] == "--" {
+			return append(positional, rest[1:]...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// resultsClient reads the kubeconfig as kubectl does and returns a client and the namespace to
+// look in.
+func resultsClient(kubeconfig, namespace string) (client.Client, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	overrides := &clientcmd.ConfigOverrides{}
+	if namespace != "" {
+		overrides.Context.Namespace = namespace
+	}
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	ns, _, err := loader.Namespace()
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the namespace from the kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := cbv1.AddToScheme(scheme); err != nil {
+		return nil, "", err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, "", fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	return c, ns, nil
+}
+
+// findExperiment gets the run or sweep named key; with no kind given, whichever exists.
+func findExperiment(ctx context.Context, c client.Client, key client.ObjectKey, kind string) (client.Object, error) {
+	candidates := map[string]client.Object{"run": &cbv1.BenchmarkRun{}, "sweep": &cbv1.BenchmarkSweep{}}
+	var found []client.Object
+	for _, k := range []string{"run", "sweep"} {
+		if kind != "" && kind != k {
+			continue
+		}
+		obj := candidates[k]
+		err := c.Get(ctx, key, obj)
+		switch {
+		case err == nil:
+			found = append(found, obj)
+		case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		default:
+			return nil, fmt.Errorf("getting %s: %w", key, err)
+		}
+	}
+	what := map[string]string{"": "BenchmarkRun or BenchmarkSweep", "run": "BenchmarkRun", "sweep": "BenchmarkSweep"}[kind]
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no %s named %s in namespace %s", what, key.Name, key.Namespace)
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("both a BenchmarkRun and a BenchmarkSweep are named %s in namespace %s: choose one with --kind run or --kind sweep",
+		key.Name, key.Namespace)
+}
+
+// writePlot draws the experiment's plot into path; a half-written file is removed.
+func writePlot(path string, format report.ImageFormat, obj client.Object) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating plot file: %w", err)
+	}
+	switch o := obj.(type) {
+	case *cbv1.BenchmarkRun:
+		err = report.PlotRun(f, o, format)
+	case *cbv1.BenchmarkSweep:
+		err = report.PlotSweep(f, o, format)
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing plot file: %w", cerr)
+	}
+	if err != nil {
+		_ = os.Remove(path)
+	}
+	return err
+}

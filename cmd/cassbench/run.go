@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/podenv"
+	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/setup"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/writer"
+)
+
+func runCommand(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var conn connFlags
+	conn.register(fs)
+	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
+	output := fs.String("o", "table", "output: table or json")
+	processes := fs.Bool("processes", false, "run each writer as a child process instead of a goroutine")
+	barrier := fs.Duration("barrier-timeout", 2*time.Minute, "how long writers wait for each other")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (in-process writers)")
+	memProfile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if *output != "table" && *output != "json" {
+		fmt.Fprintf(os.Stderr, "cassbench run: -o must be table or json, not %q\n", *output)
+		return 2
+	}
+	if *file == "" {
+		fmt.Fprintln(os.Stderr, "cassbench run: -f FILE is required")
+		return 2
+	}
+	spec, err := loadSpec(*file)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return 1
+	}
+	if w := localWarning(spec); w != "" {
+		fmt.Fprintln(os.Stderr, "warning: "+w)
+	}
+	report, err := setup.Run(ctx, setup.Config{Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter, Log: os.Stderr})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: setup: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "setup: Cassandra %s, %s, %s verified\n", report.CassandraVersion,
+		plural(int64(report.Nodes), "node"), plural(int64(len(report.SettingsVerified)), "setting"))
+	if d := spec.Datacenter; d != nil && d.Size != nil && *d.Size != report.Nodes {
+		fmt.Fprintf(os.Stderr, "warning: spec.datacenter.size is %d but the cluster has %s up: the results are for those\n", *d.Size, plural(int64(report.Nodes), "node"))
+	}
+
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return 1
+	}
+	runID := "local-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	n := spec.Writers.Replicas
+	var sums []*summary.Summary
+	if *processes {
+		sums = runProcesses(ctx, spec, &conn, runID, n, *barrier)
+	} else {
+		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier)
+	}
+	stopProfiles()
+
+	res := results.Merge(sums)
+	failed := 0
+	for _, s := range sums {
+		if s.Error != "" {
+			failed++
+			fmt.Fprintf(os.Stderr, "writer %d failed: %s\n", s.Index, s.Error)
+		}
+	}
+	if *output == "json" {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(res)
+	} else {
+		printTable(os.Stdout, runID, report, res)
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// localWarning explains what a local run does with the datacenter section it cannot apply.
+func localWarning(spec *cbv1.BenchmarkRunSpec) string {
+	d := spec.Datacenter
+	if d == nil || (d.Size == nil && d.Config == nil) {
+		return ""
+	}
+	return "spec.datacenter (size and config) cannot be applied without Kubernetes: they are verified, not applied — cassandra-yaml settings are checked on every node, the node count against size"
+}
+
+func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration) []*summary.Summary {
+	sums := make([]*summary.Summary, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each writer gets its own session, as a pod would.
+			sums[i], _ = writer.Run(ctx, writer.Config{
+				Spec: spec, Conn: conn.options(), RunID: runID, Index: i, Writers: n,
+				Datacenter: conn.datacenter, BarrierTimeout: barrier, Progress: os.Stderr,
+			})
+		}()
+	}
+	wg.Wait()
+	return sums
+}
+
+// runProcesses starts each writer as `cassbench writer` with the spec in its environment, as
+// the writer Job does, and reads the summary line each prints.
+func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration) []*summary.Summary {
+	self, err := os.Executable()
+	specJSON, jerr := json.Marshal(spec)
+	sums := make([]*summary.Summary, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		if err != nil || jerr != nil {
+			sums[i] = &summary.Summary{Index: i, Writers: n, Error: fmt.Sprintf("starting writer: %v%v", err, jerr)}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append([]string{"writer", "--index", strconv.Itoa(int(i)), "--writers", strconv.Itoa(int(n)),
+				"--run-id", runID, "--barrier-timeout", barrier.String(), "--metrics-addr", "", "--termination-log", ""}, conn.args()...)
+			cmd := exec.CommandContext(ctx, self, args...)
+			cmd.Env = append(os.Environ(), podenv.Spec+"="+string(specJSON), podenv.Username+"="+conn.username, podenv.Password+"="+conn.password)
+			cmd.Stderr = os.Stderr
+			out, runErr := cmd.Output()
+			sums[i] = lastSummary(out)
+			if sums[i] == nil {
+				sums[i] = &summary.Summary{Index: i, Writers: n, Error: fmt.Sprintf("writer process reported no summary: %v", runErr)}
+			}
+		}()
+	}
+	wg.Wait()
+	return sums
+}
+
+func lastSummary(out []byte) *summary.Summary {
+	var last *summary.Summary
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if s, err := summary.Decode(sc.Bytes()); err == nil {
+			last = s
+		}
+	}
+	return last
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cassbench/cassbench/internal/podenv"
+	"github.com/cassbench/cassbench/internal/setup"
+	"github.com/cassbench/cassbench/internal/summary"
+)
+
+func setupCommand(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
+	var conn connFlags
+	conn.register(fs)
+	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON); default: env "+podenv.Spec)
+	expect := fs.Int("expect-nodes", envInt(podenv.ExpectNodes, 0), "nodes that must be up before setup goes on (env "+podenv.ExpectNodes+")")
+	nodeWait := fs.Duration("node-wait", 5*time.Minute, "how long to wait for them")
+	termLog := fs.String("termination-log", podenv.TerminationLog, "where to write the setup report")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	spec, err := loadSpec(*file)
+	if err != nil {
+		return reportSetup(&summary.SetupReport{Error: err.Error()}, err, *termLog)
+	}
+	report, err := setup.Run(ctx, setup.Config{
+		Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter,
+		ExpectNodes: int32(*expect), NodeWait: *nodeWait, Log: os.Stderr,
+	})
+	return reportSetup(report, err, *termLog)
+}
+
+// reportSetup writes the report to the termination log and stdout, and the error to stderr.
+func reportSetup(report *summary.SetupReport, runErr error, termLog string) int {
+	b, err := report.Encode()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench setup: %v\n", err)
+		return 1
+	}
+	if err := writeTerminationLog(termLog, b); err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench setup: %v\n", err)
+	}
+	fmt.Println(string(b))
+	if runErr != nil {
+		fmt.Fprintf(os.Stderr, "cassbench setup: %v\n", runErr)
+		return 1
+	}
+	return 0
+}

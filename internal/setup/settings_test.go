@@ -1,0 +1,169 @@
+package setup
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// node is a slice of what Cassandra 5.0 shows in system_views.settings, old names included.
+var nodeSettings = map[string]string{
+	"concurrent_writes":                   "32",
+	"concurrent_reads":                    "32",
+	"compaction_throughput":               "64MiB/s",
+	"compaction_throughput_mb_per_sec":    "64",
+	"commitlog_sync_period":               "10000ms",
+	"memtable_heap_space":                 "128MiB",
+	"authenticator":                       "org.apache.cassandra.auth.PasswordAuthenticator",
+	"authenticator.class_name":            "org.apache.cassandra.auth.PasswordAuthenticator",
+	"materialized_views_enabled":          "false",
+	"commitlog_sync":                      "periodic",
+	"disk_optimization_page_cross_chance": "0.1",
+	"column_index_size":                   "",
+	"seed_provider.parameters":            "{seeds=127.0.0.1:7000}",
+}
+
+// newOnly is a node that lists only 4.1-style names.
+var newOnly = map[string]string{
+	"compaction_throughput":          "48MiB/s",
+	"read_request_timeout":           "5000ms",
+	"user_defined_functions_enabled": "true",
+}
+
+// oldOnly is a node that lists only pre-4.1 names.
+var oldOnly = map[string]string{
+	"compaction_throughput_mb_per_sec": "16",
+	"key_cache_size_in_mb":             "100",
+}
+
+func TestLookup(t *testing.T) {
+	type result struct {
+		Found, Value string
+		OK           bool
+	}
+	tests := map[string]struct {
+		name   string
+		values map[string]string
+		want   result
+	}{
+		"exact":                 {name: "concurrent_writes", values: nodeSettings, want: result{"concurrent_writes", "32", true}},
+		"old name, both listed": {name: "compaction_throughput_mb_per_sec", values: nodeSettings, want: result{"compaction_throughput_mb_per_sec", "64", true}},
+		"old name, new listed":  {name: "compaction_throughput_mb_per_sec", values: newOnly, want: result{"compaction_throughput", "48MiB/s", true}},
+		"old ms name":           {name: "read_request_timeout_in_ms", values: newOnly, want: result{"read_request_timeout", "5000ms", true}},
+		"new name, old listed":  {name: "compaction_throughput", values: oldOnly, want: result{"compaction_throughput_mb_per_sec", "16", true}},
+		"new size, old listed":  {name: "key_cache_size", values: oldOnly, want: result{"key_cache_size_in_mb", "100", true}},
+		"enable_ renamed":       {name: "enable_user_defined_functions", values: newOnly, want: result{"user_defined_functions_enabled", "true", true}},
+		"nested":                {name: "authenticator.class_name", values: nodeSettings, want: result{"authenticator.class_name", "org.apache.cassandra.auth.PasswordAuthenticator", true}},
+		"typo":                  {name: "concurent_writes", values: nodeSettings},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f, v, ok := Lookup(tc.name, tc.values)
+			if diff := cmp.Diff(tc.want, result{f, v, ok}); diff != "" {
+				t.Errorf("Lookup(%q) (-want +got):\n%s", tc.name, diff)
+			}
+		})
+	}
+}
+
+func TestSameValue(t *testing.T) {
+	tests := map[string]struct {
+		name, want, foundName, found string
+		same                         bool
+	}{
+		"equal":                        {name: "concurrent_writes", want: "64", foundName: "concurrent_writes", found: "64", same: true},
+		"different":                    {name: "concurrent_writes", want: "64", foundName: "concurrent_writes", found: "32"},
+		"bare number, unit found":      {name: "compaction_throughput", want: "48", foundName: "compaction_throughput", found: "48MiB/s", same: true},
+		"old name, new found":          {name: "compaction_throughput_mb_per_sec", want: "48", foundName: "compaction_throughput", found: "48MiB/s", same: true},
+		"old name, new found, differs": {name: "compaction_throughput_mb_per_sec", want: "48", foundName: "compaction_throughput", found: "64MiB/s"},
+		"other unit":                   {name: "compaction_throughput", want: "49152KiB/s", foundName: "compaction_throughput", found: "48MiB/s", same: true},
+		"new name, old found":          {name: "compaction_throughput", want: "16MiB/s", foundName: "compaction_throughput_mb_per_sec", found: "16", same: true},
+		"ms vs s":                      {name: "commitlog_sync_period", want: "10s", foundName: "commitlog_sync_period", found: "10000ms", same: true},
+		"old ms name":                  {name: "read_request_timeout_in_ms", want: "5000", foundName: "read_request_timeout", found: "5s", same: true},
+		"size in mb":                   {name: "memtable_heap_space_in_mb", want: "2048", foundName: "memtable_heap_space", found: "2GiB", same: true},
+		"time vs size":                 {name: "x", want: "5ms", foundName: "x", found: "5MiB"},
+		"float spelling":               {name: "commitlog_sync_group_window_in_ms", want: "0", foundName: "commitlog_sync_group_window_in_ms", found: "0.0", same: true},
+		"fraction":                     {name: "disk_optimization_page_cross_chance", want: "0.1", foundName: "disk_optimization_page_cross_chance", found: "0.1", same: true},
+		"boolean case":                 {name: "materialized_views_enabled", want: "false", foundName: "materialized_views_enabled", found: "False", same: true},
+		"enum":                         {name: "commitlog_sync", want: "batch", foundName: "commitlog_sync", found: "periodic"},
+		"short class name":             {name: "authenticator", want: "PasswordAuthenticator", foundName: "authenticator", found: "org.apache.cassandra.auth.PasswordAuthenticator", same: true},
+		"wrong class name":             {name: "authenticator", want: "AllowAllAuthenticator", foundName: "authenticator", found: "org.apache.cassandra.auth.PasswordAuthenticator"},
+		"unit suffix e":                {name: "x", want: "5e2ms", foundName: "x", found: "500ms", same: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := SameValue(tc.name, tc.want, tc.foundName, tc.found); got != tc.same {
+				t.Errorf("SameValue(%q=%q, %q=%q) = %t, want %t", tc.name, tc.want, tc.foundName, tc.found, got, tc.same)
+			}
+		})
+	}
+}
+
+func TestParseSettings(t *testing.T) {
+	tests := map[string]struct {
+		raw  string
+		want []Setting
+	}{
+		"empty": {raw: ``},
+		"scalars": {
+			raw: `{"concurrent_writes": 64, "commitlog_sync": "periodic", "cdc_enabled": false, "x": 0.1}`,
+			want: []Setting{
+				{Name: "cdc_enabled", Want: "false", CheckValue: true},
+				{Name: "commitlog_sync", Want: "periodic", CheckValue: true},
+				{Name: "concurrent_writes", Want: "64", CheckValue: true},
+				{Name: "x", Want: "0.1", CheckValue: true},
+			},
+		},
+		"nested and lists": {
+			raw: `{"authenticator": {"class_name": "PasswordAuthenticator"}, "data_file_directories": ["/a"], "column_index_size": null}`,
+			want: []Setting{
+				{Name: "authenticator.class_name", Want: "PasswordAuthenticator", CheckValue: true},
+				{Name: "column_index_size"},
+				{Name: "data_file_directories"},
+			},
+		},
+		"big number kept exact": {
+			raw:  `{"max_hint_window_in_ms": 10800000000}`,
+			want: []Setting{{Name: "max_hint_window_in_ms", Want: "10800000000", CheckValue: true}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseSettings([]byte(tc.raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ParseSettings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheckNode(t *testing.T) {
+	tests := map[string]struct {
+		settings []Setting
+		want     string
+	}{
+		"all match": {settings: []Setting{
+			{Name: "concurrent_writes", Want: "32", CheckValue: true},
+			{Name: "compaction_throughput_mb_per_sec", Want: "64", CheckValue: true},
+			{Name: "seed_provider.parameters"},
+		}},
+		"typo":        {settings: []Setting{{Name: "concurent_writes", Want: "64", CheckValue: true}}, want: `setting "concurent_writes" is not a Cassandra setting (node 127.0.0.1)`},
+		"wrong value": {settings: []Setting{{Name: "concurrent_writes", Want: "64", CheckValue: true}}, want: "node 127.0.0.1: concurrent_writes is 32, wanted 64"},
+		"unset":       {settings: []Setting{{Name: "column_index_size", Want: "4KiB", CheckValue: true}}, want: "node 127.0.0.1: column_index_size is unset, wanted 4KiB"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			err := CheckNode("127.0.0.1", tc.settings, nodeSettings)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("CheckNode = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,175 @@
+// Package setup prepares a cluster for a run: it checks that every node is up and runs the
+// cassandra-yaml settings the run asked for, then creates the keyspace, table and start
+// barrier. Its report goes to the controller through the pod's termination message.
+package setup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/cql"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/workload"
+	"github.com/cassbench/cassbench/internal/writer"
+)
+
+// Config is one setup.
+type Config struct {
+	Spec *cbv1.BenchmarkRunSpec
+	Conn cql.Options
+	// Datacenter names the local datacenter for NetworkTopologyStrategy.
+	Datacenter string
+	// ExpectNodes is how many nodes must be up; 0 takes whatever is there.
+	ExpectNodes int32
+	// NodeWait bounds the wait for them.
+	NodeWait time.Duration
+	// Log gets one line per step.
+	Log io.Writer
+}
+
+// ddlTimeout is generous: dropping a large keyspace snapshots and deletes its files.
+const ddlTimeout = 2 * time.Minute
+
+// Run sets the cluster up. The report is always returned; on failure its Error says why.
+func Run(ctx context.Context, cfg Config) (*summary.SetupReport, error) {
+	report := &summary.SetupReport{}
+	err := run(ctx, cfg, report)
+	if err != nil {
+		report.Error = err.Error()
+	}
+	return report, err
+}
+
+func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	var raw []byte
+	if d := cfg.Spec.Datacenter; d != nil && d.Config != nil && d.Config.CassandraYaml != nil {
+		raw = d.Config.CassandraYaml.Raw
+	}
+	settings, err := ParseSettings(raw)
+	if err != nil {
+		return err
+	}
+	// Refused here, before anything else, whatever the schema builder would say: setup is
+	// the one place that drops keyspaces.
+	if err := checkKeyspace(cfg.Spec.Schema.Keyspace); err != nil {
+		return err
+	}
+	schema, err := workload.BuildSchema(cfg.Spec, cfg.Datacenter)
+	if err != nil {
+		return fmt.Errorf("building schema: %w", err)
+	}
+	if err := checkKeyspace(schema.Keyspace); err != nil {
+		return err
+	}
+
+	conn := cfg.Conn
+	conn.Keyspace = ""
+	if conn.Timeout == 0 {
+		conn.Timeout = ddlTimeout
+	}
+	s, err := cql.Connect(conn)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	wait := cfg.NodeWait
+	if wait == 0 {
+		wait = 5 * time.Minute
+	}
+	up, err := waitForNodes(ctx, s, cfg.ExpectNodes, wait)
+	if err != nil {
+		return err
+	}
+	report.Nodes = int32(len(up))
+	fmt.Fprintf(log, "setup: nodes up: %d\n", len(up))
+
+	versions := map[string]bool{}
+	states := make([]nodeState, len(up))
+	for i, n := range up {
+		if states[i], err = readNode(ctx, s, n, len(settings) > 0); err != nil {
+			return err
+		}
+		versions[states[i].Version] = true
+	}
+	report.CassandraVersion = joinKeys(versions)
+	for i, n := range up {
+		if err := CheckNode(n.Addr, settings, states[i].Settings); err != nil {
+			return err
+		}
+	}
+	for _, st := range settings {
+		report.SettingsVerified = append(report.SettingsVerified, st.Name)
+	}
+	if len(settings) > 0 {
+		fmt.Fprintf(log, "setup: settings verified on every node: %d\n", len(settings))
+	}
+
+	var stmts []string
+	if cfg.Spec.Schema.Recreate && schema.DropKeyspace != "" {
+		stmts = append(stmts, schema.DropKeyspace)
+	}
+	stmts = append(stmts, schema.Statements...)
+	stmts = append(stmts, writer.BarrierTableCQL(schema.Keyspace))
+	for _, stmt := range stmts {
+		if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("running %q: %w", firstLine(stmt), err)
+		}
+		// The next statement may go to another node, which must know this one's result
+		// first (a table in a keyspace just created).
+		if err := agree(ctx, s); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(log, "setup: keyspace %s and table %s ready\n", schema.Keyspace, schema.Table)
+	return nil
+}
+
+func agree(ctx context.Context, s *gocql.Session) error {
+	actx, cancel := context.WithTimeout(ctx, ddlTimeout)
+	defer cancel()
+	if err := s.AwaitSchemaAgreement(actx); err != nil {
+		return fmt.Errorf("waiting for schema agreement: %w", err)
+	}
+	return nil
+}
+
+// checkKeyspace refuses Cassandra's own keyspaces before anything can drop one.
+func checkKeyspace(ks string) error {
+	if ks == "" {
+		return errors.New("no keyspace to set up")
+	}
+	if strings.HasPrefix(strings.ToLower(ks), "system") {
+		return fmt.Errorf("keyspace %q is refused: names starting with \"system\" are Cassandra's own", ks)
+	}
+	return nil
+}
+
+func joinKeys(m map[string]bool) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}

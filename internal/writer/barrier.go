@@ -1,0 +1,126 @@
+package writer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// BarrierTable is the table, in the benchmark keyspace, where writers of a run meet. Writer
+// pods have no Kubernetes credentials, so the only thing they all share is Cassandra.
+const BarrierTable = "cassbench_barrier"
+
+// BarrierTableCQL creates the barrier table; setup runs it.
+func BarrierTableCQL(keyspace string) string {
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (run text, writer int, at timestamp, PRIMARY KEY (run, writer))", quote(keyspace), BarrierTable)
+}
+
+// quote makes a keyspace name as Cassandra stores it safe to use, whatever its case.
+func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// startLead is how long after the last writer arrived everyone starts: long enough for every
+// writer's next poll to see the last row.
+const startLead = 2 * time.Second
+
+// CommonStart is the measured start every writer derives from the same barrier rows: the
+// latest arrival plus startLead. It reports false until all writers have arrived.
+func CommonStart(arrivals []time.Time, writers int32) (time.Time, bool) {
+	if int32(len(arrivals)) < writers || len(arrivals) == 0 {
+		return time.Time{}, false
+	}
+	latest := arrivals[0]
+	for _, at := range arrivals[1:] {
+		if at.After(latest) {
+			latest = at
+		}
+	}
+	// Cassandra keeps timestamps to the millisecond; so must the computation.
+	return latest.Truncate(time.Millisecond).Add(startLead), true
+}
+
+// BarrierConsistency is QUORUM so that a writer's poll sees every acknowledged arrival, or
+// ONE where there is a single replica and QUORUM is the same thing.
+func BarrierConsistency(replicationFactor int32) gocql.Consistency {
+	if replicationFactor <= 1 {
+		return gocql.One
+	}
+	return gocql.Quorum
+}
+
+// Barrier is one writer's view of the start barrier.
+type Barrier struct {
+	Session     *gocql.Session
+	Keyspace    string
+	Run         string
+	Index       int32
+	Writers     int32
+	Consistency gocql.Consistency
+	Timeout     time.Duration
+	Poll        time.Duration
+	Now         func() time.Time
+}
+
+// Wait records this writer's arrival and returns the common start once all writers arrived.
+func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
+	now := b.Now
+	if now == nil {
+		now = time.Now
+	}
+	poll := b.Poll
+	if poll <= 0 {
+		poll = 250 * time.Millisecond
+	}
+	insert := fmt.Sprintf("INSERT INTO %s.%s (run, writer, at) VALUES (?, ?, ?)", quote(b.Keyspace), BarrierTable)
+	sel := fmt.Sprintf("SELECT at FROM %s.%s WHERE run = ?", quote(b.Keyspace), BarrierTable)
+	deadline := now().Add(b.Timeout)
+	// The arrival is retried: a barrier lost to one timeout would fail the whole run.
+	for {
+		err := b.Session.Query(insert, b.Run, int(b.Index), now()).Consistency(b.Consistency).ExecContext(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || now().After(deadline) {
+			return time.Time{}, fmt.Errorf("start barrier: recording arrival: %w", err)
+		}
+		sleepCtx(ctx, poll)
+	}
+	seen := 0
+	for {
+		arrivals, err := b.arrivals(ctx, sel)
+		if err == nil {
+			seen = len(arrivals)
+			if start, ok := CommonStart(arrivals, b.Writers); ok {
+				return start, nil
+			}
+		}
+		if ctx.Err() != nil {
+			return time.Time{}, fmt.Errorf("start barrier: %w", ctx.Err())
+		}
+		if now().After(deadline) {
+			return time.Time{}, fmt.Errorf("start barrier: saw %d of %d writers after %s", seen, b.Writers, b.Timeout)
+		}
+		sleepCtx(ctx, poll)
+	}
+}
+
+func (b Barrier) arrivals(ctx context.Context, sel string) ([]time.Time, error) {
+	iter := b.Session.Query(sel, b.Run).Consistency(b.Consistency).IterContext(ctx)
+	var out []time.Time
+	var at time.Time
+	for iter.Scan(&at) {
+		out = append(out, at)
+	}
+	return out, iter.Close()
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

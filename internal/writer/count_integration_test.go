@@ -1,0 +1,57 @@
+package writer_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/workload"
+)
+
+// What writers report as inserted is what is in the table, counted independently afterwards.
+// With partitions = 0 every write is a new key, so rows and successful inserts must agree.
+func TestInsertsMatchRowCount(t *testing.T) {
+	c := cluster(t)
+	tests := map[string]struct {
+		writers   int32
+		ops       int64
+		batchSize int32
+	}{
+		"two writers, single inserts": {writers: 2, ops: 20000, batchSize: 1},
+		"one writer, batches of 10":   {writers: 1, ops: 1000, batchSize: 10},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := spec("it_count", func(b *builders.BenchmarkRunBuilder) {
+				b.Writers(tc.writers).Operations(tc.ops).Concurrency(32)
+			})
+			s.Workload.BatchSize = tc.batchSize
+			setUp(t, c, s)
+			var inserted int64
+			for _, sum := range mustRun(t, c, s) {
+				inserted += sum.Writes.OK * int64(tc.batchSize)
+				if sum.Writes.Failed() != 0 {
+					t.Errorf("writer %d: %d writes failed", sum.Index, sum.Writes.Failed())
+				}
+			}
+			if want := tc.ops * int64(tc.batchSize); inserted != want {
+				t.Errorf("writers report %d rows inserted, want %d (operations bound)", inserted, want)
+			}
+			schema, err := workload.BuildSchema(s, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows int64
+			q := session(t, c, 2*time.Minute).Query(fmt.Sprintf("SELECT COUNT(*) FROM %q.%q", schema.Keyspace, schema.Table)).Consistency(gocql.All)
+			if err := q.Scan(&rows); err != nil {
+				t.Fatalf("counting rows: %v", err)
+			}
+			if rows != inserted {
+				t.Errorf("table holds %d rows; writers reported %d successful inserts", rows, inserted)
+			}
+		})
+	}
+}

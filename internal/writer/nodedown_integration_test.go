@@ -1,0 +1,48 @@
+package writer_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+)
+
+// A node stopped while writers run at CL TWO under RF 2 makes writes fail as unavailable or
+// timed out; the writer counts them and reports, it does not crash or hang.
+func TestNodeStoppedMidRun(t *testing.T) {
+	c := cluster(t)
+	s := spec("it_nodedown", func(b *builders.BenchmarkRunBuilder) {
+		b.ReplicationFactor(2).WriteConsistency("TWO").RequestTimeout(time.Second).Duration(time.Hour).Concurrency(8)
+	})
+	s.Writers.Retries = 1
+	setUp(t, c, s)
+
+	// StopNode may wait for other test processes to let go of the cluster, so the window is
+	// open-ended and ends a few seconds after the node is down.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		time.Sleep(4 * time.Second) // barrier (about 2 s) and some load first
+		c.StopNode(t, 2)
+		time.Sleep(4 * time.Second)
+		cancel()
+	}()
+	sums, errs := runWriters(ctx, t, c, s)
+	sum := sums[0]
+	if errs[0] == nil {
+		t.Errorf("writer ended without error though it was interrupted")
+	}
+	w := sum.Writes
+	if w == nil || w.OK == 0 {
+		t.Fatalf("no successful writes before the node stopped: %+v", w)
+	}
+	if w.Unavailable+w.Timeouts() == 0 {
+		t.Errorf("no unavailable or timed-out writes counted with a replica down: %+v", w)
+	}
+	if w.Retries == 0 {
+		t.Errorf("no retries counted: %+v", w)
+	}
+	t.Logf("ok %d, unavailable %d, write timeouts %d, client timeouts %d, other %d, retries %d",
+		w.OK, w.Unavailable, w.WriteTimeout, w.ClientTimeout, w.Other, w.Retries)
+}

@@ -1,0 +1,213 @@
+// Package writer is the load generator of a benchmark run: one writer of N, which meets the
+// others at a start barrier kept in Cassandra, drives its share of the load in a closed or
+// open loop, and reports what it measured as a summary.Summary.
+package writer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/cql"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/workload"
+)
+
+// Config is one writer of one run.
+type Config struct {
+	Spec *cbv1.BenchmarkRunSpec
+	// Conn says where Cassandra is; the request timeout and connections per host come from
+	// the spec.
+	Conn cql.Options
+	// RunID keys the start barrier: writers with the same RunID start together.
+	RunID          string
+	Index, Writers int32
+	// Datacenter is the local datacenter, passed to schema building like setup does.
+	Datacenter     string
+	BarrierTimeout time.Duration
+	// MetricsAddr serves /metrics when set.
+	MetricsAddr string
+	// Progress gets a line every ProgressEvery (5 s when zero).
+	Progress      io.Writer
+	ProgressEvery time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Run runs the writer and returns its summary, which is never nil: when the writer fails, its
+// Error is set and whatever was measured is kept.
+func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	sum := &summary.Summary{Version: summary.Version, Index: cfg.Index, Writers: cfg.Writers}
+	fail := func(err error) (*summary.Summary, error) {
+		if sum.Start == 0 {
+			now := cfg.Now().UnixMilli()
+			sum.Start, sum.End = now, now
+		}
+		sum.Error = err.Error()
+		return sum, err
+	}
+	if cfg.Writers < 1 || cfg.Index < 0 || cfg.Index >= cfg.Writers {
+		return fail(fmt.Errorf("writer index %d is not in [0, %d)", cfg.Index, cfg.Writers))
+	}
+	spec := cfg.Spec
+	w := spec.Writers
+	schema, err := workload.BuildSchema(spec, cfg.Datacenter)
+	if err != nil {
+		return fail(fmt.Errorf("building schema: %w", err))
+	}
+	writeCL, err := cql.ParseConsistency(string(spec.Workload.WriteConsistency))
+	if err != nil {
+		return fail(err)
+	}
+	readCL, err := cql.ParseConsistency(string(spec.Workload.ReadConsistency))
+	if err != nil {
+		return fail(err)
+	}
+	concurrency := int(max(w.Concurrency, 1))
+	// A generator is a pure function of the operation number, so all goroutines share one.
+	gen, err := workload.NewGenerator(spec, cfg.Index, cfg.Writers)
+	if err != nil {
+		return fail(fmt.Errorf("building the workload: %w", err))
+	}
+
+	conn := cfg.Conn
+	// Statements are fully qualified; the session keyspace is there for token-aware routing,
+	// which looks the replicas up by the keyspace of the session when a routing key is given.
+	conn.Keyspace = schema.Keyspace
+	conn.Timeout = durationOr(w.RequestTimeout, 10*time.Second)
+	conn.NumConns = int(max(w.ConnectionsPerHost, 1))
+	s, err := cql.Connect(conn)
+	if err != nil {
+		if strings.Contains(err.Error(), "does not exist") {
+			err = fmt.Errorf("%w (did cassbench setup run?)", err)
+		}
+		return fail(err)
+	}
+	defer s.Close()
+	meta, err := prepare(ctx, s, gen, spec.Workload.ReadRatio > 0)
+	if err != nil {
+		return fail(err)
+	}
+
+	st := newState(concurrency)
+	eng := &engine{retries: int(w.Retries), backoff: DefaultBackoff, log: func(o Outcome, err error) {
+		fmt.Fprintf(cfg.Progress, "writer %d/%d: first %s error: %v\n", cfg.Index, cfg.Writers, o, err)
+	}}
+	for range concurrency {
+		eng.ops = append(eng.ops, newCQLOp(s, gen, spec.Workload, writeCL, readCL, meta))
+	}
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	if cfg.MetricsAddr != "" {
+		if _, err := serveMetrics(runCtx, cfg.MetricsAddr, newCollector(st, cfg.Index)); err != nil {
+			fmt.Fprintf(cfg.Progress, "writer %d/%d: not serving metrics: %v\n", cfg.Index, cfg.Writers, err)
+		}
+	}
+	go report(runCtx, cfg, st, durationOr(w.Duration, 0))
+
+	barrier := Barrier{
+		Session: s, Keyspace: schema.Keyspace, Run: cfg.RunID, Index: cfg.Index, Writers: cfg.Writers,
+		Consistency: BarrierConsistency(spec.Schema.Replication.Factor),
+		Timeout:     cfg.BarrierTimeout, Now: cfg.Now,
+	}
+	start, err := barrier.Wait(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	sleepCtx(ctx, start.Sub(cfg.Now()))
+
+	abort := watch(runCtx, eng, st, Budget{MaxPercent: ptrOr(w.MaxErrorPercent, 0)})
+	rate := int64(0)
+	if w.Rate != nil {
+		rate = Share(*w.Rate, cfg.Writers, cfg.Index)
+	}
+	warmup := durationOr(w.Warmup, 0)
+	if warmup > 0 {
+		st.enter(phaseWarmup, start)
+		eng.run(phase{Start: start, End: start.Add(warmup), Limit: -1, Rate: rate}, st.warm)
+	}
+	window := phase{Start: start.Add(warmup), Limit: -1, Rate: rate}
+	if d := durationOr(w.Duration, 0); d > 0 {
+		window.End = window.Start.Add(d)
+	}
+	if w.Operations != nil {
+		window.Limit = Share(*w.Operations, cfg.Writers, cfg.Index)
+	}
+	if w.Rate != nil && rate == 0 {
+		// A rate below the writer count leaves this writer nothing to do.
+		window.Limit = 0
+	}
+	if !eng.stop.Load() {
+		st.enter(phaseMeasuring, window.Start)
+		eng.run(window, st.measured)
+	}
+	end := cfg.Now()
+	if !window.End.IsZero() && !eng.stop.Load() {
+		// The window is what was scheduled; operations still in flight at its end were
+		// started inside it and count, as they would in any fixed-length window.
+		end = window.End
+	}
+	st.enter(phaseDone, end)
+	stop()
+
+	sum.Start, sum.End = window.Start.UnixMilli(), max(end.UnixMilli(), window.Start.UnixMilli())
+	if spec.Workload.WriteRatio > 0 || spec.Workload.ReadRatio == 0 {
+		sum.Writes = summarize(st.measured.kind(Write))
+	}
+	if spec.Workload.ReadRatio > 0 {
+		sum.Reads = summarize(st.measured.kind(Read))
+	}
+	if err := abort(); err != nil {
+		return fail(err)
+	}
+	if err := nothingSucceeded(sum, eng.lastErr.Load()); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(fmt.Errorf("writer interrupted: %w", err))
+	}
+	return sum, nil
+}
+
+// prepare prepares the statements before the barrier, so that a missing table fails the
+// writer at once and the first measured operations do not pay for preparing.
+func prepare(ctx context.Context, s *gocql.Session, gen *workload.Generator, reads bool) (statements, error) {
+	var meta statements
+	var err error
+	if meta.insert, err = s.StatementMetadata(ctx, gen.InsertCQL(), ""); err != nil {
+		return meta, fmt.Errorf("preparing %q (did cassbench setup run?): %w", gen.InsertCQL(), err)
+	}
+	if reads {
+		if meta.read, err = s.StatementMetadata(ctx, gen.ReadCQL(), ""); err != nil {
+			return meta, fmt.Errorf("preparing %q (did cassbench setup run?): %w", gen.ReadCQL(), err)
+		}
+	}
+	return meta, nil
+}
+
+func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
+	if d == nil {
+		return def
+	}
+	return d.Duration
+}
+
+func ptrOr[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
