@@ -480,7 +480,7 @@ type WritersSpec struct {
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
-	Retries int32 `json:"retries,omitempty"`
+	Retries *int32 `json:"retries,omitempty"`
 
 	// MaxErrorPercent aborts a writer whose failed operations exceed this share of all
 	// operations (after at least 1000); unset never aborts.

@@ -840,6 +840,11 @@ func (in *WritersSpec) DeepCopyInto(out *WritersSpec) {
 		*out = new(v1.Duration)
 		**out = **in
 	}
+	if in.Retries != nil {
+		in, out := &in.Retries, &out.Retries
+		*out = new(int32)
+		**out = **in
+	}
 	if in.MaxErrorPercent != nil {
 		in, out := &in.MaxErrorPercent, &out.MaxErrorPercent
 		*out = new(int32)

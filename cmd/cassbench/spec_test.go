@@ -73,7 +73,7 @@ func TestParseSpec(t *testing.T) {
 			got := view{
 				Keyspace: s.Schema.Keyspace, Profile: s.Schema.Table.Profile, Factor: s.Schema.Replication.Factor,
 				WriteRatio: s.Workload.WriteRatio, Reads: s.Workload.ReadRatio, WriteCL: s.Workload.WriteConsistency,
-				Concurrency: s.Writers.Concurrency, Retries: s.Writers.Retries, Timeout: s.Writers.RequestTimeout.Duration,
+				Concurrency: s.Writers.Concurrency, Retries: *s.Writers.Retries, Timeout: s.Writers.RequestTimeout.Duration,
 				Conns: s.Writers.ConnectionsPerHost, Batch: s.Workload.BatchSize,
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

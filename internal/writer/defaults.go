@@ -10,15 +10,12 @@ import (
 
 // ApplyDefaults fills in what the CRD's +kubebuilder:default markers would: outside
 // Kubernetes no API server does it. has says whether a field was written in the spec, for
-// the two whose zero value is a valid choice (workload.writeRatio, writers.retries); with a
-// nil has, writeRatio defaults when the mix is empty and retries when zero.
+// workload.writeRatio, whose zero value is a valid choice; with a nil has, writeRatio
+// defaults when the mix is empty.
 func ApplyDefaults(s *cbv1.BenchmarkRunSpec, has func(section, field string) bool) {
 	if has == nil {
 		has = func(section, field string) bool {
-			if section == "workload" {
-				return s.Workload.WriteRatio != 0 || s.Workload.ReadRatio != 0
-			}
-			return s.Writers.Retries != 0
+			return s.Workload.WriteRatio != 0 || s.Workload.ReadRatio != 0
 		}
 	}
 	sc := &s.Schema
@@ -68,8 +65,9 @@ func ApplyDefaults(s *cbv1.BenchmarkRunSpec, has func(section, field string) boo
 	if wr.RequestTimeout == nil {
 		wr.RequestTimeout = &metav1.Duration{Duration: 10 * time.Second}
 	}
-	if !has("writers", "retries") {
-		wr.Retries = 3
+	if wr.Retries == nil {
+		three := int32(3)
+		wr.Retries = &three
 	}
 	if wr.ConnectionsPerHost == 0 {
 		wr.ConnectionsPerHost = 2

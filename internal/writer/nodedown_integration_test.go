@@ -2,6 +2,7 @@ package writer_test
 
 import (
 	"context"
+	"k8s.io/utils/ptr"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ func TestNodeStoppedMidRun(t *testing.T) {
 	s := spec("it_nodedown", func(b *builders.BenchmarkRunBuilder) {
 		b.ReplicationFactor(2).WriteConsistency("TWO").RequestTimeout(time.Second).Duration(time.Hour).Concurrency(8)
 	})
-	s.Writers.Retries = 1
+	s.Writers.Retries = ptr.To[int32](1)
 	setUp(t, c, s)
 
 	// StopNode may wait for other test processes to let go of the cluster, so the window is

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"k8s.io/utils/ptr"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 
 	st := newState(concurrency)
-	eng := &engine{retries: int(w.Retries), backoff: DefaultBackoff, log: func(o Outcome, err error) {
+	eng := &engine{retries: int(ptr.Deref(w.Retries, 3)), backoff: DefaultBackoff, log: func(o Outcome, err error) {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: first %s error: %v\n", cfg.Index, cfg.Writers, o, err)
 	}}
 	for range concurrency {

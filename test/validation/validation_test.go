@@ -325,6 +325,18 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 			run:  builders.MakeBenchmarkRun("minimal", ns).Obj(),
 			want: builtIn,
 		},
+		"no retries is kept, not defaulted": {
+			run: func() *v1alpha1.BenchmarkRun {
+				r := builders.MakeBenchmarkRun("no-retries", ns).Obj()
+				r.Spec.Writers.Retries = ptr.To[int32](0)
+				return r
+			}(),
+			want: func() defaults {
+				d := builtIn
+				d.Retries = 0
+				return d
+			}(),
+		},
 		"bounded by operations": {
 			run: builders.MakeBenchmarkRun("operations", ns).Operations(50_000_000).Warmup(30 * time.Second).Obj(),
 			want: func() defaults {
@@ -352,7 +364,7 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 				}
 				r.Spec.Schema.Columns = []v1alpha1.ColumnGenerator{{Name: "attrs", MinSize: ptr.To[int32](1), MaxSize: ptr.To[int32](8)}}
 				r.Spec.Schema.Indexes = []v1alpha1.Index{{Column: "attrs"}}
-				r.Spec.Writers.Retries = 5
+				r.Spec.Writers.Retries = ptr.To[int32](5)
 				r.Spec.Writers.MaxErrorPercent = ptr.To[int32](5)
 				r.Spec.Workload.ValueSize = &v1alpha1.SizeRange{Min: ptr.To[int32](100), Max: ptr.To[int32](400)}
 				r.Spec.Deadlines.Prepare = &metav1.Duration{Duration: time.Hour}
@@ -380,7 +392,7 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 				Keyspace: s.Schema.Keyspace, Strategy: s.Schema.Replication.Strategy, Factor: s.Schema.Replication.Factor,
 				Profile: s.Schema.Table.Profile, WriteRatio: s.Workload.WriteRatio,
 				WriteConsistency: s.Workload.WriteConsistency, ReadConsistency: s.Workload.ReadConsistency,
-				Concurrency: s.Writers.Concurrency, Retries: s.Writers.Retries,
+				Concurrency: s.Writers.Concurrency, Retries: ptr.Deref(s.Writers.Retries, -1),
 				RequestTimeout: durationOf(s.Writers.RequestTimeout), Warmup: durationOf(s.Writers.Warmup),
 				Prepare: durationOf(s.Deadlines.Prepare),
 			}
