@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 	"strings"
 	"testing"
 	"time"
@@ -27,8 +28,8 @@ const originalConfig = `{"cassandra-yaml":{"concurrent_writes":32,"num_tokens":1
 func readyDatacenter(t *testing.T, ns, name string, size int32) *cassdcapi.CassandraDatacenter {
 	t.Helper()
 	dc := builders.MakeDatacenter(name, ns).Cluster("c1").Size(size).Config(originalConfig).AllowBenchmarks("true").Obj()
-	create(t, dc)
-	settle(t, dc)
+	pl.Create(t, dc)
+	pl.Settle(t, dc)
 	return dc
 }
 
@@ -36,21 +37,21 @@ func TestFullRunScalesTunesMeasuresAndRestores(t *testing.T) {
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 3)
 	startManager(t, managerConfig(t, ns))
-	gen := getDC(t, dc).Generation
+	gen := pl.Datacenter(t, dc).Generation
 
 	run := builders.MakeBenchmarkRun("scale-3-5", ns).Datacenter("dc1").Size(5).
 		CassandraYaml(map[string]any{"concurrent_writes": 128, "concurrent_reads": 64}).
 		JvmOptions(map[string]any{"max_heap_size": "8G"}).
 		Writers(3).Duration(20 * time.Second).Obj()
-	create(t, run)
+	pl.Create(t, run)
 
-	got := waitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating)
+	got := pl.WaitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating)
 	if got.Status.Datacenter == nil || *got.Status.Datacenter.OriginalSize != 3 {
 		t.Fatalf("original size not recorded: %+v", got.Status.Datacenter)
 	}
-	playOperatorApplies(t, dc, gen)
+	pl.OperatorApplies(t, dc, gen)
 
-	patched := getDC(t, dc)
+	patched := pl.Datacenter(t, dc)
 	if patched.Spec.Size != 5 {
 		t.Errorf("size %d, want 5", patched.Spec.Size)
 	}
@@ -62,32 +63,32 @@ func TestFullRunScalesTunesMeasuresAndRestores(t *testing.T) {
 		t.Errorf("lock annotation %q", patched.Annotations[cbv1.LockAnnotation])
 	}
 
-	setup := waitJob(t, ns, "scale-3-5-setup")
-	playPods(t, setup, map[int32]podResult{0: {message: setupReport(t, summary.SetupReport{
+	setup := pl.WaitJob(t, ns, "scale-3-5-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{
 		CassandraVersion: "5.0.4", Nodes: 5, SettingsVerified: []string{"concurrent_reads", "concurrent_writes"}})}})
-	finishJob(t, setup, []int32{0}, nil)
-	waitCondition(t, run, cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded)
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	pl.WaitCondition(t, run, cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded)
 
-	writers := waitJob(t, ns, "scale-3-5-writer")
+	writers := pl.WaitJob(t, ns, "scale-3-5-writer")
 	if *writers.Spec.Completions != 3 || *writers.Spec.Parallelism != 3 {
 		t.Fatalf("writer Job completions %d parallelism %d", *writers.Spec.Completions, *writers.Spec.Parallelism)
 	}
-	markJobRunning(t, writers, 3)
-	playPods(t, writers, map[int32]podResult{0: {running: true}, 1: {running: true}, 2: {running: true}})
-	eventually(t, 10*time.Second, "progress while running", func() error {
-		if r := getRun(t, run); r.Status.Progress == nil || r.Status.Phase != cbv1.PhaseRunning {
+	pl.JobRunning(t, writers, 3)
+	pl.Pods(t, writers, map[int32]play.PodResult{0: {Running: true}, 1: {Running: true}, 2: {Running: true}})
+	play.Eventually(t, 10*time.Second, "progress while running", func() error {
+		if r := pl.Run(t, run); r.Status.Progress == nil || r.Status.Phase != cbv1.PhaseRunning {
 			return fmt.Errorf("phase %s progress %+v", r.Status.Phase, r.Status.Progress)
 		}
 		return nil
 	})
-	playPods(t, writers, map[int32]podResult{
-		0: {message: writerSummary(t, 0, 3, 10000, "")},
-		1: {message: writerSummary(t, 1, 3, 20000, "")},
-		2: {message: writerSummary(t, 2, 3, 30000, "")},
+	pl.Pods(t, writers, map[int32]play.PodResult{
+		0: {Message: play.WriterSummary(t, 0, 3, 10000, "")},
+		1: {Message: play.WriterSummary(t, 1, 3, 20000, "")},
+		2: {Message: play.WriterSummary(t, 2, 3, 30000, "")},
 	})
-	finishJob(t, writers, []int32{0, 1, 2}, nil)
+	pl.FinishJob(t, writers, []int32{0, 1, 2}, nil)
 
-	done := waitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
+	done := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
 	res := done.Status.Results
 	if res == nil || res.Operations != 60000 || res.OpsPerSecond != 6000 || res.WritersReported != 3 {
 		t.Fatalf("results %+v", res)
@@ -104,7 +105,7 @@ func TestFullRunScalesTunesMeasuresAndRestores(t *testing.T) {
 	if c := findCond(done, cbv1.ConditionDatacenterRestored); c.Reason != cbv1.ReasonRestored || !strings.Contains(c.Message, "restored size 3") {
 		t.Errorf("DatacenterRestored %s: %s", c.Reason, c.Message)
 	}
-	restored := getDC(t, dc)
+	restored := pl.Datacenter(t, dc)
 	if restored.Spec.Size != 3 || !datacenter.SameJSON(restored.Spec.Config, json.RawMessage(originalConfig)) {
 		t.Errorf("not restored: size %d config %s", restored.Spec.Size, restored.Spec.Config)
 	}
@@ -121,29 +122,29 @@ func TestRunWaitsForItsDatacenterToAppear(t *testing.T) {
 	ns := env.Namespace(t)
 	startManager(t, managerConfig(t, ns))
 	run := builders.MakeBenchmarkRun("early", ns).Datacenter("later").Writers(1).Duration(time.Second).Obj()
-	create(t, run)
-	got := waitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterNotFound)
+	pl.Create(t, run)
+	got := pl.WaitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterNotFound)
 	if got.Status.Phase != cbv1.PhasePending {
 		t.Errorf("phase %s", got.Status.Phase)
 	}
 	readyDatacenter(t, ns, "later", 1)
-	waitJob(t, ns, "early-setup")
+	pl.WaitJob(t, ns, "early-setup")
 }
 
 func TestDatacenterWithoutOptInIsNeverTouched(t *testing.T) {
 	ns := env.Namespace(t)
 	dc := builders.MakeDatacenter("private", ns).Cluster("c1").Size(3).Config(originalConfig).Obj()
-	create(t, dc)
-	settle(t, dc)
+	pl.Create(t, dc)
+	pl.Settle(t, dc)
 	startManager(t, managerConfig(t, ns))
 	run := builders.MakeBenchmarkRun("nosy", ns).Datacenter("private").Size(5).Writers(1).Duration(time.Second).Obj()
-	create(t, run)
-	got := waitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonNotAllowed)
+	pl.Create(t, run)
+	got := pl.WaitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonNotAllowed)
 	if c := got.Status.Conditions[0]; !strings.Contains(c.Message, cbv1.AllowBenchmarksAnnotation) {
 		t.Errorf("message does not say how to opt in: %q", c.Message)
 	}
 	time.Sleep(time.Second)
-	after := getDC(t, dc)
+	after := pl.Datacenter(t, dc)
 	if after.Spec.Size != 3 || after.Annotations[cbv1.LockAnnotation] != "" || after.Generation != dc.Generation {
 		t.Errorf("datacenter touched: size %d annotations %v generation %d->%d", after.Spec.Size, after.Annotations, dc.Generation, after.Generation)
 	}
@@ -154,21 +155,21 @@ func TestRunsOnOneDatacenterTakeTurns(t *testing.T) {
 	dc := readyDatacenter(t, ns, "dc1", 1)
 	startManager(t, managerConfig(t, ns))
 	first := builders.MakeBenchmarkRun("first", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
-	create(t, first)
-	waitJob(t, ns, "first-setup")
+	pl.Create(t, first)
+	pl.WaitJob(t, ns, "first-setup")
 	time.Sleep(1100 * time.Millisecond) // creation timestamps have one-second resolution
 	second := builders.MakeBenchmarkRun("second", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
-	create(t, second)
-	got := waitCondition(t, second, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy)
+	pl.Create(t, second)
+	got := pl.WaitCondition(t, second, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy)
 	if got.Status.Phase != cbv1.PhaseQueued {
 		t.Errorf("phase %s", got.Status.Phase)
 	}
 
 	completeRun(t, ns, "first", 1)
-	waitCondition(t, first, cbv1.ConditionSucceeded, metav1.ConditionTrue, "")
+	pl.WaitCondition(t, first, cbv1.ConditionSucceeded, metav1.ConditionTrue, "")
 	completeRun(t, ns, "second", 1)
-	waitCondition(t, second, cbv1.ConditionSucceeded, metav1.ConditionTrue, "")
-	if holder := getDC(t, dc).Annotations[cbv1.LockAnnotation]; holder != "" {
+	pl.WaitCondition(t, second, cbv1.ConditionSucceeded, metav1.ConditionTrue, "")
+	if holder := pl.Datacenter(t, dc).Annotations[cbv1.LockAnnotation]; holder != "" {
 		t.Errorf("lock still held by %s", holder)
 	}
 }
@@ -176,40 +177,40 @@ func TestRunsOnOneDatacenterTakeTurns(t *testing.T) {
 // completeRun plays a successful setup and writers for a run already past its datacenter.
 func completeRun(t *testing.T, ns, name string, writers int32) {
 	t.Helper()
-	setup := waitJob(t, ns, name+"-setup")
-	playPods(t, setup, map[int32]podResult{0: {message: setupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 1})}})
-	finishJob(t, setup, []int32{0}, nil)
-	job := waitJob(t, ns, name+"-writer")
-	results := map[int32]podResult{}
+	setup := pl.WaitJob(t, ns, name+"-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	job := pl.WaitJob(t, ns, name+"-writer")
+	results := map[int32]play.PodResult{}
 	var all []int32
 	for i := int32(0); i < writers; i++ {
-		results[i] = podResult{message: writerSummary(t, i, writers, 1000, "")}
+		results[i] = play.PodResult{Message: play.WriterSummary(t, i, writers, 1000, "")}
 		all = append(all, i)
 	}
-	playPods(t, job, results)
-	finishJob(t, job, all, nil)
+	pl.Pods(t, job, results)
+	pl.FinishJob(t, job, all, nil)
 }
 
 func TestFailedWriterFailsTheRunAndKeepsTheOthersResults(t *testing.T) {
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 3)
 	startManager(t, managerConfig(t, ns))
-	gen := getDC(t, dc).Generation
+	gen := pl.Datacenter(t, dc).Generation
 	run := builders.MakeBenchmarkRun("one-fails", ns).Datacenter("dc1").
 		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(3).Duration(time.Second).Obj()
-	create(t, run)
-	playOperatorApplies(t, dc, gen)
-	setup := waitJob(t, ns, "one-fails-setup")
-	playPods(t, setup, map[int32]podResult{0: {message: setupReport(t, summary.SetupReport{Nodes: 3})}})
-	finishJob(t, setup, []int32{0}, nil)
-	job := waitJob(t, ns, "one-fails-writer")
-	playPods(t, job, map[int32]podResult{
-		0: {message: writerSummary(t, 0, 3, 5000, "")},
-		1: {exitCode: 137},
-		2: {message: writerSummary(t, 2, 3, 7000, "")},
+	pl.Create(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	setup := pl.WaitJob(t, ns, "one-fails-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 3})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	job := pl.WaitJob(t, ns, "one-fails-writer")
+	pl.Pods(t, job, map[int32]play.PodResult{
+		0: {Message: play.WriterSummary(t, 0, 3, 5000, "")},
+		1: {ExitCode: 137},
+		2: {Message: play.WriterSummary(t, 2, 3, 7000, "")},
 	})
-	finishJob(t, job, []int32{0, 2}, []int32{1})
-	got := waitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonWriterFailed)
+	pl.FinishJob(t, job, []int32{0, 2}, []int32{1})
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonWriterFailed)
 	c := got.Status.Conditions
 	msg := ""
 	for _, cond := range c {
@@ -223,7 +224,7 @@ func TestFailedWriterFailsTheRunAndKeepsTheOthersResults(t *testing.T) {
 	if got.Status.Results == nil || got.Status.Results.Operations != 12000 || got.Status.Results.WritersReported != 2 {
 		t.Errorf("partial results not kept: %+v", got.Status.Results)
 	}
-	if d := getDC(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) || d.Annotations[cbv1.LockAnnotation] != "" {
+	if d := pl.Datacenter(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) || d.Annotations[cbv1.LockAnnotation] != "" {
 		t.Errorf("datacenter not given back: %s %v", d.Spec.Config, d.Annotations)
 	}
 }
@@ -232,26 +233,26 @@ func TestDeletingARunMidLoadRestoresTheDatacenter(t *testing.T) {
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 3)
 	startManager(t, managerConfig(t, ns))
-	gen := getDC(t, dc).Generation
+	gen := pl.Datacenter(t, dc).Generation
 	run := builders.MakeBenchmarkRun("deleted", ns).Datacenter("dc1").Size(4).Writers(2).Duration(time.Minute).Obj()
-	create(t, run)
-	playOperatorApplies(t, dc, gen)
-	setup := waitJob(t, ns, "deleted-setup")
-	playPods(t, setup, map[int32]podResult{0: {message: setupReport(t, summary.SetupReport{Nodes: 4})}})
-	finishJob(t, setup, []int32{0}, nil)
-	waitJob(t, ns, "deleted-writer")
+	pl.Create(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	setup := pl.WaitJob(t, ns, "deleted-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 4})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	pl.WaitJob(t, ns, "deleted-writer")
 
 	if err := env.Client.Delete(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "run gone", func() error {
+	play.Eventually(t, 30*time.Second, "run gone", func() error {
 		err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(run), &cbv1.BenchmarkRun{})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("still there: %v", err)
 	})
-	d := getDC(t, dc)
+	d := pl.Datacenter(t, dc)
 	if d.Spec.Size != 3 || d.Annotations[cbv1.LockAnnotation] != "" {
 		t.Errorf("after deletion: size %d, lock %q", d.Spec.Size, d.Annotations[cbv1.LockAnnotation])
 	}
@@ -263,18 +264,18 @@ func TestRestartedManagerCreatesNothingTwice(t *testing.T) {
 	cfg := managerConfig(t, ns)
 	m := startManager(t, cfg)
 	run := builders.MakeBenchmarkRun("restart", ns).Datacenter("dc1").Writers(2).Duration(time.Second).Obj()
-	create(t, run)
-	setup := waitJob(t, ns, "restart-setup")
-	playPods(t, setup, map[int32]podResult{0: {message: setupReport(t, summary.SetupReport{Nodes: 1})}})
-	finishJob(t, setup, []int32{0}, nil)
-	job := waitJob(t, ns, "restart-writer")
+	pl.Create(t, run)
+	setup := pl.WaitJob(t, ns, "restart-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	job := pl.WaitJob(t, ns, "restart-writer")
 	m.stop()
 
 	startManager(t, cfg)
 	time.Sleep(time.Second)
-	playPods(t, job, map[int32]podResult{0: {message: writerSummary(t, 0, 2, 100, "")}, 1: {message: writerSummary(t, 1, 2, 100, "")}})
-	finishJob(t, job, []int32{0, 1}, nil)
-	waitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, "")
+	pl.Pods(t, job, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 2, 100, "")}, 1: {Message: play.WriterSummary(t, 1, 2, 100, "")}})
+	pl.FinishJob(t, job, []int32{0, 1}, nil)
+	pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, "")
 	var jobs batchv1.JobList
 	if err := env.Client.List(context.Background(), &jobs, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
@@ -288,23 +289,23 @@ func TestSettingThatDidNotApplyFailsBeforeLoad(t *testing.T) {
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 1)
 	startManager(t, managerConfig(t, ns))
-	gen := getDC(t, dc).Generation
+	gen := pl.Datacenter(t, dc).Generation
 	run := builders.MakeBenchmarkRun("typo", ns).Datacenter("dc1").
 		CassandraYaml(map[string]any{"concurent_writes": 64}).Writers(2).Duration(time.Second).Obj()
-	create(t, run)
-	playOperatorApplies(t, dc, gen)
-	setup := waitJob(t, ns, "typo-setup")
+	pl.Create(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	setup := pl.WaitJob(t, ns, "typo-setup")
 	report := summary.SetupReport{Nodes: 1, Error: `setting "concurent_writes" is not a Cassandra setting (node 10.0.0.1)`}
-	playPods(t, setup, map[int32]podResult{0: {exitCode: 1, message: setupReport(t, report)}})
-	finishJob(t, setup, nil, []int32{0})
-	got := waitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonSetupFailed)
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {ExitCode: 1, Message: play.SetupReport(t, report)}})
+	pl.FinishJob(t, setup, nil, []int32{0})
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonSetupFailed)
 	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "concurent_writes") {
 		t.Errorf("message does not name the setting: %q", c.Message)
 	}
 	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "typo-writer"}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
 		t.Errorf("writer Job exists after a failed setup: %v", err)
 	}
-	if d := getDC(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) {
+	if d := pl.Datacenter(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) {
 		t.Errorf("config not restored: %s", d.Spec.Config)
 	}
 }
@@ -313,12 +314,12 @@ func TestReadinessDeadlineExpires(t *testing.T) {
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 1)
 	startManager(t, managerConfig(t, ns))
-	gen := getDC(t, dc).Generation
+	gen := pl.Datacenter(t, dc).Generation
 	run := builders.MakeBenchmarkRun("stuck", ns).Datacenter("dc1").Size(2).Writers(1).Duration(time.Second).Obj()
 	run.Spec.Deadlines.Prepare = &metav1.Duration{Duration: 3 * time.Second}
-	create(t, run)
-	eventually(t, 10*time.Second, "patched", func() error {
-		if getDC(t, dc).Generation == gen {
+	pl.Create(t, run)
+	play.Eventually(t, 10*time.Second, "patched", func() error {
+		if pl.Datacenter(t, dc).Generation == gen {
 			return errNotYet
 		}
 		return nil
@@ -326,11 +327,11 @@ func TestReadinessDeadlineExpires(t *testing.T) {
 	if err := kube.SetDatacenterStatus(context.Background(), env.Client, dc, kube.MarkDatacenterUpdating(dc)); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExpired)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExpired)
 	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "Updating") {
 		t.Errorf("message does not say what was pending: %q", c.Message)
 	}
-	if d := getDC(t, dc); d.Spec.Size != 1 || d.Annotations[cbv1.LockAnnotation] != "" {
+	if d := pl.Datacenter(t, dc); d.Spec.Size != 1 || d.Annotations[cbv1.LockAnnotation] != "" {
 		t.Errorf("not given back: size %d lock %q", d.Spec.Size, d.Annotations[cbv1.LockAnnotation])
 	}
 }
@@ -347,7 +348,7 @@ func findCond(run *cbv1.BenchmarkRun, t string) metav1.Condition {
 // assertEvents checks that the run's events include each reason.
 func assertEvents(t *testing.T, run *cbv1.BenchmarkRun, reasons ...string) {
 	t.Helper()
-	eventually(t, 10*time.Second, "events", func() error {
+	play.Eventually(t, 10*time.Second, "events", func() error {
 		var list eventsv1.EventList
 		if err := env.Client.List(context.Background(), &list, client.InNamespace(run.Namespace)); err != nil {
 			return err

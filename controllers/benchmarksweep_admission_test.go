@@ -163,7 +163,7 @@ func TestSweepSamplesHaveValidPoints(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		sw.Namespace = ns
-		create(t, sw)
+		pl.Create(t, sw)
 		got := waitSweepCondition(t, sw, cbv1.ConditionValid, metav1.ConditionTrue, cbv1.ReasonPointsValid)
 		if c := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionSucceeded); c != nil {
 			t.Errorf("%s: %s", file, c.Message)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func getSweep(t testing.TB, sw *cbv1.BenchmarkSweep) *cbv1.BenchmarkSweep {
 func waitSweepCondition(t testing.TB, sw *cbv1.BenchmarkSweep, condType string, status metav1.ConditionStatus, reason string) *cbv1.BenchmarkSweep {
 	t.Helper()
 	var got *cbv1.BenchmarkSweep
-	eventually(t, 30*time.Second, fmt.Sprintf("waiting for sweep %s=%s (%s)", condType, status, reason), func() error {
+	play.Eventually(t, 30*time.Second, fmt.Sprintf("waiting for sweep %s=%s (%s)", condType, status, reason), func() error {
 		got = getSweep(t, sw)
 		c := meta.FindStatusCondition(got.Status.Conditions, condType)
 		if c == nil {
@@ -88,7 +89,7 @@ func sweepRuns(t testing.TB, sw *cbv1.BenchmarkSweep) []cbv1.BenchmarkRun {
 func waitSweepRun(t testing.TB, sw *cbv1.BenchmarkSweep, name string) *cbv1.BenchmarkRun {
 	t.Helper()
 	run := &cbv1.BenchmarkRun{}
-	eventually(t, 30*time.Second, "waiting for BenchmarkRun "+name, func() error {
+	play.Eventually(t, 30*time.Second, "waiting for BenchmarkRun "+name, func() error {
 		return env.Client.Get(context.Background(), client.ObjectKey{Namespace: sw.Namespace, Name: name}, run)
 	})
 	for _, other := range sweepRuns(t, sw) {
@@ -103,43 +104,43 @@ func waitSweepRun(t testing.TB, sw *cbv1.BenchmarkSweep, name string) *cbv1.Benc
 func playTuning(t *testing.T, run *cbv1.BenchmarkRun, dc string) {
 	t.Helper()
 	var patched int64
-	eventually(t, 30*time.Second, "waiting for "+run.Name+" to patch the datacenter", func() error {
-		got := getRun(t, run)
+	play.Eventually(t, 30*time.Second, "waiting for "+run.Name+" to patch the datacenter", func() error {
+		got := pl.Run(t, run)
 		if got.Status.Datacenter == nil || got.Status.Datacenter.PatchedGeneration == 0 {
 			return errNotYet
 		}
 		patched = got.Status.Datacenter.PatchedGeneration
 		return nil
 	})
-	playOperatorApplies(t, builders.MakeDatacenter(dc, run.Namespace).Obj(), patched-1)
+	pl.OperatorApplies(t, builders.MakeDatacenter(dc, run.Namespace).Obj(), patched-1)
 }
 
 // finishRun plays setup and the writers of a run; writer 0 is killed when fail is set.
 func finishRun(t *testing.T, run *cbv1.BenchmarkRun, writers int32, opsPerWriter int64, fail bool) {
 	t.Helper()
 	ns := run.Namespace
-	setup := waitJob(t, ns, run.Name+"-setup")
-	playPods(t, setup, map[int32]podResult{0: {message: setupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 1})}})
-	finishJob(t, setup, []int32{0}, nil)
-	job := waitJob(t, ns, run.Name+"-writer")
-	pods := map[int32]podResult{}
+	setup := pl.WaitJob(t, ns, run.Name+"-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	job := pl.WaitJob(t, ns, run.Name+"-writer")
+	pods := map[int32]play.PodResult{}
 	var ok, failed []int32
 	for i := range writers {
 		if fail && i == 0 {
-			pods[i] = podResult{exitCode: 137}
+			pods[i] = play.PodResult{ExitCode: 137}
 			failed = append(failed, i)
 			continue
 		}
-		pods[i] = podResult{message: writerSummary(t, i, writers, opsPerWriter, "")}
+		pods[i] = play.PodResult{Message: play.WriterSummary(t, i, writers, opsPerWriter, "")}
 		ok = append(ok, i)
 	}
-	playPods(t, job, pods)
-	finishJob(t, job, ok, failed)
+	pl.Pods(t, job, pods)
+	pl.FinishJob(t, job, ok, failed)
 	want := metav1.ConditionTrue
 	if fail {
 		want = metav1.ConditionFalse
 	}
-	waitCondition(t, run, cbv1.ConditionSucceeded, want, "")
+	pl.WaitCondition(t, run, cbv1.ConditionSucceeded, want, "")
 }
 
 func TestSweepRunsItsPointsOneAtATimeAndTabulates(t *testing.T) {
@@ -150,7 +151,7 @@ func TestSweepRunsItsPointsOneAtATimeAndTabulates(t *testing.T) {
 	sw := makeSweep("cw", ns,
 		sweepAxis("datacenter.config.cassandra-yaml.concurrent_writes", 64, 128),
 		sweepAxis("writers.replicas", 1, 2))
-	create(t, sw)
+	pl.Create(t, sw)
 
 	// Point 1 fails; the sweep records it and goes on.
 	points := []struct {
@@ -172,7 +173,7 @@ func TestSweepRunsItsPointsOneAtATimeAndTabulates(t *testing.T) {
 			t.Errorf("%s: cassandra-yaml %v, want %s", name, got, wantYaml)
 		}
 		// The sweep reports its running point while the run is under way.
-		eventually(t, 10*time.Second, "point running", func() error {
+		play.Eventually(t, 10*time.Second, "point running", func() error {
 			got := getSweep(t, sw)
 			if len(got.Status.Table) != 4 || got.Status.Table[i].Outcome != cbv1.PointRunning || got.Status.Phase != cbv1.PhaseRunning {
 				return fmt.Errorf("phase %s table %+v", got.Status.Phase, got.Status.Table)
@@ -223,7 +224,7 @@ func TestSweepRunsItsPointsOneAtATimeAndTabulates(t *testing.T) {
 	if diff := cmp.Diff(wantBest, got.Status.Best); diff != "" {
 		t.Errorf("best (-want +got):\n%s", diff)
 	}
-	if d := getDC(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) || d.Annotations[cbv1.LockAnnotation] != "" {
+	if d := pl.Datacenter(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) || d.Annotations[cbv1.LockAnnotation] != "" {
 		t.Errorf("datacenter not given back after the sweep: %s %v", d.Spec.Config, d.Annotations)
 	}
 
@@ -274,7 +275,7 @@ func TestSweepWithAnInvalidPointCreatesNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			i++
 			sw := makeSweep(fmt.Sprintf("bad-%d", i), ns, tc.axes...)
-			create(t, sw)
+			pl.Create(t, sw)
 			got := waitSweepCondition(t, sw, cbv1.ConditionValid, metav1.ConditionFalse, cbv1.ReasonInvalidPoint)
 			msg := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionValid).Message
 			for _, phrase := range tc.want {
@@ -306,7 +307,7 @@ func TestSweepStopsOnFailureAndSurvivesARestart(t *testing.T) {
 	sw := makeSweep("stop", ns, sweepAxis("workload.writeConsistency", "ONE", "QUORUM"))
 	sw.Spec.Repeats = 2
 	sw.Spec.StopOnFailure = true
-	create(t, sw)
+	pl.Create(t, sw)
 
 	first := waitSweepRun(t, sw, "stop-0-0")
 	// A manager restarted mid-sweep finds its runs by name and creates none twice.

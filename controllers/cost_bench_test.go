@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 	"io"
 	"net/http"
 	"os"
@@ -78,28 +79,28 @@ func BenchmarkRunLifecycle(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		dcName := fmt.Sprintf("dc%d", i)
 		dc := builders.MakeDatacenter(dcName, ns).Cluster("c1").Size(3).Config(originalConfig).AllowBenchmarks("true").Obj()
-		create(b, dc)
-		settle(b, dc)
-		gen := getDC(b, dc).Generation
+		pl.Create(b, dc)
+		pl.Settle(b, dc)
+		gen := pl.Datacenter(b, dc).Generation
 		name := fmt.Sprintf("run%d", i)
 		run := builders.MakeBenchmarkRun(name, ns).Datacenter(dcName).Size(5).
 			CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(4).Duration(2 * time.Second).Obj()
-		create(b, run)
-		playOperatorApplies(b, dc, gen)
-		setup := waitJob(b, ns, name+"-setup")
-		playPods(b, setup, map[int32]podResult{0: {message: setupReport(b, summary.SetupReport{Nodes: 5})}})
-		finishJob(b, setup, []int32{0}, nil)
-		job := waitJob(b, ns, name+"-writer")
-		markJobRunning(b, job, 4)
-		playPods(b, job, map[int32]podResult{0: {running: true}, 1: {running: true}, 2: {running: true}, 3: {running: true}})
+		pl.Create(b, run)
+		pl.OperatorApplies(b, dc, gen)
+		setup := pl.WaitJob(b, ns, name+"-setup")
+		pl.Pods(b, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(b, summary.SetupReport{Nodes: 5})}})
+		pl.FinishJob(b, setup, []int32{0}, nil)
+		job := pl.WaitJob(b, ns, name+"-writer")
+		pl.JobRunning(b, job, 4)
+		pl.Pods(b, job, map[int32]play.PodResult{0: {Running: true}, 1: {Running: true}, 2: {Running: true}, 3: {Running: true}})
 		time.Sleep(2 * time.Second)
-		results := map[int32]podResult{}
+		results := map[int32]play.PodResult{}
 		for w := int32(0); w < 4; w++ {
-			results[w] = podResult{message: writerSummary(b, w, 4, 1000, "")}
+			results[w] = play.PodResult{Message: play.WriterSummary(b, w, 4, 1000, "")}
 		}
-		playPods(b, job, results)
-		finishJob(b, job, []int32{0, 1, 2, 3}, nil)
-		waitCondition(b, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, "")
+		pl.Pods(b, job, results)
+		pl.FinishJob(b, job, []int32{0, 1, 2, 3}, nil)
+		pl.WaitCondition(b, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, "")
 	}
 	b.StopTimer()
 	total, writes, status := counter.snapshot()
@@ -121,8 +122,8 @@ func BenchmarkManagerMemoryQueued(b *testing.B) {
 		ns := env.Namespace(b)
 		for d := 0; d < datacenters; d++ {
 			dc := builders.MakeDatacenter(fmt.Sprintf("dc%d", d), ns).Cluster("c1").Size(3).Config(originalConfig).AllowBenchmarks("true").Obj()
-			create(b, dc)
-			settle(b, dc)
+			pl.Create(b, dc)
+			pl.Settle(b, dc)
 		}
 		runtime.GC()
 		var before runtime.MemStats
@@ -132,7 +133,7 @@ func BenchmarkManagerMemoryQueued(b *testing.B) {
 			for d := 0; d < datacenters; d++ {
 				run := builders.MakeBenchmarkRun(fmt.Sprintf("r%d-dc%d", r, d), ns).Datacenter(fmt.Sprintf("dc%d", d)).
 					Size(4).Writers(8).Duration(time.Minute).Obj()
-				create(b, run)
+				pl.Create(b, run)
 			}
 		}
 		waitAllQueued(b, ns, datacenters*(runsPerDC-1))

@@ -3,6 +3,8 @@ package packaging_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,18 +64,18 @@ func TestManagerWatchingOneNamespaceWithTheChartsRBAC(t *testing.T) {
 	// A run the manager must not see: its namespace is not watched.
 	outside := createReadyDatacenter(t, other)
 	ignored := builders.MakeBenchmarkRun("ignored", other).Datacenter(outside.Name).Writers(1).Duration(10 * time.Second).Obj()
-	create(t, ignored)
+	pl.Create(t, ignored)
 
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
 	startManager(t, cfg, controllers.Options{LeaderElect: true, LeaderElectionNamespace: system, WatchNamespaces: []string{watched}})
 	playRun(t, watched)
 
-	got := getRun(t, ignored)
+	got := pl.Run(t, ignored)
 	if len(got.Finalizers) != 0 || len(got.Status.Conditions) != 0 {
 		t.Errorf("a run in an unwatched namespace was reconciled: finalizers %v, conditions %+v", got.Finalizers, got.Status.Conditions)
 	}
-	if _, locked := getDC(t, outside).Annotations[cbv1.LockAnnotation]; locked {
+	if _, locked := pl.Datacenter(t, outside).Annotations[cbv1.LockAnnotation]; locked {
 		t.Error("a datacenter in an unwatched namespace was locked")
 	}
 }
@@ -83,8 +85,8 @@ const originalConfig = `{"cassandra-yaml":{"num_tokens":16}}`
 func createReadyDatacenter(t *testing.T, ns string) *cassdcapi.CassandraDatacenter {
 	t.Helper()
 	dc := builders.MakeDatacenter("dc1", ns).Cluster("c1").Size(1).Config(originalConfig).AllowBenchmarks("true").Obj()
-	create(t, dc)
-	settle(t, dc)
+	pl.Create(t, dc)
+	pl.Settle(t, dc)
 	return dc
 }
 
@@ -93,30 +95,30 @@ func createReadyDatacenter(t *testing.T, ns string) *cassdcapi.CassandraDatacent
 func playRun(t *testing.T, ns string) {
 	t.Helper()
 	dc := createReadyDatacenter(t, ns)
-	gen := getDC(t, dc).Generation
+	gen := pl.Datacenter(t, dc).Generation
 	run := builders.MakeBenchmarkRun("chart-rbac", ns).Datacenter(dc.Name).Size(3).
 		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(2).Duration(10 * time.Second).Obj()
-	create(t, run)
-	playOperatorApplies(t, dc, gen)
-	if got := getDC(t, dc); got.Spec.Size != 3 || got.Annotations[cbv1.LockAnnotation] != ns+"/"+run.Name {
+	pl.Create(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	if got := pl.Datacenter(t, dc); got.Spec.Size != 3 || got.Annotations[cbv1.LockAnnotation] != ns+"/"+run.Name {
 		t.Fatalf("datacenter not taken: size %d, annotations %v", got.Spec.Size, got.Annotations)
 	}
 
-	setup := waitJob(t, ns, jobs.SetupName(run))
-	finishPods(t, setup, map[int32]string{0: setupReport(t, 3)})
-	completeJob(t, setup, 1)
-	writers := waitJob(t, ns, jobs.WriterName(run))
-	finishPods(t, writers, map[int32]string{0: writerSummary(t, 0, 2, 1000), 1: writerSummary(t, 1, 2, 2000)})
-	completeJob(t, writers, 2)
+	setup := pl.WaitJob(t, ns, jobs.SetupName(run))
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 3})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	writers := pl.WaitJob(t, ns, jobs.WriterName(run))
+	pl.Pods(t, writers, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 2, 1000, "")}, 1: {Message: play.WriterSummary(t, 1, 2, 2000, "")}})
+	pl.FinishJob(t, writers, []int32{0, 1}, nil)
 
-	done := waitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
+	done := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
 	if r := done.Status.Results; r == nil || r.Operations != 3000 || r.WritersReported != 2 {
 		t.Errorf("results %+v, want 3000 operations from 2 writers", r)
 	}
 	if c := meta.FindStatusCondition(done.Status.Conditions, cbv1.ConditionDatacenterRestored); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("DatacenterRestored: %+v", c)
 	}
-	restored := getDC(t, dc)
+	restored := pl.Datacenter(t, dc)
 	if restored.Spec.Size != 1 || !datacenter.SameJSON(restored.Spec.Config, json.RawMessage(originalConfig)) {
 		t.Errorf("not restored: size %d config %s", restored.Spec.Size, restored.Spec.Config)
 	}
@@ -130,7 +132,7 @@ func playRun(t *testing.T, ns string) {
 func startManager(t *testing.T, cfg *rest.Config, o controllers.Options) {
 	t.Helper()
 	o.MetricsAddr, o.ProbeAddr = "0", "0"
-	o.Image = testImage
+	o.Image = play.Image
 	o.ProgressInterval = 500 * time.Millisecond
 	o.SkipNameValidation = true
 	mgr, err := controllers.NewManager(cfg, o)

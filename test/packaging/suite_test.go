@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 	"io"
 	"os"
 	"os/exec"
@@ -33,7 +34,11 @@ import (
 
 const fieldOwner = client.FieldOwner("cassbench-packaging-test")
 
-var env *kube.Env
+var (
+	env *kube.Env
+	// pl plays cass-operator, the Job controller and the kubelet.
+	pl play.Player
+)
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.Level(logLevel())))
@@ -52,6 +57,7 @@ func runSuite(m *testing.M) (int, error) {
 	}
 	defer stop()
 	env = e
+	pl = play.Player{C: e.Client}
 	// prometheus-operator's ServiceMonitor and PodMonitor CRDs, from its Go module (cached by
 	// the Makefile), so that the chart's monitors are dry-run against their real schema too.
 	dir, err := makeOutput("monitoring-crds")
