@@ -1,0 +1,290 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+)
+
+// controlPlane is etcd and kube-apiserver (envtest) plus kube-controller-manager as a process.
+type controlPlane struct {
+	env    *envtest.Environment
+	kcm    *Process
+	config *rest.Config
+	client client.Client
+}
+
+// kcmControllers are what Jobs with pods need: the Job controller creates and tracks pods, the
+// garbage collector deletes a run's Jobs and their pods with the run, and the service account
+// controller creates the "default" account the ServiceAccount admission plugin wants.
+var kcmControllers = []string{"job-controller", "garbage-collector-controller", "serviceaccount-controller"}
+
+func startControlPlane(ctx context.Context, root, dir string, scheme *runtime.Scheme, logf func(string, ...any)) (*controlPlane, error) {
+	assets, err := controlPlaneAssets(root)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := cassOperatorCRDs(root)
+	if err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases"), crds},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                scheme,
+	}
+	// envtest turns the ServiceAccount admission plugin off because it runs no controllers;
+	// this control plane does, so pods are admitted as in a cluster.
+	env.ControlPlane.GetAPIServer().Configure().Disable("disable-admission-plugins")
+	logf("starting etcd and kube-apiserver from %s", assets)
+	cfg, err := env.Start()
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("starting etcd and kube-apiserver: %w", err)
+	}
+	cp := &controlPlane{env: env, config: cfg}
+	if cp.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		cp.stop()
+		return nil, fmt.Errorf("creating the admin client: %w", err)
+	}
+	kubeconfig, err := cp.writeKubeconfig(filepath.Join(dir, "kube-controller-manager.kubeconfig"),
+		envtest.User{Name: "local-kube-controller-manager", Groups: []string{"system:masters"}})
+	if err != nil {
+		cp.stop()
+		return nil, err
+	}
+	cp.kcm = &Process{
+		Name: "kube-controller-manager",
+		Path: filepath.Join(assets, "kube-controller-manager"),
+		Args: []string{
+			"--kubeconfig=" + kubeconfig,
+			"--controllers=" + strings.Join(kcmControllers, ","),
+			"--leader-elect=false",
+			"--use-service-account-credentials=false",
+			"--secure-port=0",
+			"--concurrent-job-syncs=5",
+			"--v=2",
+		},
+		Env: os.Environ(),
+		Log: filepath.Join(dir, "kube-controller-manager.log"),
+	}
+	logf("starting kube-controller-manager (%s)", strings.Join(kcmControllers, ", "))
+	if err := cp.kcm.Start(); err != nil {
+		cp.stop()
+		return nil, err
+	}
+	if err := cp.waitForControllers(ctx); err != nil {
+		cp.stop()
+		return nil, err
+	}
+	return cp, nil
+}
+
+// waitForControllers waits until kube-controller-manager has started every controller asked
+// for, and fails on any error it logged while starting.
+func (cp *controlPlane) waitForControllers(ctx context.Context) error {
+	for _, c := range kcmControllers {
+		if err := cp.kcm.WaitForLog(`"Controller starting..." controller="`+c+`"`, 2*time.Minute); err != nil {
+			return err
+		}
+	}
+	// The informers of the started controllers sync right after; errors then are startup errors.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(2 * time.Second):
+	}
+	lines, err := cp.kcm.linesSinceStart()
+	if err != nil {
+		return fmt.Errorf("reading the kube-controller-manager log: %w", err)
+	}
+	var errs []string
+	for _, l := range lines {
+		if klogError.MatchString(l) {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("kube-controller-manager logged errors while starting:\n%s", strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// klogError matches a klog line of severity E or F.
+var klogError = regexp.MustCompile(`^[EF]\d{4} `)
+
+// writeKubeconfig provisions a client-certificate user and writes its kubeconfig.
+func (cp *controlPlane) writeKubeconfig(path string, user envtest.User) (string, error) {
+	u, err := cp.env.AddUser(user, nil)
+	if err != nil {
+		return "", fmt.Errorf("adding user %s: %w", user.Name, err)
+	}
+	data, err := u.KubeConfig()
+	if err != nil {
+		return "", fmt.Errorf("writing the kubeconfig of %s: %w", user.Name, err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", fmt.Errorf("writing %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// managerKubeconfig provisions the manager's user, grants it exactly the ClusterRole in
+// config/rbac/role.yaml, waits until RBAC allows it, and writes its kubeconfig. A permission
+// the role lacks then fails the manager as it would in a cluster.
+func (cp *controlPlane) managerKubeconfig(ctx context.Context, root, path string) (string, error) {
+	const user = "cassbench-manager"
+	data, err := os.ReadFile(filepath.Join(root, "config", "rbac", "role.yaml"))
+	if err != nil {
+		return "", fmt.Errorf("reading the manager's role: %w", err)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(data, role); err != nil {
+		return "", fmt.Errorf("decoding config/rbac/role.yaml: %w", err)
+	}
+	if role.Kind != "ClusterRole" || len(role.Rules) == 0 {
+		return "", fmt.Errorf("config/rbac/role.yaml is a %s with %d rules, want a ClusterRole with rules", role.Kind, len(role.Rules))
+	}
+	role.ObjectMeta = metav1.ObjectMeta{Name: role.Name}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}
+	for _, obj := range []client.Object{role, binding} {
+		if err := cp.client.Create(ctx, obj); err != nil {
+			return "", fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
+		}
+	}
+	// The RBAC authorizer learns of new bindings through an informer.
+	for _, r := range role.Rules {
+		attrs := &authorizationv1.ResourceAttributes{Verb: r.Verbs[0], Group: r.APIGroups[0], Resource: r.Resources[0]}
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: user, Groups: []string{"system:authenticated"}, ResourceAttributes: attrs,
+			}}
+			if err := cp.client.Create(ctx, review); err != nil {
+				return false, err
+			}
+			return review.Status.Allowed, nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("waiting for RBAC to allow %s to %s %s: %w", user, attrs.Verb, attrs.Resource, err)
+		}
+	}
+	return cp.writeKubeconfig(path, envtest.User{Name: user})
+}
+
+func (cp *controlPlane) stop() {
+	if cp.kcm != nil {
+		cp.kcm.Stop(10 * time.Second)
+	}
+	if err := cp.env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "local: stopping etcd and kube-apiserver: %v\n", err)
+	}
+}
+
+// controlPlaneAssets returns the directory with etcd, kube-apiserver and
+// kube-controller-manager: KUBEBUILDER_ASSETS when it has all three, else what
+// hack/control-plane.sh builds (cached).
+func controlPlaneAssets(root string) (string, error) {
+	want := []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+	has := func(dir string) bool {
+		for _, b := range want {
+			if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+				return false
+			}
+		}
+		return dir != ""
+	}
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); has(dir) {
+		return dir, nil
+	}
+	out, err := runIn(root, filepath.Join(root, "hack", "control-plane.sh"), "kube-controller-manager")
+	if err != nil {
+		return "", fmt.Errorf("building the control plane with hack/control-plane.sh: %w", err)
+	}
+	dir := lastLine(out)
+	if !has(dir) {
+		return "", fmt.Errorf("hack/control-plane.sh printed %q, which lacks one of %v", dir, want)
+	}
+	return dir, nil
+}
+
+// cassOperatorCRDs returns the kustomized cass-operator CRDs: CASS_OPERATOR_CRDS, else the
+// file `make cass-operator-crds` writes.
+func cassOperatorCRDs(root string) (string, error) {
+	if path := os.Getenv("CASS_OPERATOR_CRDS"); path != "" {
+		return path, nil
+	}
+	if _, err := runIn(root, "make", "-s", "--no-print-directory", "cass-operator-crds"); err != nil {
+		return "", fmt.Errorf("rendering cass-operator CRDs (or set CASS_OPERATOR_CRDS): %w", err)
+	}
+	version, err := moduleVersion(root, "github.com/k8ssandra/cass-operator")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(cacheDir(), "crds", "cass-operator-"+version+".yaml")
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("make cass-operator-crds did not write %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// moduleVersion reads a required module's version from go.mod.
+func moduleVersion(root, module string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "", fmt.Errorf("reading go.mod: %w", err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*(?:require\s+)?` + regexp.QuoteMeta(module) + `\s+(v\S+)`).FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("go.mod does not require %s", module)
+	}
+	return string(m[1]), nil
+}
+
+// cacheDir is the Makefile's CACHE.
+func cacheDir() string {
+	if dir := os.Getenv("CASSBENCH_CACHE"); dir != "" {
+		return dir
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "cassbench-cache")
+	}
+	return filepath.Join(home, ".cache", "cassbench")
+}
+
+// runIn runs a command in dir and returns its stdout; an error carries both streams.
+func runIn(dir, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s %s: %w\n%s%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

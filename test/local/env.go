@@ -1,0 +1,351 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
+)
+
+// Options shape the environment.
+type Options struct {
+	// Namespace, Datacenter and Cluster name the CassandraDatacenter the environment creates
+	// (one node, opted in to benchmarks) and backs with local nodes.
+	Namespace, Datacenter, Cluster string
+	// Heap of a node whose config names none.
+	Heap string
+	// MaxNodes is the largest size the datacenter can take.
+	MaxNodes int
+	// Image is the writer image the manager is started with; the pod runner maps its
+	// /cassbench to the locally built binary.
+	Image string
+	// Dir holds binaries, kubeconfigs, logs and pod files; a new directory under /var/tmp when
+	// empty (not /tmp: pods get their own /tmp, and their binary must stay visible).
+	Dir string
+	// Out gets a line per step of starting and stopping, and of the stand-ins.
+	Out io.Writer
+}
+
+// Env is a running environment.
+type Env struct {
+	Options
+	Root   string
+	Scheme *runtime.Scheme
+	// Client is an uncached admin client.
+	Client client.Client
+	// AdminKubeconfig reaches the apiserver as a member of system:masters.
+	AdminKubeconfig string
+	Manager         *Process
+	Runner          *PodRunner
+	StandIn         *DatacenterStandIn
+	Nodes           *Nodes
+
+	cp      *controlPlane
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	logMu   sync.Mutex
+	harness *os.File
+}
+
+// Start brings up the environment: Cassandra, control plane, stand-ins, then the manager.
+func Start(ctx context.Context, o Options) (_ *Env, err error) {
+	o = withDefaults(o)
+	root, err := kube.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	scheme, err := kube.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	if o.Dir == "" {
+		if o.Dir, err = os.MkdirTemp("/var/tmp", "cassbench-local-"); err != nil {
+			return nil, err
+		}
+	}
+	// Pods run as a non-root user and must reach their binary.
+	if err := os.Chmod(o.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	e := &Env{Options: o, Root: root, Scheme: scheme}
+	if e.harness, err = os.OpenFile(filepath.Join(o.Dir, "harness.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	defer func() {
+		if err != nil {
+			e.Stop()
+		}
+	}()
+
+	// Cassandra takes longest; it starts while the binaries build and the control plane
+	// comes up.
+	e.Nodes = &Nodes{Script: filepath.Join(root, "hack", "cassandra.sh"), Datacenter: o.Datacenter, Heap: o.Heap, MaxNodes: o.MaxNodes, Logf: e.Logf}
+	nodesCtx, cancelNodes := context.WithCancel(ctx)
+	defer cancelNodes()
+	nodesErr := make(chan error, 1)
+	go func() { nodesErr <- e.Nodes.Start(nodesCtx) }()
+	fail := func(err error) error {
+		// Stop waits for the script, so that Stop can stop what it started.
+		cancelNodes()
+		if nerr := <-nodesErr; nerr != nil && !errors.Is(nerr, context.Canceled) {
+			e.Logf("starting Cassandra: %v", nerr)
+		}
+		return err
+	}
+
+	e.Logf("building manager and cassbench with hack/build.sh")
+	bin := filepath.Join(o.Dir, "bin")
+	if _, err := runIn(root, filepath.Join(root, "hack", "build.sh"), bin); err != nil {
+		return nil, fail(err)
+	}
+	if e.cp, err = startControlPlane(ctx, root, o.Dir, scheme, e.Logf); err != nil {
+		return nil, fail(err)
+	}
+	e.Client = e.cp.client
+	e.AdminKubeconfig = filepath.Join(o.Dir, "admin.kubeconfig")
+	if err := os.WriteFile(e.AdminKubeconfig, e.cp.env.KubeConfig, 0o600); err != nil {
+		return nil, fail(err)
+	}
+	managerKubeconfig, err := e.cp.managerKubeconfig(ctx, root, filepath.Join(o.Dir, "manager.kubeconfig"))
+	if err != nil {
+		return nil, fail(err)
+	}
+	if err := <-nodesErr; err != nil {
+		return nil, err
+	}
+
+	e.StandIn = &DatacenterStandIn{
+		Client: e.Client,
+		Key:    types.NamespacedName{Namespace: o.Namespace, Name: o.Datacenter},
+		Nodes:  e.Nodes,
+		Logf:   e.Logf,
+	}
+	e.Runner = &PodRunner{
+		Client:   e.Client,
+		Selector: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/managed-by": "cassbench"}),
+		Dir:      filepath.Join(o.Dir, "pods"),
+		Images:   map[string]Image{o.Image: {Commands: map[string]string{"/cassbench": filepath.Join(bin, "cassbench")}}},
+		Hosts:    e.StandIn.HostAliases,
+		Logf:     e.Logf,
+	}
+	if err := os.MkdirAll(e.Runner.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	e.wg.Add(2)
+	go func() { defer e.wg.Done(); e.StandIn.Run(runCtx) }()
+	go func() { defer e.wg.Done(); e.Runner.Run(runCtx) }()
+	if err := e.createDatacenter(ctx); err != nil {
+		return nil, err
+	}
+
+	e.Manager = &Process{
+		Name: "manager",
+		Path: filepath.Join(bin, "manager"),
+		Args: []string{
+			"--leader-elect=false",
+			"--metrics-bind-address=0",
+			"--health-probe-bind-address=0",
+			"--writer-image=" + o.Image,
+		},
+		Env: append(withoutEnv(os.Environ(), "KUBECONFIG"), "KUBECONFIG="+managerKubeconfig),
+		Log: filepath.Join(o.Dir, "manager.log"),
+	}
+	if err := e.StartManager(); err != nil {
+		return nil, err
+	}
+	e.Logf("environment ready in %s", o.Dir)
+	return e, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.Datacenter == "" {
+		o.Datacenter = "dc1"
+	}
+	if o.Cluster == "" {
+		o.Cluster = "cluster1"
+	}
+	if o.Heap == "" {
+		o.Heap = "512M"
+	}
+	if o.MaxNodes == 0 {
+		o.MaxNodes = 2
+	}
+	if o.Image == "" {
+		o.Image = "cassbench:local"
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	return o
+}
+
+// createDatacenter creates the opted-in one-node datacenter and waits for the stand-in to
+// report it ready.
+func (e *Env) createDatacenter(ctx context.Context) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.Namespace}}
+	if err := e.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", e.Namespace, err)
+	}
+	dc := builders.MakeDatacenter(e.Datacenter, e.Namespace).Cluster(e.Cluster).ServerVersion(cassandraVersion()).
+		AllowBenchmarks("true").Obj()
+	if err := e.Client.Create(ctx, dc); err != nil {
+		return fmt.Errorf("creating CassandraDatacenter %s: %w", e.Datacenter, err)
+	}
+	return e.WaitDatacenterSettled(ctx, 2*time.Minute)
+}
+
+// WaitDatacenterSettled waits until the stand-in has applied the datacenter's current spec.
+func (e *Env) WaitDatacenterSettled(ctx context.Context, timeout time.Duration) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		dc := &cassdcapi.CassandraDatacenter{}
+		if err := e.Client.Get(ctx, e.StandIn.Key, dc); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		s := dc.Status
+		last = fmt.Sprintf("generation %d, observed %d, progress %q", dc.Generation, s.ObservedGeneration, s.CassandraOperatorProgress)
+		_, settled := e.StandIn.SettledAt(dc.Generation)
+		return settled && s.ObservedGeneration == dc.Generation && s.CassandraOperatorProgress == cassdcapi.ProgressReady, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for CassandraDatacenter %s to settle (%s): %w", e.StandIn.Key, last, err)
+	}
+	return nil
+}
+
+// StartManager starts the manager and waits until its controllers run.
+func (e *Env) StartManager() error {
+	e.Logf("starting the manager")
+	if err := e.Manager.Start(); err != nil {
+		return err
+	}
+	return e.Manager.WaitForLog("Starting workers", time.Minute)
+}
+
+// KillManager kills the manager with SIGKILL, as a node failure or OOM kill would.
+func (e *Env) KillManager() {
+	e.Logf("killing the manager (pid %d)", e.Manager.PID())
+	e.Manager.Kill()
+}
+
+// Stop stops everything, Cassandra included, and removes the directory unless keep.
+func (e *Env) Stop() {
+	e.Logf("stopping")
+	if e.Manager != nil {
+		e.Manager.Stop(10 * time.Second)
+	}
+	if e.cancel != nil {
+		e.cancel() // the pod runner kills its pods; the stand-in stops
+	}
+	e.wg.Wait()
+	if e.cp != nil {
+		e.cp.stop()
+	}
+	if e.Nodes != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		if err := e.Nodes.Stop(ctx); err != nil {
+			e.Logf("stopping Cassandra: %v", err)
+		}
+		cancel()
+	}
+	if e.harness != nil {
+		e.logMu.Lock()
+		_ = e.harness.Close()
+		e.harness = nil
+		e.logMu.Unlock()
+	}
+}
+
+// Remove deletes the environment's directory.
+func (e *Env) Remove() error { return os.RemoveAll(e.Dir) }
+
+// Logf writes a line to Out and the harness log.
+func (e *Env) Logf(format string, args ...any) {
+	line := time.Now().Format("15:04:05.000") + " " + fmt.Sprintf(format, args...) + "\n"
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	_, _ = io.WriteString(e.Out, "local: "+line)
+	if e.harness != nil {
+		_, _ = io.WriteString(e.harness, line)
+	}
+}
+
+// DumpLogs writes what helps explain a failure: the harness log, the manager's log, errors of
+// kube-controller-manager, and the logs of the pods of the named runs (all pods when none).
+func (e *Env) DumpLogs(w io.Writer, runs ...string) {
+	_, _ = fmt.Fprintf(w, "--- harness log (%s) ---\n%s\n", filepath.Join(e.Dir, "harness.log"), tailFile(filepath.Join(e.Dir, "harness.log"), 80))
+	if e.Manager != nil {
+		_, _ = fmt.Fprintf(w, "--- manager log (%s) ---\n%s\n", e.Manager.Log, e.Manager.Tail(80))
+	}
+	if e.cp != nil && e.cp.kcm != nil {
+		var errs []string
+		for _, l := range strings.Split(e.cp.kcm.Tail(2000), "\n") {
+			if klogError.MatchString(l) {
+				errs = append(errs, l)
+			}
+		}
+		if len(errs) > 20 {
+			errs = errs[len(errs)-20:]
+		}
+		_, _ = fmt.Fprintf(w, "--- kube-controller-manager errors (%s) ---\n%s\n", e.cp.kcm.Log, strings.Join(errs, "\n"))
+	}
+	if e.Runner == nil {
+		return
+	}
+	for _, p := range e.Runner.Processes() {
+		if len(runs) > 0 && !contains(runs, p.Labels["cassbench.io/run"]) {
+			continue
+		}
+		_, _ = fmt.Fprintf(w, "--- pod %s/%s (pid %d, %s) ---\n%s\n", p.Namespace, p.Name, p.PID, p.Log, tailFile(p.Log, 40))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func withoutEnv(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// cassandraVersion is the version hack/cassandra.sh runs.
+func cassandraVersion() string {
+	if v := os.Getenv("CASSANDRA_VERSION"); v != "" {
+		return v
+	}
+	return "5.0.9"
+}

@@ -1,0 +1,113 @@
+package local
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/jobs"
+)
+
+// A writer whose process dies mid-window fails the run, named; the others' results are kept.
+func TestKilledWriterFailsTheRunAndKeepsTheOthers(t *testing.T) {
+	const name = "killed-writer"
+	env, ctx := scenario(t, name)
+	run := newRun(env, name).Writers(3).Concurrency(4).Rate(300).Duration(30 * time.Second).Obj()
+	create(ctx, t, env, run)
+
+	victim := waitWriterMeasuring(ctx, t, env, name, 1)
+	t.Logf("killing writer 1: pod %s, pid %d", victim.Name, victim.PID)
+	if err := syscall.Kill(victim.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+
+	run = waitFinished(ctx, t, env, name, 3*time.Minute)
+	if run.Status.Phase != cbv1.PhaseFailed {
+		t.Fatalf("phase %s, want Failed; conditions:\n%s", run.Status.Phase, conditions(run))
+	}
+	c := cond(run, cbv1.ConditionWritersComplete)
+	if c.Reason != cbv1.ReasonWriterFailed || !strings.Contains(c.Message, "writer 1 ") {
+		t.Errorf("WritersComplete is %s %q, want %s naming writer 1", c.Reason, c.Message, cbv1.ReasonWriterFailed)
+	}
+	res := run.Status.Results
+	if res == nil {
+		t.Fatal("no results kept")
+	}
+	var reported []int32
+	for _, w := range res.PerWriter {
+		reported = append(reported, w.Index)
+	}
+	if res.WritersReported != 2 || !slices.Equal(reported, []int32{0, 2}) || res.Operations == 0 {
+		t.Errorf("results from writers %v (%d reported, %d operations), want 0 and 2 with operations", reported, res.WritersReported, res.Operations)
+	}
+	t.Logf("failure: %s", c.Message)
+	checkRestored(ctx, t, env)
+}
+
+// A manager killed with SIGKILL mid-run and started again completes the run with one writer
+// Job.
+func TestManagerRestartedMidRunCompletesIt(t *testing.T) {
+	const name = "manager-restart"
+	env, ctx := scenario(t, name)
+	run := newRun(env, name).Writers(2).Concurrency(4).Rate(200).Duration(25 * time.Second).Obj()
+	create(ctx, t, env, run)
+
+	waitWriterMeasuring(ctx, t, env, name, 0)
+	env.KillManager()
+	time.Sleep(2 * time.Second)
+	if err := env.StartManager(); err != nil {
+		t.Fatal(err)
+	}
+
+	run = waitFinished(ctx, t, env, name, 3*time.Minute)
+	if run.Status.Phase != cbv1.PhaseSucceeded {
+		t.Fatalf("phase %s, want Succeeded; conditions:\n%s", run.Status.Phase, conditions(run))
+	}
+	var js batchv1.JobList
+	if err := env.Client.List(ctx, &js, client.InNamespace(env.Namespace), client.MatchingLabels{cbv1.RunLabel: name, cbv1.ComponentLabel: jobs.ComponentWriter}); err != nil {
+		t.Fatal(err)
+	}
+	var pods corev1.PodList
+	if err := env.Client.List(ctx, &pods, client.InNamespace(env.Namespace), client.MatchingLabels{cbv1.RunLabel: name, cbv1.ComponentLabel: jobs.ComponentWriter}); err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Items) != 1 || len(pods.Items) != 2 {
+		t.Errorf("%d writer Jobs and %d writer pods, want 1 and 2", len(js.Items), len(pods.Items))
+	}
+	if res := run.Status.Results; res == nil || res.WritersReported != 2 {
+		t.Errorf("results %+v, want both writers reported", res)
+	}
+	checkRestored(ctx, t, env)
+}
+
+// waitWriterMeasuring waits until writer index of the run has started its measured window
+// (it prints its progress only then) and returns its process.
+func waitWriterMeasuring(ctx context.Context, t *testing.T, env *Env, run string, index int) PodProcess {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		for _, p := range env.Runner.Processes() {
+			if p.Labels[cbv1.RunLabel] != run || p.Labels[cbv1.ComponentLabel] != jobs.ComponentWriter ||
+				p.Labels[batchv1.JobCompletionIndexAnnotation] != strconv.Itoa(index) {
+				continue
+			}
+			log, _ := os.ReadFile(p.Log)
+			if strings.Contains(string(log), " measuring ") && env.Runner.Running(p.Namespace, p.Name) {
+				return p
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("writer %d of %s did not start measuring within 3m", index, run)
+	return PodProcess{}
+}
