@@ -108,14 +108,18 @@ func (r *BenchmarkRunReconciler) advance(ctx context.Context, run *cbv1.Benchmar
 	if done, res, err := r.takeDatacenter(ctx, run, dc); !done || err != nil {
 		return res, err
 	}
+	target, err := r.target(run, dc)
+	if err != nil {
+		r.fail(run, cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, err.Error())
+		return ctrl.Result{}, nil
+	}
+	if done, res, err := r.preflight(ctx, run, target); !done || err != nil {
+		return res, err
+	}
 	if done, res, err := r.prepareDatacenter(ctx, run, dc); !done || err != nil {
 		return res, err
 	}
-	target, err := r.target(run, dc)
-	if err != nil {
-		r.fail(run, cbv1.ConditionSchemaReady, cbv1.ReasonInvalidSpec, err.Error())
-		return ctrl.Result{}, nil
-	}
+	target.Nodes = run.Status.Datacenter.Size
 	if done, res, err := r.setUp(ctx, run, target); !done || err != nil {
 		return res, err
 	}

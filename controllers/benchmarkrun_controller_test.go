@@ -44,6 +44,7 @@ func TestFullRunScalesTunesMeasuresAndRestores(t *testing.T) {
 		JvmOptions(map[string]any{"max_heap_size": "8G"}).
 		Writers(3).Duration(20 * time.Second).Obj()
 	pl.Create(t, run)
+	pl.PassPreflight(t, run)
 
 	got := pl.WaitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating)
 	if got.Status.Datacenter == nil || *got.Status.Datacenter.OriginalSize != 3 {
@@ -112,9 +113,13 @@ func TestFullRunScalesTunesMeasuresAndRestores(t *testing.T) {
 	if _, locked := restored.Annotations[cbv1.LockAnnotation]; locked {
 		t.Error("lock not released")
 	}
-	if len(done.Finalizers) != 0 {
-		t.Errorf("finalizers left: %v", done.Finalizers)
-	}
+	// The finalizer goes in the pass after the final status is stored.
+	play.Eventually(t, 10*time.Second, "finalizer removed", func() error {
+		if f := pl.Run(t, run).Finalizers; len(f) != 0 {
+			return fmt.Errorf("finalizers left: %v", f)
+		}
+		return nil
+	})
 	assertEvents(t, run, cbv1.ReasonDatacenterUpdating, cbv1.ReasonSetupSucceeded, cbv1.ReasonWritersSucceeded, cbv1.ReasonSucceeded)
 }
 
@@ -199,6 +204,7 @@ func TestFailedWriterFailsTheRunAndKeepsTheOthersResults(t *testing.T) {
 	run := builders.MakeBenchmarkRun("one-fails", ns).Datacenter("dc1").
 		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(3).Duration(time.Second).Obj()
 	pl.Create(t, run)
+	pl.PassPreflight(t, run)
 	pl.OperatorApplies(t, dc, gen)
 	setup := pl.WaitJob(t, ns, "one-fails-setup")
 	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 3})}})
@@ -285,24 +291,58 @@ func TestRestartedManagerCreatesNothingTwice(t *testing.T) {
 	}
 }
 
+// A typo must fail the run before the datacenter is touched: cass-operator would write the
+// unknown key into cassandra.yaml and Cassandra would refuse to start.
+func TestSettingTypoFailsBeforeTheDatacenterChanges(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 1)
+	startManager(t, managerConfig(t, ns))
+	before := pl.Datacenter(t, dc)
+	run := builders.MakeBenchmarkRun("typo", ns).Datacenter("dc1").Size(2).
+		CassandraYaml(map[string]any{"concurent_writes": 64}).Writers(2).Duration(time.Second).Obj()
+	pl.Create(t, run)
+	preflight := pl.WaitJob(t, ns, "typo-preflight")
+	if args := preflight.Spec.Template.Spec.Containers[0].Args; strings.Join(args, " ") != "setup --preflight" {
+		t.Errorf("preflight args %v", args)
+	}
+	report := summary.SetupReport{Nodes: 1, Error: `setting "concurent_writes" is not a Cassandra setting (node 10.0.0.1)`}
+	pl.Pods(t, preflight, map[int32]play.PodResult{0: {ExitCode: 1, Message: play.SetupReport(t, report)}})
+	pl.FinishJob(t, preflight, nil, []int32{0})
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonSettingsInvalid)
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "concurent_writes") || !strings.Contains(c.Message, "not changed") {
+		t.Errorf("message does not name the setting: %q", c.Message)
+	}
+	after := pl.Datacenter(t, dc)
+	if after.Generation != before.Generation || after.Spec.Size != 1 || after.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("datacenter touched: generation %d->%d size %d lock %q", before.Generation, after.Generation, after.Spec.Size, after.Annotations[cbv1.LockAnnotation])
+	}
+	for _, name := range []string{"typo-setup", "typo-writer"} {
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+			t.Errorf("Job %s exists after a failed settings check: %v", name, err)
+		}
+	}
+}
+
+// A value cass-operator did not apply is caught on the nodes by setup, before any load.
 func TestSettingThatDidNotApplyFailsBeforeLoad(t *testing.T) {
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 1)
 	startManager(t, managerConfig(t, ns))
 	gen := pl.Datacenter(t, dc).Generation
-	run := builders.MakeBenchmarkRun("typo", ns).Datacenter("dc1").
-		CassandraYaml(map[string]any{"concurent_writes": 64}).Writers(2).Duration(time.Second).Obj()
+	run := builders.MakeBenchmarkRun("unapplied", ns).Datacenter("dc1").
+		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(2).Duration(time.Second).Obj()
 	pl.Create(t, run)
+	pl.PassPreflight(t, run)
 	pl.OperatorApplies(t, dc, gen)
-	setup := pl.WaitJob(t, ns, "typo-setup")
-	report := summary.SetupReport{Nodes: 1, Error: `setting "concurent_writes" is not a Cassandra setting (node 10.0.0.1)`}
+	setup := pl.WaitJob(t, ns, "unapplied-setup")
+	report := summary.SetupReport{Nodes: 1, Error: `node 10.0.0.1: concurrent_writes is 32, wanted 64`}
 	pl.Pods(t, setup, map[int32]play.PodResult{0: {ExitCode: 1, Message: play.SetupReport(t, report)}})
 	pl.FinishJob(t, setup, nil, []int32{0})
 	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonSetupFailed)
-	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "concurent_writes") {
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "concurrent_writes is 32, wanted 64") {
 		t.Errorf("message does not name the setting: %q", c.Message)
 	}
-	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "typo-writer"}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "unapplied-writer"}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
 		t.Errorf("writer Job exists after a failed setup: %v", err)
 	}
 	if d := pl.Datacenter(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) {

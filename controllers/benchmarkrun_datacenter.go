@@ -269,7 +269,6 @@ func (r *BenchmarkRunReconciler) target(run *cbv1.BenchmarkRun, dc *cassdcapi.Ca
 		Host:                dc.GetDatacenterServiceName() + "." + dc.Namespace + ".svc",
 		Port:                9042,
 		CassandraDatacenter: dc.DatacenterName(),
-		Nodes:               run.Status.Datacenter.Size,
 	}
 	if run.Spec.Writers.Image != "" {
 		t.Image = run.Spec.Writers.Image

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/datacenter"
 	"github.com/cassbench/cassbench/internal/jobs"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
@@ -33,7 +34,7 @@ func (r *BenchmarkRunReconciler) setUp(ctx context.Context, run *cbv1.BenchmarkR
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	done, ok := jobs.Finished(job)
+	done, _ := jobs.Finished(job)
 	if !done {
 		if res, expired := r.prepareExpired(run, "the setup Job did not finish"); expired {
 			return false, res, nil
@@ -42,24 +43,16 @@ func (r *BenchmarkRunReconciler) setUp(ctx context.Context, run *cbv1.BenchmarkR
 			fmt.Sprintf("Job %s is verifying settings and creating the schema", job.Name))
 		return false, r.untilPrepareDeadline(run), nil
 	}
-	pods, err := r.pods(ctx, run, jobs.ComponentSetup)
+	report, failure, err := r.setupReport(ctx, run, job, jobs.ComponentSetup)
 	if err != nil {
 		return false, ctrl.Result{}, err
-	}
-	term, found := jobs.TerminatedPods(pods, jobs.ComponentSetup)[0]
-	var report *summary.SetupReport
-	if found && term.Message != "" {
-		report, err = summary.DecodeSetupReport([]byte(term.Message))
-		if err != nil {
-			report = &summary.SetupReport{Error: fmt.Sprintf("%v; the pod said: %.300s", err, term.Message)}
-		}
 	}
 	if report != nil {
 		st := run.Status.Datacenter
 		st.CassandraVersion, st.Nodes, st.SettingsVerified = report.CassandraVersion, report.Nodes, report.SettingsVerified
 	}
-	if !ok || report == nil || report.Error != "" {
-		r.fail(run, cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, setupFailure(job, report, term, found))
+	if failure != "" {
+		r.fail(run, cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, "setup failed: "+failure)
 		return false, ctrl.Result{}, nil
 	}
 	r.condition(run, cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded,
@@ -68,14 +61,70 @@ func (r *BenchmarkRunReconciler) setUp(ctx context.Context, run *cbv1.BenchmarkR
 	return true, ctrl.Result{}, nil
 }
 
-func setupFailure(job *batchv1.Job, report *summary.SetupReport, term jobs.Terminated, found bool) string {
+// preflight checks, before the datacenter is changed, that every requested cassandra-yaml
+// setting exists: cass-operator writes unknown keys into cassandra.yaml unchecked, and
+// Cassandra then refuses to start, so a typo would otherwise stall a rolling restart until
+// the prepare deadline instead of failing at once with the setting named.
+func (r *BenchmarkRunReconciler) preflight(ctx context.Context, run *cbv1.BenchmarkRun, t jobs.Target) (bool, ctrl.Result, error) {
+	if run.Status.Datacenter.PatchedGeneration != 0 {
+		return true, ctrl.Result{}, nil
+	}
+	if settings, err := datacenter.CassandraYaml(run.Spec.Datacenter); err != nil || len(settings) == 0 {
+		return true, ctrl.Result{}, nil
+	}
+	want, err := jobs.Preflight(run, t)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	job, err := r.ensureJob(ctx, want)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if done, _ := jobs.Finished(job); !done {
+		if res, expired := r.prepareExpired(run, "the settings check did not finish"); expired {
+			return false, res, nil
+		}
+		r.condition(run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonCheckingSettings,
+			fmt.Sprintf("Job %s is checking that every cassandra-yaml setting exists before the datacenter is changed", job.Name))
+		return false, r.untilPrepareDeadline(run), nil
+	}
+	_, failure, err := r.setupReport(ctx, run, job, jobs.ComponentPreflight)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if failure != "" {
+		r.fail(run, cbv1.ConditionDatacenterReady, cbv1.ReasonSettingsInvalid,
+			failure+"; the datacenter was not changed")
+		return false, ctrl.Result{}, nil
+	}
+	return true, ctrl.Result{}, nil
+}
+
+// setupReport reads what a finished setup or preflight Job reported. failure is empty when
+// it succeeded, else a sentence saying why it did not.
+func (r *BenchmarkRunReconciler) setupReport(ctx context.Context, run *cbv1.BenchmarkRun, job *batchv1.Job, component string) (*summary.SetupReport, string, error) {
+	_, ok := jobs.Finished(job)
+	pods, err := r.pods(ctx, run, component)
+	if err != nil {
+		return nil, "", err
+	}
+	term, found := jobs.TerminatedPods(pods, component)[0]
+	var report *summary.SetupReport
+	if found && term.Message != "" {
+		report, err = summary.DecodeSetupReport([]byte(term.Message))
+		if err != nil {
+			report = &summary.SetupReport{Error: fmt.Sprintf("%v; the pod said: %.300s", err, term.Message)}
+		}
+	}
 	switch {
 	case report != nil && report.Error != "":
-		return "setup failed: " + report.Error
+		return report, report.Error, nil
+	case ok && report != nil:
+		return report, "", nil
 	case found:
-		return fmt.Sprintf("setup pod %s exited with code %d (%s) without a report", term.Pod, term.ExitCode, term.Reason)
+		return report, fmt.Sprintf("pod %s exited with code %d (%s) without a report", term.Pod, term.ExitCode, term.Reason), nil
 	default:
-		return "setup Job " + job.Name + " failed: " + jobs.FailureMessage(job)
+		return report, "Job " + job.Name + " failed: " + jobs.FailureMessage(job), nil
 	}
 }
 

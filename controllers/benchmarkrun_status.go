@@ -23,6 +23,7 @@ var failedReasons = map[string]bool{
 	cbv1.ReasonPrepareDeadlineExpired: true,
 	cbv1.ReasonRunDeadlineExpired:     true,
 	cbv1.ReasonSetupFailed:            true,
+	cbv1.ReasonSettingsInvalid:        true,
 	cbv1.ReasonWriterFailed:           true,
 	cbv1.ReasonInvalidSpec:            true,
 	reasonDatacenterInvalid:           true,

@@ -103,6 +103,9 @@ func waitSweepRun(t testing.TB, sw *cbv1.BenchmarkSweep, name string) *cbv1.Benc
 // playTuning plays cass-operator applying the run's datacenter patch.
 func playTuning(t *testing.T, run *cbv1.BenchmarkRun, dc string) {
 	t.Helper()
+	if d := run.Spec.Datacenter; d != nil && d.Config != nil && d.Config.CassandraYaml != nil {
+		pl.PassPreflight(t, run)
+	}
 	var patched int64
 	play.Eventually(t, 30*time.Second, "waiting for "+run.Name+" to patch the datacenter", func() error {
 		got := pl.Run(t, run)

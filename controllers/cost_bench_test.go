@@ -86,6 +86,7 @@ func BenchmarkRunLifecycle(b *testing.B) {
 		run := builders.MakeBenchmarkRun(name, ns).Datacenter(dcName).Size(5).
 			CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(4).Duration(2 * time.Second).Obj()
 		pl.Create(b, run)
+		pl.PassPreflight(b, run)
 		pl.OperatorApplies(b, dc, gen)
 		setup := pl.WaitJob(b, ns, name+"-setup")
 		pl.Pods(b, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(b, summary.SetupReport{Nodes: 5})}})

@@ -41,6 +41,8 @@ const (
 	ReasonDatacenterReady        = "DatacenterReady"
 	ReasonPrepareDeadlineExpired = "PrepareDeadlineExceeded"
 	ReasonRunDeadlineExpired     = "RunDeadlineExceeded"
+	ReasonCheckingSettings       = "CheckingSettings"
+	ReasonSettingsInvalid        = "SettingsInvalid"
 	ReasonSetupRunning           = "SetupRunning"
 	ReasonSetupSucceeded         = "SetupSucceeded"
 	ReasonSetupFailed            = "SetupFailed"

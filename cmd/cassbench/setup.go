@@ -20,6 +20,7 @@ func setupCommand(ctx context.Context, args []string) int {
 	expect := fs.Int("expect-nodes", envInt(podenv.ExpectNodes, 0), "nodes that must be up before setup goes on (env "+podenv.ExpectNodes+")")
 	nodeWait := fs.Duration("node-wait", 5*time.Minute, "how long to wait for them")
 	termLog := fs.String("termination-log", podenv.TerminationLog, "where to write the setup report")
+	preflight := fs.Bool("preflight", false, "only check that every requested cassandra-yaml setting exists on the nodes; create nothing")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -29,7 +30,7 @@ func setupCommand(ctx context.Context, args []string) int {
 	}
 	report, err := setup.Run(ctx, setup.Config{
 		Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter,
-		ExpectNodes: int32(*expect), NodeWait: *nodeWait, Log: os.Stderr,
+		ExpectNodes: int32(*expect), NodeWait: *nodeWait, Log: os.Stderr, Preflight: *preflight,
 	})
 	return reportSetup(report, err, *termLog)
 }

@@ -20,8 +20,9 @@ import (
 
 // Components of a run, as in the ComponentLabel.
 const (
-	ComponentSetup  = "setup"
-	ComponentWriter = "writer"
+	ComponentPreflight = "preflight"
+	ComponentSetup     = "setup"
+	ComponentWriter    = "writer"
 )
 
 // nonRootUID is the user the cassbench image runs as.
@@ -55,21 +56,36 @@ func Name(run string, suffix string) string {
 	return run[:keep] + "-" + h + "-" + suffix
 }
 
-// SetupName and WriterName are the names of a run's Jobs.
-func SetupName(run *cbv1.BenchmarkRun) string  { return Name(run.Name, ComponentSetup) }
+// PreflightName, SetupName and WriterName are the names of a run's Jobs.
+func PreflightName(run *cbv1.BenchmarkRun) string { return Name(run.Name, ComponentPreflight) }
+func SetupName(run *cbv1.BenchmarkRun) string     { return Name(run.Name, ComponentSetup) }
 func WriterName(run *cbv1.BenchmarkRun) string { return Name(run.Name, ComponentWriter) }
 
 // Setup builds the Job that verifies settings and creates the schema.
 func Setup(run *cbv1.BenchmarkRun, t Target) (*batchv1.Job, error) {
+	return setupJob(run, t, SetupName(run), ComponentSetup, t.Nodes)
+}
+
+// Preflight builds the Job that checks, before the datacenter is changed, that every
+// requested cassandra-yaml setting exists on the nodes that are up. It waits for no node
+// count: the datacenter has not been resized yet.
+func Preflight(run *cbv1.BenchmarkRun, t Target) (*batchv1.Job, error) {
+	return setupJob(run, t, PreflightName(run), ComponentPreflight, 0, "--preflight")
+}
+
+func setupJob(run *cbv1.BenchmarkRun, t Target, name, component string, nodes int32, args ...string) (*batchv1.Job, error) {
 	env, err := commonEnv(run, t)
 	if err != nil {
 		return nil, err
 	}
-	env = append(env, corev1.EnvVar{Name: podenv.ExpectNodes, Value: strconv.Itoa(int(t.Nodes))})
-	job := baseJob(run, SetupName(run), ComponentSetup)
+	env = append(env, corev1.EnvVar{Name: podenv.ExpectNodes, Value: strconv.Itoa(int(nodes))})
+	job := baseJob(run, name, component)
 	job.Spec.BackoffLimit = ptr.To[int32](0)
 	pod := &job.Spec.Template.Spec
-	pod.Containers = []corev1.Container{container(run, t, "setup", env)}
+	c := container(run, t, "setup", env)
+	c.Name = component
+	c.Args = append(c.Args, args...)
+	pod.Containers = []corev1.Container{c}
 	pod.Containers[0].Resources = corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},

@@ -33,6 +33,10 @@ type Config struct {
 	NodeWait time.Duration
 	// Log gets one line per step.
 	Log io.Writer
+	// Preflight only checks that every requested setting exists on the nodes up now, before
+	// the datacenter is changed: values are not compared and no schema is created. A typo
+	// caught here never reaches cassandra.yaml, where it would stop the node from starting.
+	Preflight bool
 }
 
 // ddlTimeout is generous: dropping a large keyspace snapshots and deletes its files.
@@ -60,6 +64,11 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	settings, err := ParseSettings(raw)
 	if err != nil {
 		return err
+	}
+	if cfg.Preflight {
+		for i := range settings {
+			settings[i].CheckValue = false
+		}
 	}
 	// Refused here, before anything else, whatever the schema builder would say: setup is
 	// the one place that drops keyspaces.
@@ -115,6 +124,9 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	}
 	if len(settings) > 0 {
 		fmt.Fprintf(log, "setup: settings verified on every node: %d\n", len(settings))
+	}
+	if cfg.Preflight {
+		return nil
 	}
 
 	var stmts []string

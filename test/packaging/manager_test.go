@@ -99,6 +99,7 @@ func playRun(t *testing.T, ns string) {
 	run := builders.MakeBenchmarkRun("chart-rbac", ns).Datacenter(dc.Name).Size(3).
 		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(2).Duration(10 * time.Second).Obj()
 	pl.Create(t, run)
+	pl.PassPreflight(t, run)
 	pl.OperatorApplies(t, dc, gen)
 	if got := pl.Datacenter(t, dc); got.Spec.Size != 3 || got.Annotations[cbv1.LockAnnotation] != ns+"/"+run.Name {
 		t.Fatalf("datacenter not taken: size %d, annotations %v", got.Spec.Size, got.Annotations)

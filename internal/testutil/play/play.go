@@ -12,6 +12,7 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/jobs"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
@@ -301,4 +302,12 @@ func WriterSummary(tb testing.TB, index, writers int32, ok int64, errMsg string)
 		tb.Fatal(err)
 	}
 	return string(b)
+}
+
+// PassPreflight plays the run's settings check finding every setting.
+func (p Player) PassPreflight(tb testing.TB, run *cbv1.BenchmarkRun) {
+	tb.Helper()
+	job := p.WaitJob(tb, run.Namespace, jobs.PreflightName(run))
+	p.Pods(tb, job, map[int32]PodResult{0: {Message: SetupReport(tb, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 1})}})
+	p.FinishJob(tb, job, []int32{0}, nil)
 }
