@@ -222,12 +222,12 @@ func (r *BenchmarkRunReconciler) release(ctx context.Context, run *cbv1.Benchmar
 	if err != nil {
 		return false, fmt.Errorf("getting CassandraDatacenter %s: %w", key, err)
 	}
+	st := run.Status.Datacenter
 	holder, locked := datacenter.LockHolder(dc)
 	if !locked || holder != client.ObjectKeyFromObject(run) {
-		r.restored(run, cbv1.ReasonNothingToRestore, "the run never held the datacenter")
+		r.releasedEarlier(run, dc, st)
 		return true, nil
 	}
-	st := run.Status.Datacenter
 	patch := client.MergeFromWithOptions(dc.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	reason, msg := cbv1.ReasonNothingToRestore, "the run did not change the datacenter; lock released"
 	if st != nil && st.OriginalSize != nil && run.Spec.Datacenter != nil && run.Spec.Datacenter.KeepChanges {
@@ -257,6 +257,36 @@ func (r *BenchmarkRunReconciler) release(ctx context.Context, run *cbv1.Benchmar
 	r.restored(run, reason, msg)
 	return true, nil
 }
+
+// releasedEarlier reports on a datacenter the run no longer holds: either it never held it,
+// or an earlier pass restored and unlocked it but its status was not stored. What the
+// datacenter looks like now tells which; a datacenter that is neither unchanged nor restored
+// is not touched, since another run may hold it by now.
+func (r *BenchmarkRunReconciler) releasedEarlier(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, st *cbv1.DatacenterStatus) {
+	if st == nil || !st.Changed || st.OriginalSize == nil {
+		r.restored(run, cbv1.ReasonNothingToRestore, "the run did not change the datacenter")
+		return
+	}
+	if run.Spec.Datacenter != nil && run.Spec.Datacenter.KeepChanges {
+		r.restored(run, cbv1.ReasonKeptChanges, "spec.datacenter.keepChanges is set: the datacenter keeps the run's size and config")
+		return
+	}
+	var original json.RawMessage
+	if st.HadConfig && st.OriginalConfig != nil {
+		original = st.OriginalConfig.Raw
+	}
+	if dc.Spec.Size == *st.OriginalSize && datacenter.SameJSON(dc.Spec.Config, original) {
+		r.restored(run, cbv1.ReasonRestored, fmt.Sprintf("restored size %d and the original config; lock released", *st.OriginalSize))
+		return
+	}
+	r.condition(run, cbv1.ConditionDatacenterRestored, metav1.ConditionFalse, reasonLockLost,
+		fmt.Sprintf("the lock on CassandraDatacenter %s was removed before the run restored it: it has size %d (originally %d) "+
+			"and may keep the run's config; restore it by hand from status.datacenter.originalSize and originalConfig",
+			client.ObjectKeyFromObject(dc), dc.Spec.Size, *st.OriginalSize))
+}
+
+// reasonLockLost: someone removed the run's lock before the run could restore the datacenter.
+const reasonLockLost = "LockLost"
 
 func (r *BenchmarkRunReconciler) restored(run *cbv1.BenchmarkRun, reason, msg string) {
 	r.condition(run, cbv1.ConditionDatacenterRestored, metav1.ConditionTrue, reason, msg)

@@ -1,0 +1,165 @@
+package controllers
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/google/go-cmp/cmp"
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+)
+
+func runWith(conds ...metav1.Condition) *cbv1.BenchmarkRun {
+	return &cbv1.BenchmarkRun{Status: cbv1.BenchmarkRunStatus{Conditions: conds}}
+}
+
+func c(t, reason string, s metav1.ConditionStatus) metav1.Condition {
+	return metav1.Condition{Type: t, Reason: reason, Status: s}
+}
+
+func TestPhaseAndOutcome(t *testing.T) {
+	f, tr := metav1.ConditionFalse, metav1.ConditionTrue
+	cases := map[string]struct {
+		run     *cbv1.BenchmarkRun
+		phase   cbv1.Phase
+		outcome string // "" when the run still has work to do
+	}{
+		"new":             {run: runWith(), phase: cbv1.PhasePending},
+		"no datacenter":   {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterNotFound, f)), phase: cbv1.PhasePending},
+		"not opted in":    {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonNotAllowed, f)), phase: cbv1.PhasePending},
+		"queued":          {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterBusy, f)), phase: cbv1.PhaseQueued},
+		"checking":        {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonCheckingSettings, f)), phase: cbv1.PhasePreparing},
+		"rolling":         {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterUpdating, f)), phase: cbv1.PhasePreparing},
+		"setting up":      {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterReady, tr), c(cbv1.ConditionSchemaReady, cbv1.ReasonSetupRunning, f)), phase: cbv1.PhaseSettingUp},
+		"running":         {run: runWith(c(cbv1.ConditionSchemaReady, cbv1.ReasonSetupSucceeded, tr), c(cbv1.ConditionWritersComplete, cbv1.ReasonWritersRunning, f)), phase: cbv1.PhaseRunning},
+		"writers done":    {run: runWith(c(cbv1.ConditionWritersComplete, cbv1.ReasonWritersSucceeded, tr)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonSucceeded},
+		"writer failed":   {run: runWith(c(cbv1.ConditionWritersComplete, cbv1.ReasonWriterFailed, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonWriterFailed},
+		"typo":            {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingsInvalid, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonSettingsInvalid},
+		"setup failed":    {run: runWith(c(cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonSetupFailed},
+		"deadline":        {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExpired, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonPrepareDeadlineExpired},
+		"succeeded":       {run: runWith(c(cbv1.ConditionWritersComplete, cbv1.ReasonWritersSucceeded, tr), c(cbv1.ConditionSucceeded, cbv1.ReasonSucceeded, tr)), phase: cbv1.PhaseSucceeded, outcome: cbv1.ReasonSucceeded},
+		"failed":          {run: runWith(c(cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, f), c(cbv1.ConditionSucceeded, cbv1.ReasonSetupFailed, f)), phase: cbv1.PhaseFailed, outcome: cbv1.ReasonSetupFailed},
+		"restoring begun": {run: runWith(c(cbv1.ConditionDatacenterRestored, cbv1.ReasonRestoring, f)), phase: cbv1.PhaseRestoring},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := phase(tc.run); got != tc.phase {
+				t.Errorf("phase %s, want %s", got, tc.phase)
+			}
+			o := pendingOutcome(tc.run)
+			got := ""
+			if o != nil {
+				got = o.reason
+			}
+			if got != tc.outcome {
+				t.Errorf("outcome %q, want %q", got, tc.outcome)
+			}
+		})
+	}
+}
+
+func TestSucceededNeverFlips(t *testing.T) {
+	run := runWith()
+	if !setCondition(run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonWriterFailed, "writer 1 failed") {
+		t.Fatal("first Succeeded not reported as a change")
+	}
+	if setCondition(run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded, "fine") {
+		t.Error("Succeeded flipped")
+	}
+	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionSucceeded); c.Status != metav1.ConditionFalse {
+		t.Errorf("Succeeded is %s", c.Status)
+	}
+	if setCondition(run, cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, "1 of 3") != true ||
+		setCondition(run, cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, "2 of 3") != false {
+		t.Error("a message-only change counted as a state change (an event per progress update)")
+	}
+}
+
+func TestProgressChangesOncePerInterval(t *testing.T) {
+	run := &cbv1.BenchmarkRun{Spec: cbv1.BenchmarkRunSpec{Writers: cbv1.WritersSpec{
+		Warmup: &metav1.Duration{Duration: 10 * time.Second}, Duration: &metav1.Duration{Duration: 100 * time.Second}}}}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *cbv1.Progress { return progress(run, start, start.Add(d), 10*time.Second) }
+	cases := map[string]struct {
+		got, want *cbv1.Progress
+	}{
+		"not started":         {got: progress(run, time.Time{}, start, time.Second), want: nil},
+		"warming up":          {got: at(5 * time.Second), want: &cbv1.Progress{}},
+		"12s into the window": {got: at(22 * time.Second), want: &cbv1.Progress{ElapsedSeconds: 10, Percent: 10}},
+		"19s, same interval":  {got: at(29 * time.Second), want: &cbv1.Progress{ElapsedSeconds: 10, Percent: 10}},
+		"past the end":        {got: at(200 * time.Second), want: &cbv1.Progress{ElapsedSeconds: 190, Percent: 99}},
+	}
+	for name, tc := range cases {
+		if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+			t.Errorf("%s: %s", name, diff)
+		}
+	}
+}
+
+func TestDeadlines(t *testing.T) {
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := &cbv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(created)}}
+	run.Spec.Writers.Duration = &metav1.Duration{Duration: 5 * time.Minute}
+	run.Spec.Writers.Warmup = &metav1.Duration{Duration: time.Minute}
+	if got := findDeadline(run); !got.Equal(created.Add(30 * time.Minute)) {
+		t.Errorf("find deadline %s", got)
+	}
+	took := metav1.NewTime(created.Add(2 * time.Hour)) // queued for two hours: not counted
+	run.Status.StartTime = &took
+	if got := prepareDeadline(run); !got.Equal(took.Add(30 * time.Minute)) {
+		t.Errorf("prepare deadline %s", got)
+	}
+	if got := runTimeout(run); got != 16*time.Minute {
+		t.Errorf("run timeout %s", got)
+	}
+	run.Spec.Writers.Duration, run.Spec.Writers.Operations = nil, ptr.To[int64](1000)
+	if got := runTimeout(run); got != 2*time.Hour {
+		t.Errorf("operations-bounded run timeout %s", got)
+	}
+}
+
+// A pass that restored and unlocked the datacenter may lose its status write; the next pass
+// must still report what happened, from the datacenter itself.
+func TestReleasedEarlierReadsTheDatacenter(t *testing.T) {
+	original := `{"cassandra-yaml":{"concurrent_writes":32}}`
+	changed := &cbv1.DatacenterStatus{OriginalSize: ptr.To[int32](3), Changed: true, HadConfig: true,
+		OriginalConfig: &runtime.RawExtension{Raw: []byte(original)}}
+	dcAt := func(size int32, config string) *cassdcapi.CassandraDatacenter {
+		dc := &cassdcapi.CassandraDatacenter{ObjectMeta: metav1.ObjectMeta{Name: "dc1", Namespace: "db"}}
+		dc.Spec.Size, dc.Spec.Config = size, json.RawMessage(config)
+		return dc
+	}
+	cases := map[string]struct {
+		st     *cbv1.DatacenterStatus
+		keep   bool
+		dc     *cassdcapi.CassandraDatacenter
+		status metav1.ConditionStatus
+		reason string
+	}{
+		"never changed":      {st: &cbv1.DatacenterStatus{OriginalSize: ptr.To[int32](3)}, dc: dcAt(3, original), status: metav1.ConditionTrue, reason: cbv1.ReasonNothingToRestore},
+		"never locked":       {st: nil, dc: dcAt(3, original), status: metav1.ConditionTrue, reason: cbv1.ReasonNothingToRestore},
+		"restored earlier":   {st: changed, dc: dcAt(3, `{"cassandra-yaml": {"concurrent_writes": 32}}`), status: metav1.ConditionTrue, reason: cbv1.ReasonRestored},
+		"kept":               {st: changed, keep: true, dc: dcAt(5, `{}`), status: metav1.ConditionTrue, reason: cbv1.ReasonKeptChanges},
+		"lock removed early": {st: changed, dc: dcAt(5, `{"cassandra-yaml":{"concurrent_writes":64}}`), status: metav1.ConditionFalse, reason: reasonLockLost},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := &BenchmarkRunReconciler{Recorder: events.NewFakeRecorder(10)}
+			run := &cbv1.BenchmarkRun{}
+			if tc.keep {
+				run.Spec.Datacenter = &cbv1.DatacenterTuning{KeepChanges: true}
+			}
+			r.releasedEarlier(run, tc.dc, tc.st)
+			c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored)
+			if c == nil || c.Status != tc.status || c.Reason != tc.reason {
+				t.Errorf("DatacenterRestored %+v, want %s/%s", c, tc.status, tc.reason)
+			}
+		})
+	}
+}
