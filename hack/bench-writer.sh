@@ -40,6 +40,12 @@ mkdir -p "$OUT"
 log() { echo "bench-writer: $*" >&2; }
 
 # --- Cassandra -------------------------------------------------------------------------------
+# Like a test process (internal/testutil/cassandra), the benchmark decides under cluster.lock
+# and then holds users.lock shared until it exits, so no one stops or replaces the cluster
+# under a run: they wait for it.
+mkdir -p "$CACHE/cassandra"
+exec 7>"$CACHE/cassandra/cluster.lock"
+flock -w 1800 7 || { log "timed out waiting for $CACHE/cassandra/cluster.lock"; exit 1; }
 status=$("$ROOT/hack/cassandra.sh" status 2>&1 || true)
 if grep -q '^node1 .*CQL up' <<<"$status"; then
   # Restarting a cluster that tests may be using is not this script's call.
@@ -48,6 +54,9 @@ else
   # Nothing runs, so no one loses a cluster: a stopped one of other options may be replaced.
   "$ROOT/hack/cassandra.sh" start --nodes 1 --reset >&2
 fi
+exec 8>"$CACHE/cassandra/users.lock"
+flock -s -w 1800 8 || { log "timed out waiting for $CACHE/cassandra/users.lock"; exit 1; }
+flock -u 7
 # node1_pid prints the pid of node 1's JVM: if it changes during a client's run, someone
 # restarted the node under the benchmark and the figures mean nothing.
 node1_pid() { "$ROOT/hack/cassandra.sh" status 2>&1 | awk '/^node1 .*CQL up/ { for (i = 1; i < NF; i++) if ($i == "pid") print $(i+1) }'; }

@@ -68,7 +68,7 @@ func (o Options) Cluster() (*gocql.ClusterConfig, error) {
 	if o.LocalDatacenter != "" {
 		fallback = gocql.DCAwareRoundRobinPolicy(o.LocalDatacenter)
 	}
-	c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(fallback)
+	c.PoolConfig.HostSelectionPolicy = newRoutedPolicy(gocql.TokenAwareHostPolicy(fallback))
 	if o.Username != "" {
 		c.Authenticator = gocql.PasswordAuthenticator{Username: o.Username, Password: o.Password}
 	}

@@ -1,9 +1,13 @@
 package writer
 
 import (
+	"context"
+	"encoding/binary"
+
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/cql"
 	"github.com/cassbench/cassbench/internal/workload"
 )
 
@@ -15,15 +19,21 @@ type cqlOp struct {
 	read   *gocql.Query
 	batch  *gocql.Batch
 	// rows holds one value slice per batch entry (one without batches); the insert query and
-	// the batch entries are bound to these slices once, for good.
+	// the batch entries are bound to these slices once, for good. Each value is a *cell that
+	// the generator refills through cells.
 	rows     [][]any
+	cells    [][]*workload.Cell
 	readArgs []any
 	// insertKey and readKey route single statements; nil leaves routing to the driver.
 	insertKey *routingKey
 	readKey   *routingKey
-	sinks     []any
-	counters  []byteCounter
-	readBytes int
+	// insertRoute and readRoute hand the keys to the session's policy through the contexts
+	// the statements run with.
+	insertRoute, readRoute *cql.Route
+	insertCtx, readCtx     context.Context
+	sinks                  []any
+	counters               []byteCounter
+	readBytes              int
 }
 
 // statements holds what preparing told about the insert and read statements.
@@ -33,10 +43,8 @@ type statements struct {
 
 func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, writeCL, readCL gocql.Consistency, meta statements) *cqlOp {
 	batchSize := max(int(w.BatchSize), 1)
-	c := &cqlOp{gen: gen, rows: make([][]any, batchSize)}
-	for i := range c.rows {
-		c.rows[i] = make([]any, gen.InsertArity())
-	}
+	c := &cqlOp{gen: gen}
+	c.allocRows(batchSize)
 	if batchSize > 1 {
 		typ := gocql.UnloggedBatch
 		if w.BatchType == "logged" {
@@ -51,52 +59,76 @@ func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, wr
 	} else {
 		c.insert = s.Query(gen.InsertCQL(), c.rows[0]...).Consistency(writeCL).Idempotent(true)
 		c.insertKey = newRoutingKey(meta.insert)
+		c.insertRoute, c.insertCtx = newRoute(c.insertKey)
 	}
 	if w.ReadRatio > 0 {
 		c.readArgs = make([]any, gen.ReadArity())
 		c.read = s.Query(gen.ReadCQL()).Consistency(readCL).Idempotent(true)
 		c.readKey = newRoutingKey(meta.read)
+		c.readRoute, c.readCtx = newRoute(c.readKey)
 	}
 	return c
+}
+
+// allocRows gives c n rows of cells.
+func (c *cqlOp) allocRows(n int) {
+	c.rows, c.cells = make([][]any, n), make([][]*workload.Cell, n)
+	for i := range c.rows {
+		row := make([]cell, c.gen.InsertArity())
+		c.rows[i], c.cells[i] = make([]any, len(row)), make([]*workload.Cell, len(row))
+		for j := range row {
+			c.rows[i][j], c.cells[i][j] = &row[j], &row[j].Cell
+		}
+	}
 }
 
 func (c *cqlOp) bind(seq int64) (Kind, int) {
 	if c.read != nil && c.gen.IsRead(seq) {
 		n := c.gen.ReadArgs(seq, c.readArgs)
 		c.read.Bind(c.readArgs[:n]...)
-		route(c.read, c.readKey, c.readArgs[:n])
+		route(c.readRoute, c.readKey, c.readArgs[:n])
 		return Read, 0
 	}
 	bytes := 0
 	if len(c.rows) == 1 {
-		bytes = c.gen.Row(seq, c.rows[0])
-		route(c.insert, c.insertKey, c.rows[0])
+		bytes = c.gen.RowCells(seq, c.cells[0])
+		route(c.insertRoute, c.insertKey, c.rows[0])
 		return Write, bytes
 	}
 	base := seq * int64(len(c.rows))
-	for i, row := range c.rows {
-		bytes += c.gen.Row(base+int64(i), row)
+	for i, row := range c.cells {
+		bytes += c.gen.RowCells(base+int64(i), row)
 	}
 	return Write, bytes
 }
 
-// route sets the query's routing key, or clears it for the driver to work out when it cannot
-// be computed here.
-func route(q *gocql.Query, r *routingKey, values []any) {
-	if r == nil || q == nil {
+// newRoute returns the route of a statement with routing key k, and the context that carries
+// it; a statement without one runs with a plain context.
+func newRoute(k *routingKey) (*cql.Route, context.Context) {
+	if k == nil {
+		return nil, context.Background()
+	}
+	r := cql.NewRoute()
+	return r, r.Context(context.Background())
+}
+
+// route sets the routing key of the next execution, or clears it for the driver to work out
+// when it cannot be computed here.
+func route(r *cql.Route, k *routingKey, values []any) {
+	if r == nil || k == nil {
 		return
 	}
-	key, err := r.compute(values)
+	key, err := k.compute(values)
 	if err != nil {
 		key = nil
 	}
-	q.RoutingKey(key)
+	r.SetKey(key)
 }
 
 func (c *cqlOp) exec(k Kind) (int, error) {
 	switch {
 	case k == Read:
-		iter := c.read.Iter()
+		iter := c.read.IterContext(c.readCtx)
 		if cols := iter.Columns(); len(cols) != len(c.sinks) {
 			c.resizeSinks(len(cols))
 		}
@@ -107,7 +139,7 @@ func (c *cqlOp) exec(k Kind) (int, error) {
 	case c.batch != nil:
 		return 0, c.batch.Exec()
 	default:
-		return 0, c.insert.Exec()
+		return 0, c.insert.ExecContext(c.insertCtx)
 	}
 }
 
@@ -127,4 +159,34 @@ type byteCounter struct{ total *int }
 func (b *byteCounter) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 	*b.total += len(data)
 	return nil
+}
+
+// cell is a generated value as the driver takes it: a bigint or a blob is serialized without
+// boxing it or allocating a buffer, anything else as the driver serializes it.
+type cell struct {
+	workload.Cell
+	buf [8]byte
+}
+
+func (c *cell) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	if b, ok := c.raw(info); ok {
+		return b, nil
+	}
+	return gocql.Marshal(info, c.Value())
+}
+
+// raw is the serialized value when it takes no allocation; it is valid until the next call.
+func (c *cell) raw(info gocql.TypeInfo) ([]byte, bool) {
+	switch info.Type() {
+	case gocql.TypeBigInt, gocql.TypeCounter:
+		if i, ok := c.Int64(); ok {
+			binary.BigEndian.PutUint64(c.buf[:], uint64(i))
+			return c.buf[:], true
+		}
+	case gocql.TypeBlob:
+		if b, ok := c.Bytes(); ok {
+			return b, true
+		}
+	}
+	return nil, false
 }

@@ -26,7 +26,8 @@ func BenchmarkHotPath(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			op := &cqlOp{gen: gen, rows: [][]any{make([]any, gen.InsertArity())}}
+			op := &cqlOp{gen: gen}
+			op.allocRows(1)
 			e := &engine{ops: []operation{unsent{op}}}
 			ps := newPhaseStats(1)
 			b.ReportAllocs()

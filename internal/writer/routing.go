@@ -60,6 +60,12 @@ func (r *routingKey) compute(values []any) ([]byte, error) {
 // appendValue serializes the key types the built-in profiles use without allocating, and
 // anything else through the driver.
 func appendValue(buf []byte, info gocql.TypeInfo, v any) ([]byte, error) {
+	if c, ok := v.(*cell); ok {
+		if b, ok := c.raw(info); ok {
+			return append(buf, b...), nil
+		}
+		v = c.Value()
+	}
 	switch info.Type() {
 	case gocql.TypeBigInt, gocql.TypeCounter:
 		if x, ok := v.(int64); ok {

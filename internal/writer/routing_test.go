@@ -5,6 +5,9 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/google/go-cmp/cmp"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload"
 )
 
 func col(t gocql.Type) gocql.ColumnInfo {
@@ -63,5 +66,45 @@ func TestRoutingKeyDoesNotAllocate(t *testing.T) {
 	values := []any{"country", int64(99)}
 	if n := testing.AllocsPerRun(100, func() { _, _ = r.compute(values) }); n != 0 {
 		t.Errorf("%.0f allocations per routing key", n)
+	}
+}
+
+// Generated rows reach the routing key as cells: the key must be the driver's serialization.
+func TestRoutingKeyOfCells(t *testing.T) {
+	tests := map[cbv1.TableProfile]gocql.Type{
+		cbv1.ProfileKeyValue: gocql.TypeBigInt, // an unboxed bigint
+		cbv1.ProfileIPByCity: gocql.TypeVarchar,
+	}
+	for profile, typ := range tests {
+		t.Run(string(profile), func(t *testing.T) {
+			spec := &cbv1.BenchmarkRunSpec{Writers: cbv1.WritersSpec{Replicas: 1}}
+			spec.Schema.Table.Profile = profile
+			ApplyDefaults(spec, nil)
+			gen, err := workload.NewGenerator(spec, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			op := &cqlOp{gen: gen}
+			op.allocRows(1)
+			meta := gocql.StatementMetadata{BindColumns: []gocql.ColumnInfo{col(typ)}, PKBindColumnIndexes: []int{0}}
+			for range gen.InsertArity() - 1 {
+				meta.BindColumns = append(meta.BindColumns, col(gocql.TypeBlob))
+			}
+			r := newRoutingKey(meta)
+			for seq := range int64(20) {
+				gen.RowCells(seq+1000, op.cells[0])
+				got, err := r.compute(op.rows[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := gocql.Marshal(meta.BindColumns[0].TypeInfo, op.cells[0][0].Value())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("op %d: routing key (-driver +got):\n%s", seq, diff)
+				}
+			}
+		})
 	}
 }

@@ -97,6 +97,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		return fail(err)
 	}
 	defer s.Close()
+	defer tuneGC()()
 	meta, err := prepare(ctx, s, gen, spec.Workload.ReadRatio > 0)
 	if err != nil {
 		return fail(err)
