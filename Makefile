@@ -99,7 +99,7 @@ $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 
 .PHONY: test
 # Tools the tests call are built first, so that parallel test packages never race to build them.
-test: verify vet envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra.
+test: verify vet lint envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 40m ./...
 

@@ -105,8 +105,8 @@ func (r *BenchmarkRunReconciler) advance(ctx context.Context, run *cbv1.Benchmar
 	if dc == nil || err != nil {
 		return res, err
 	}
-	if done, res, err := r.takeDatacenter(ctx, run, dc); !done || err != nil {
-		return res, err
+	if done, err := r.takeDatacenter(ctx, run, dc); !done || err != nil {
+		return ctrl.Result{}, err
 	}
 	target, err := r.target(run, dc)
 	if err != nil {

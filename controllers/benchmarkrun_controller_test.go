@@ -256,7 +256,7 @@ func TestDeletingARunMidLoadRestoresTheDatacenter(t *testing.T) {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("still there: %v", err)
+		return fmt.Errorf("still there: %w", err)
 	})
 	d := pl.Datacenter(t, dc)
 	if d.Spec.Size != 3 || d.Annotations[cbv1.LockAnnotation] != "" {

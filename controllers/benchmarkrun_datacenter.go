@@ -19,29 +19,29 @@ import (
 
 // takeDatacenter locks the datacenter for the run if it is the run's turn, and records what
 // the datacenter looked like before the run touched it.
-func (r *BenchmarkRunReconciler) takeDatacenter(ctx context.Context, run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter) (bool, ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) takeDatacenter(ctx context.Context, run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter) (bool, error) {
 	me := client.ObjectKeyFromObject(run)
 	holder, locked := datacenter.LockHolder(dc)
 	if !locked || holder != me {
 		if locked {
 			held, err := r.holderAlive(ctx, holder)
 			if err != nil {
-				return false, ctrl.Result{}, err
+				return false, err
 			}
 			if held {
 				r.condition(run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy,
 					fmt.Sprintf("CassandraDatacenter %s is in use by BenchmarkRun %s; this run starts when it is done", client.ObjectKeyFromObject(dc), holder))
-				return false, ctrl.Result{}, nil
+				return false, nil
 			}
 		}
 		first, position, err := r.queueHead(ctx, run, dc)
 		if err != nil {
-			return false, ctrl.Result{}, err
+			return false, err
 		}
 		if first != me {
 			r.condition(run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy,
 				fmt.Sprintf("CassandraDatacenter %s is next promised to BenchmarkRun %s; this run is number %d in the queue", client.ObjectKeyFromObject(dc), first, position))
-			return false, ctrl.Result{}, nil
+			return false, nil
 		}
 		patch := client.MergeFromWithOptions(dc.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		if dc.Annotations == nil {
@@ -50,11 +50,11 @@ func (r *BenchmarkRunReconciler) takeDatacenter(ctx context.Context, run *cbv1.B
 		dc.Annotations[cbv1.LockAnnotation] = datacenter.LockValue(me)
 		if err := r.Patch(ctx, dc, patch); err != nil {
 			// A conflict means another run or cass-operator wrote first: look again.
-			return false, ctrl.Result{}, fmt.Errorf("locking CassandraDatacenter %s: %w", client.ObjectKeyFromObject(dc), err)
+			return false, fmt.Errorf("locking CassandraDatacenter %s: %w", client.ObjectKeyFromObject(dc), err)
 		}
 	}
 	if run.Status.StartTime != nil && run.Status.Datacenter != nil && run.Status.Datacenter.OriginalSize != nil {
-		return true, ctrl.Result{}, nil
+		return true, nil
 	}
 	// Record the originals and stop: they are in status before anything changes, so a crash
 	// between here and the patch cannot lose them.
@@ -69,7 +69,7 @@ func (r *BenchmarkRunReconciler) takeDatacenter(ctx context.Context, run *cbv1.B
 	run.Status.Datacenter = st
 	r.condition(run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 		fmt.Sprintf("locked CassandraDatacenter %s and recorded its size %d and config", client.ObjectKeyFromObject(dc), size))
-	return false, ctrl.Result{}, nil
+	return false, nil
 }
 
 // holderAlive tells whether the run named in a lock still exists. A lock whose run is gone
@@ -137,7 +137,7 @@ func (r *BenchmarkRunReconciler) prepareDatacenter(ctx context.Context, run *cbv
 		if st.OriginalConfig != nil {
 			original = st.OriginalConfig.Raw
 		}
-		var wantConfig json.RawMessage = dc.Spec.Config
+		wantConfig := dc.Spec.Config
 		if tuning != nil && tuning.Config != nil {
 			merged, err := datacenter.MergeConfig(original, tuning.Config)
 			if err != nil {
@@ -169,8 +169,8 @@ func (r *BenchmarkRunReconciler) prepareDatacenter(ctx context.Context, run *cbv
 		return false, ctrl.Result{}, nil
 	}
 	if ready, why := datacenter.Ready(dc, st.PatchedGeneration); !ready {
-		if res, expired := r.prepareExpired(run, "the datacenter did not become ready: "+why); expired {
-			return false, res, nil
+		if r.prepareExpired(run, "the datacenter did not become ready: "+why) {
+			return false, ctrl.Result{}, nil
 		}
 		r.condition(run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 			"waiting for cass-operator: "+why)
@@ -196,13 +196,13 @@ func describeChange(st *cbv1.DatacenterStatus, size, config bool) string {
 }
 
 // prepareExpired fails the run if the prepare deadline has passed.
-func (r *BenchmarkRunReconciler) prepareExpired(run *cbv1.BenchmarkRun, why string) (ctrl.Result, bool) {
+func (r *BenchmarkRunReconciler) prepareExpired(run *cbv1.BenchmarkRun, why string) bool {
 	if r.Clock.Now().Before(prepareDeadline(run)) {
-		return ctrl.Result{}, false
+		return false
 	}
 	r.fail(run, cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExpired,
 		fmt.Sprintf("%s within deadlines.prepare (%s)", why, prepareTimeout(run)))
-	return ctrl.Result{}, true
+	return true
 }
 
 func (r *BenchmarkRunReconciler) untilPrepareDeadline(run *cbv1.BenchmarkRun) ctrl.Result {

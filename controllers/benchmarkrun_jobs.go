@@ -36,8 +36,8 @@ func (r *BenchmarkRunReconciler) setUp(ctx context.Context, run *cbv1.BenchmarkR
 	}
 	done, _ := jobs.Finished(job)
 	if !done {
-		if res, expired := r.prepareExpired(run, "the setup Job did not finish"); expired {
-			return false, res, nil
+		if r.prepareExpired(run, "the setup Job did not finish") {
+			return false, ctrl.Result{}, nil
 		}
 		r.condition(run, cbv1.ConditionSchemaReady, metav1.ConditionFalse, cbv1.ReasonSetupRunning,
 			fmt.Sprintf("Job %s is verifying settings and creating the schema", job.Name))
@@ -81,8 +81,8 @@ func (r *BenchmarkRunReconciler) preflight(ctx context.Context, run *cbv1.Benchm
 		return false, ctrl.Result{}, err
 	}
 	if done, _ := jobs.Finished(job); !done {
-		if res, expired := r.prepareExpired(run, "the settings check did not finish"); expired {
-			return false, res, nil
+		if r.prepareExpired(run, "the settings check did not finish") {
+			return false, ctrl.Result{}, nil
 		}
 		r.condition(run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonCheckingSettings,
 			fmt.Sprintf("Job %s is checking that every cassandra-yaml setting exists before the datacenter is changed", job.Name))

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/cassbench/cassbench/internal/cql"
 	"github.com/cassbench/cassbench/internal/podenv"
@@ -75,23 +75,10 @@ func envInt(key string, def int) int {
 	return n
 }
 
-func envDuration(key string, def time.Duration) time.Duration {
-	v := os.Getenv(key)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cassbench: ignoring %s=%q: not a duration\n", key, v)
-		return def
-	}
-	return d
-}
-
 // parse parses flags, printing usage on -h, and reports whether to go on.
 func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
+		if errors.Is(err, flag.ErrHelp) {
 			return 0, false
 		}
 		return 2, false

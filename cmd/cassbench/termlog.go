@@ -28,7 +28,7 @@ func writeTerminationLog(path string, data []byte) error {
 		return fmt.Errorf("writing termination log: %w", err)
 	}
 	if _, err := f.Write(data); err != nil {
-		f.Close()
+		_ = f.Close() // the write error is the one to report
 		return fmt.Errorf("writing termination log: %w", err)
 	}
 	return f.Close()

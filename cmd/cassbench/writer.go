@@ -84,7 +84,7 @@ func startProfiles(cpu, mem string) (func(), error) {
 			return nil, fmt.Errorf("creating CPU profile: %w", err)
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
+			_ = f.Close() // the profile never started; nothing was written
 			return nil, fmt.Errorf("starting CPU profile: %w", err)
 		}
 		cpuFile = f
@@ -92,7 +92,9 @@ func startProfiles(cpu, mem string) (func(), error) {
 	return func() {
 		if cpuFile != nil {
 			pprof.StopCPUProfile()
-			cpuFile.Close()
+			if err := cpuFile.Close(); err != nil {
+				fmt.Fprintf(os.Stderr, "cassbench: writing CPU profile: %v\n", err)
+			}
 		}
 		if mem != "" {
 			f, err := os.Create(mem)
@@ -100,7 +102,11 @@ func startProfiles(cpu, mem string) (func(), error) {
 				fmt.Fprintf(os.Stderr, "cassbench: creating memory profile: %v\n", err)
 				return
 			}
-			defer f.Close()
+			defer func() {
+				if err := f.Close(); err != nil {
+					fmt.Fprintf(os.Stderr, "cassbench: writing memory profile: %v\n", err)
+				}
+			}()
 			runtime.GC()
 			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 				fmt.Fprintf(os.Stderr, "cassbench: writing memory profile: %v\n", err)

@@ -64,7 +64,7 @@ func (o Options) Cluster() (*gocql.ClusterConfig, error) {
 	// A benchmark must not stall for a minute on a reconnect of a node it stopped on purpose.
 	c.ReconnectInterval = 2 * time.Second
 	c.ReconnectionPolicy = &gocql.ConstantReconnectionPolicy{MaxRetries: 10, Interval: time.Second}
-	var fallback gocql.HostSelectionPolicy = gocql.RoundRobinHostPolicy()
+	fallback := gocql.RoundRobinHostPolicy()
 	if o.LocalDatacenter != "" {
 		fallback = gocql.DCAwareRoundRobinPolicy(o.LocalDatacenter)
 	}

@@ -59,7 +59,7 @@ func Name(run string, suffix string) string {
 // PreflightName, SetupName and WriterName are the names of a run's Jobs.
 func PreflightName(run *cbv1.BenchmarkRun) string { return Name(run.Name, ComponentPreflight) }
 func SetupName(run *cbv1.BenchmarkRun) string     { return Name(run.Name, ComponentSetup) }
-func WriterName(run *cbv1.BenchmarkRun) string { return Name(run.Name, ComponentWriter) }
+func WriterName(run *cbv1.BenchmarkRun) string    { return Name(run.Name, ComponentWriter) }
 
 // Setup builds the Job that verifies settings and creates the schema.
 func Setup(run *cbv1.BenchmarkRun, t Target) (*batchv1.Job, error) {

@@ -26,7 +26,7 @@ func nodes(ctx context.Context, s *gocql.Session) ([]node, error) {
 	}
 	// peers_v2 also names nodes the driver has not connected to yet, so a node that never came
 	// up is reported as down rather than forgotten.
-	iter := s.Query("SELECT host_id, native_address FROM system.peers_v2").WithContext(ctx).Iter()
+	iter := s.Query("SELECT host_id, native_address FROM system.peers_v2").IterContext(ctx)
 	var id gocql.UUID
 	var addr string
 	for iter.Scan(&id, &addr) {
@@ -100,14 +100,14 @@ type nodeState struct {
 // to that host instead of being routed.
 func readNode(ctx context.Context, s *gocql.Session, n node, withSettings bool) (nodeState, error) {
 	var st nodeState
-	if err := s.Query("SELECT release_version FROM system.local").SetHostID(n.HostID).WithContext(ctx).Scan(&st.Version); err != nil {
+	if err := s.Query("SELECT release_version FROM system.local").SetHostID(n.HostID).ScanContext(ctx, &st.Version); err != nil {
 		return st, fmt.Errorf("node %s: reading its version: %w", n.Addr, err)
 	}
 	if !withSettings {
 		return st, nil
 	}
 	st.Settings = map[string]string{}
-	iter := s.Query("SELECT name, value FROM system_views.settings").SetHostID(n.HostID).WithContext(ctx).Iter()
+	iter := s.Query("SELECT name, value FROM system_views.settings").SetHostID(n.HostID).IterContext(ctx)
 	var name string
 	var value *string
 	for iter.Scan(&name, &value) {

@@ -136,7 +136,7 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	stmts = append(stmts, schema.Statements...)
 	stmts = append(stmts, writer.BarrierTableCQL(schema.Keyspace))
 	for _, stmt := range stmts {
-		if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
+		if err := s.Query(stmt).ExecContext(ctx); err != nil {
 			return fmt.Errorf("running %q: %w", firstLine(stmt), err)
 		}
 		// The next statement may go to another node, which must know this one's result

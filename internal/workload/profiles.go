@@ -25,9 +25,9 @@ func bounded(card uint64, dist v1alpha1.Distribution) preset {
 	return preset{mode: modeBounded, card: card, dist: dist}
 }
 
-func sized(p preset, lo, hi int) preset {
-	p.sized, p.minSize, p.maxSize = true, lo, hi
-	return p
+// sized is a payload column of lengths (or element counts) in [lo, hi].
+func sized(lo, hi int) preset {
+	return preset{sized: true, minSize: lo, maxSize: hi}
 }
 
 func withValueSize(p preset) preset {
@@ -39,7 +39,7 @@ var profiles = map[v1alpha1.TableProfile]profile{
 	v1alpha1.ProfileKeyValue: {
 		cql: `CREATE TABLE key_value (key bigint PRIMARY KEY, value blob)`,
 		presets: map[string]preset{
-			"value": withValueSize(sized(preset{}, 100, 100)),
+			"value": withValueSize(sized(100, 100)),
 		},
 	},
 	// Seed 000: one partition per country, so a few countries take most writes of every writer.
@@ -68,8 +68,8 @@ var profiles = map[v1alpha1.TableProfile]profile{
 			content text, PRIMARY KEY (title, rev)) WITH CLUSTERING ORDER BY (rev DESC)`,
 		presets: map[string]preset{
 			"author":  bounded(10_000, v1alpha1.DistributionZipf),
-			"comment": sized(preset{}, 8, 80),
-			"content": withValueSize(sized(preset{}, 2048, 8192)),
+			"comment": sized(8, 80),
+			"content": withValueSize(sized(2048, 8192)),
 		},
 	},
 	// Seed 003: a user-tracking record of about 400 bytes, written with a TTL and read back.
@@ -78,8 +78,8 @@ var profiles = map[v1alpha1.TableProfile]profile{
 			segments set<int>, attributes blob)`,
 		presets: map[string]preset{
 			"country":    countries,
-			"segments":   sized(preset{}, 2, 8),
-			"attributes": withValueSize(sized(preset{}, 320, 380)),
+			"segments":   sized(2, 8),
+			"attributes": withValueSize(sized(320, 380)),
 		},
 	},
 	// Seed 004: the wide user table, whose indexed columns are unique so index reads find a row.
@@ -98,12 +98,12 @@ var profiles = map[v1alpha1.TableProfile]profile{
 			"currentlogintime": datetime, "dob": datetime,
 			"email":     {mode: modeIdentity, format: fmtHex, suffix: "@example.com"},
 			"firstname": bounded(5000, v1alpha1.DistributionZipf), "flagsvalue": bounded(16, ""),
-			"framework": sized(preset{}, 1, 3), "gender": bounded(3, ""),
-			"grade": sized(preset{}, 1, 3), "language": sized(preset{}, 1, 2),
+			"framework": sized(1, 3), "gender": bounded(3, ""),
+			"grade": sized(1, 3), "language": sized(1, 2),
 			"lastname": bounded(20_000, v1alpha1.DistributionZipf), "loginid": uniqueHex,
-			"password":          sized(preset{}, 60, 60),
+			"password":          sized(60, 60),
 			"phone":             {mode: modeIdentity, format: fmtDigits, width: 10, prefix: "+"},
-			"profilevisibility": sized(preset{}, 1, 5), "status": bounded(3, ""),
+			"profilevisibility": sized(1, 5), "status": bounded(3, ""),
 			"updatedby": bounded(1000, v1alpha1.DistributionZipf), "updateddate": datetime,
 			"userid": uniqueHex, "username": {mode: modeIdentity, format: fmtHex, prefix: "user_"},
 			"usertype": bounded(4, ""),

@@ -129,7 +129,7 @@ func names(t *tableDef, cols []int) string {
 func compactionCQL(c *v1alpha1.Compaction) (string, error) {
 	class := string(c.Class)
 	if class == "" || strings.ContainsFunc(class, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_')
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '.' && r != '_'
 	}) {
 		return "", fmt.Errorf("schema.compaction.class %q is not a compaction strategy class name", class)
 	}

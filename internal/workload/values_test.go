@@ -60,7 +60,7 @@ func TestValueTypes(t *testing.T) {
 			name := g.cols[i].name
 			got[name] = reflect.TypeOf(v)
 			// gocql must take the value for the column's type: it is what the writer binds.
-			info := gocql.NewNativeType(4, gocql.TypeCustom, r.table.columns[i].typ.String()) //nolint:staticcheck // the only exported way from a type name to a TypeInfo
+			info := gocql.NewNativeType(4, gocql.TypeCustom, r.table.columns[i].typ.String())
 			if _, err := gocql.Marshal(info, v); err != nil {
 				t.Errorf("row %d column %s: gocql cannot marshal %T into %s: %v", seq, name, v, r.table.columns[i].typ, err)
 			}

@@ -51,7 +51,7 @@ func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, wr
 			typ = gocql.LoggedBatch
 		}
 		c.batch = s.Batch(typ)
-		c.batch.SetConsistency(writeCL)
+		c.batch.Consistency(writeCL)
 		c.batch.Entries = make([]gocql.BatchEntry, batchSize)
 		for i := range c.batch.Entries {
 			c.batch.Entries[i] = gocql.BatchEntry{Stmt: gen.InsertCQL(), Args: c.rows[i], Idempotent: true}

@@ -41,7 +41,7 @@ func Classify(err error) Outcome {
 	if err == nil {
 		return OK
 	}
-	switch e := err.(type) {
+	switch e := err.(type) { //nolint:errorlint // unwrapped first, without allocating; wrapped errors below
 	case *gocql.RequestErrWriteTimeout:
 		return WriteTimeout
 	case *gocql.RequestErrReadTimeout:
@@ -54,10 +54,10 @@ func Classify(err error) Outcome {
 		return classifyCode(e.Code())
 	}
 	switch err {
-	case gocql.ErrTimeoutNoResponse, context.DeadlineExceeded:
+	case gocql.ErrTimeoutNoResponse, context.DeadlineExceeded: //nolint:errorlint // unwrapped first, without allocating; wrapped errors below
 		return ClientTimeout
 	}
-	switch err.(type) {
+	switch err.(type) { //nolint:errorlint // asks whether err wraps anything at all
 	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
 	default:
 		// Nothing wrapped: unknown, and no need for errors.As, which allocates its targets.

@@ -422,7 +422,8 @@ func assertRejected(t *testing.T, err error, field, phrase string) {
 	}
 	// Strict field validation reports unknown fields as BadRequest; everything else the
 	// schema or a CEL rule refuses is Invalid.
-	if !apierrors.IsInvalid(err) && !(phrase == "unknown field" && apierrors.IsBadRequest(err)) {
+	unknownField := phrase == "unknown field" && apierrors.IsBadRequest(err)
+	if !apierrors.IsInvalid(err) && !unknownField {
 		t.Fatalf("got %v (reason %q); want Invalid", err, apierrors.ReasonForError(err))
 	}
 	msg := err.Error()

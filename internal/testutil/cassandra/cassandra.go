@@ -73,7 +73,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 	args := startArgs(opts)
 
 	mutex := openLock(t, "cluster.lock")
-	defer mutex.Close()
+	defer func() { _ = mutex.Close() }() // closing releases the lock; nothing was written
 	users := usersLock(t)
 	deadline := time.Now().Add(lockWait)
 	logged := false
@@ -235,7 +235,7 @@ func runErr(t testing.TB, script string, args ...string) error {
 	cmd.Env = append(os.Environ(), "CASSBENCH_USERS_LOCK_HELD=1")
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("cassandra: hack/cassandra.sh %s: %v\n%s", strings.Join(args, " "), err, out.String())
+		return fmt.Errorf("cassandra: hack/cassandra.sh %s: %w\n%s", strings.Join(args, " "), err, out.String())
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Logf("cassandra: hack/cassandra.sh %s (%.1fs):\n%s", strings.Join(args, " "), d.Seconds(), strings.TrimSpace(out.String()))
