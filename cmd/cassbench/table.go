@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cassbench/cassbench/internal/report"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -33,7 +34,7 @@ func printTable(out io.Writer, runID string, setup *summary.SetupReport, r *cbv1
 			lat  cbv1.Latency
 		}{{name + " response", o.Response}, {name + " service", o.Service}} {
 			fmt.Fprintf(tw, "%-16s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.what, o.Operations, o.OpsPerSecond,
-				us(l.lat.P50), us(l.lat.P90), us(l.lat.P99), us(l.lat.P999), us(l.lat.Max), us(l.lat.Mean))
+				report.Micros(l.lat.P50), report.Micros(l.lat.P90), report.Micros(l.lat.P99), report.Micros(l.lat.P999), report.Micros(l.lat.Max), report.Micros(l.lat.Mean))
 		}
 	}
 	row("writes", r.Writes)
@@ -50,23 +51,10 @@ func printTable(out io.Writer, runID string, setup *summary.SetupReport, r *cbv1
 		tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "writer\tops\tops/s\terrors\tp99\toutcome")
 		for _, w := range r.PerWriter {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%s\n", w.Index, w.Operations, w.OpsPerSecond, w.Errors, us(w.P99Micros), w.Outcome)
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%s\n", w.Index, w.Operations, w.OpsPerSecond, w.Errors, report.Micros(w.P99Micros), w.Outcome)
 		}
 		tw.Flush()
 	}
-}
-
-// us renders microseconds with a unit a reader takes in at a glance.
-func us(v int64) string {
-	switch {
-	case v >= 10_000_000:
-		return fmt.Sprintf("%.1fs", float64(v)/1e6)
-	case v >= 10_000:
-		return fmt.Sprintf("%.1fms", float64(v)/1e3)
-	case v >= 1000:
-		return fmt.Sprintf("%.2fms", float64(v)/1e3)
-	}
-	return fmt.Sprintf("%dµs", v)
 }
 
 func bytesText(b int64) string {

@@ -32,7 +32,7 @@ func TestPrintTable(t *testing.T) {
 		"run local-x: Cassandra 5.0.9, 3 nodes, 2 writers reported, window 10s",
 		"120000 operations, 12000 ops/s",
 		"writes response", "writes service", "reads response",
-		"800µs", "1.50ms", "12.5ms", "11.0s",
+		"800us", "1.50ms", "12.5ms", "11.0s",
 		"write timeout 3, read timeout 0, unavailable 1",
 		"timeout ratio 0.000025, retries 7, value bytes 10 MiB",
 	} {

@@ -50,7 +50,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 			l    cbv1.Latency
 		}{{kind.name + " response", kind.ops.Response}, {kind.name + " service", kind.ops.Service}} {
 			tw.row("%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.name, kind.ops.Operations, kind.ops.OpsPerSecond,
-				micros(m.l.P50), micros(m.l.P90), micros(m.l.P99), micros(m.l.P999), micros(m.l.Max), micros(m.l.Mean))
+				Micros(m.l.P50), Micros(m.l.P90), Micros(m.l.P99), Micros(m.l.P999), Micros(m.l.Max), Micros(m.l.Mean))
 		}
 	}
 	tw.flush()
@@ -65,7 +65,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		tw = w.table(0)
 		tw.row("writer\tops\tops/s\terrors\tp99\toutcome\n")
 		for _, wr := range r.PerWriter {
-			tw.row("%d\t%d\t%d\t%d\t%s\t%s\n", wr.Index, wr.Operations, wr.OpsPerSecond, wr.Errors, micros(wr.P99Micros), wr.Outcome)
+			tw.row("%d\t%d\t%d\t%d\t%s\t%s\n", wr.Index, wr.Operations, wr.OpsPerSecond, wr.Errors, Micros(wr.P99Micros), wr.Outcome)
 		}
 		tw.flush()
 	}
@@ -122,7 +122,7 @@ func sweepTable(out io.Writer, sw *cbv1.BenchmarkSweep) error {
 			if repeats > 1 {
 				cells = append(cells, fmt.Sprintf("%d-%d", p.OpsPerSecondMin, p.OpsPerSecondMax))
 			}
-			cells = append(cells, micros(p.P50), micros(p.P99), micros(p.P999), p.TimeoutRatio, fmt.Sprint(p.Errors))
+			cells = append(cells, Micros(p.P50), Micros(p.P99), Micros(p.P999), p.TimeoutRatio, fmt.Sprint(p.Errors))
 		}
 		cells = append(cells, strings.Join(p.Runs, " "))
 		tw.row("%s\n", strings.Join(cells, "\t"))
@@ -136,8 +136,8 @@ func sweepTable(out io.Writer, sw *cbv1.BenchmarkSweep) error {
 	return w.err
 }
 
-// micros renders microseconds with a unit a reader takes in at a glance.
-func micros(v int64) string {
+// Micros renders microseconds with a unit a reader takes in at a glance.
+func Micros(v int64) string {
 	switch {
 	case v >= 10_000_000:
 		return fmt.Sprintf("%.1fs", float64(v)/1e6)
