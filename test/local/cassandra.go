@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,7 @@ func (n *Nodes) Start(ctx context.Context) error {
 	if n.base, err = readYAML(filepath.Join(lastLine(dist), "conf", "cassandra.yaml")); err != nil {
 		return err
 	}
-	dir := filepath.Join(cacheDir(), "local")
+	dir := filepath.Join(kube.CacheDir(), "local")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -174,13 +175,13 @@ func (n *Nodes) HeapOf(i int) string {
 }
 
 func (n *Nodes) nodeDir(i int) string {
-	return filepath.Join(cacheDir(), "cassandra", "nodes", "node"+strconv.Itoa(i))
+	return filepath.Join(kube.CacheDir(), "cassandra", "nodes", "node"+strconv.Itoa(i))
 }
 
 // lock takes users.lock exclusively, waiting for other test processes to finish with the
 // cluster.
 func (n *Nodes) lock(ctx context.Context) error {
-	dir := filepath.Join(cacheDir(), "cassandra")
+	dir := filepath.Join(kube.CacheDir(), "cassandra")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +40,7 @@ func startControlPlane(ctx context.Context, root, dir string, scheme *runtime.Sc
 	if err != nil {
 		return nil, err
 	}
-	crds, err := cassOperatorCRDs(root)
+	crds, err := kube.CassOperatorCRDs(root)
 	if err != nil {
 		return nil, err
 	}
@@ -225,51 +226,6 @@ func controlPlaneAssets(root string) (string, error) {
 		return "", fmt.Errorf("hack/control-plane.sh printed %q, which lacks one of %v", dir, want)
 	}
 	return dir, nil
-}
-
-// cassOperatorCRDs returns the kustomized cass-operator CRDs: CASS_OPERATOR_CRDS, else the
-// file `make cass-operator-crds` writes.
-func cassOperatorCRDs(root string) (string, error) {
-	if path := os.Getenv("CASS_OPERATOR_CRDS"); path != "" {
-		return path, nil
-	}
-	if _, err := runIn(root, "make", "-s", "--no-print-directory", "cass-operator-crds"); err != nil {
-		return "", fmt.Errorf("rendering cass-operator CRDs (or set CASS_OPERATOR_CRDS): %w", err)
-	}
-	version, err := moduleVersion(root, "github.com/k8ssandra/cass-operator")
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(cacheDir(), "crds", "cass-operator-"+version+".yaml")
-	if _, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("make cass-operator-crds did not write %s: %w", path, err)
-	}
-	return path, nil
-}
-
-// moduleVersion reads a required module's version from go.mod.
-func moduleVersion(root, module string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		return "", fmt.Errorf("reading go.mod: %w", err)
-	}
-	m := regexp.MustCompile(`(?m)^\s*(?:require\s+)?` + regexp.QuoteMeta(module) + `\s+(v\S+)`).FindSubmatch(data)
-	if m == nil {
-		return "", fmt.Errorf("go.mod does not require %s", module)
-	}
-	return string(m[1]), nil
-}
-
-// cacheDir is the Makefile's CACHE.
-func cacheDir() string {
-	if dir := os.Getenv("CASSBENCH_CACHE"); dir != "" {
-		return dir
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "cassbench-cache")
-	}
-	return filepath.Join(home, ".cache", "cassbench")
 }
 
 // runIn runs a command in dir and returns its stdout; an error carries both streams.

@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -153,12 +152,12 @@ func renderKustomize(t testing.TB) []*unstructured.Unstructured {
 // with a warning, not an error, and the tests count warnings as failures.
 type dryRunner struct {
 	client   client.Client
-	warnings *warningRecorder
+	warnings *kube.WarningRecorder
 }
 
 func newDryRunner(t testing.TB) *dryRunner {
 	t.Helper()
-	warnings := &warningRecorder{}
+	warnings := &kube.WarningRecorder{}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WarningHandler = warnings
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
@@ -171,27 +170,10 @@ func newDryRunner(t testing.TB) *dryRunner {
 // apply dry-runs one object and returns the warnings it caused and its error. Tests using
 // one dryRunner must not apply concurrently, or warnings would be attributed wrongly.
 func (d *dryRunner) apply(ctx context.Context, obj *unstructured.Unstructured) ([]string, error) {
-	before := len(d.warnings.all())
+	before := len(d.warnings.All())
 	err := d.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()), fieldOwner,
 		client.ForceOwnership, client.DryRunAll)
-	return d.warnings.all()[before:], err
-}
-
-type warningRecorder struct {
-	mu       sync.Mutex
-	messages []string
-}
-
-func (w *warningRecorder) HandleWarningHeader(_ int, _ string, message string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.messages = append(w.messages, message)
-}
-
-func (w *warningRecorder) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.messages...)
+	return d.warnings.All()[before:], err
 }
 
 // restrictedNamespace creates a namespace that enforces PodSecurity restricted, as

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -86,7 +86,7 @@ func TestDefaultKustomizationApplies(t *testing.T) {
 
 	// PodSecurity answers a Deployment that breaks the namespace's profile with a warning, not
 	// an error; collect warnings so that they fail the test.
-	warnings := &warningRecorder{}
+	warnings := &kube.WarningRecorder{}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WarningHandler = warnings
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
@@ -115,7 +115,7 @@ func TestDefaultKustomizationApplies(t *testing.T) {
 			t.Errorf("dry-run applying %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 		}
 	}
-	for _, w := range warnings.all() {
+	for _, w := range warnings.All() {
 		t.Errorf("apiserver warning: %s", w)
 	}
 
@@ -160,23 +160,6 @@ func checkManager(t *testing.T, obj *unstructured.Unstructured) {
 		strings.Join(args, " ") != "--leader-elect --health-probe-bind-address=:8081 --metrics-bind-address=:8443" {
 		t.Errorf("manager runs %v %v", command, args)
 	}
-}
-
-type warningRecorder struct {
-	mu       sync.Mutex
-	messages []string
-}
-
-func (w *warningRecorder) HandleWarningHeader(_ int, _ string, message string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.messages = append(w.messages, message)
-}
-
-func (w *warningRecorder) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.messages...)
 }
 
 func decodeFile(t *testing.T, path string) []*unstructured.Unstructured {

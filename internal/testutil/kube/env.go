@@ -80,7 +80,7 @@ func StartEnv() (*Env, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cassCRDs, err := cassOperatorCRDs(root)
+	cassCRDs, err := CassOperatorCRDs(root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,9 +186,9 @@ func controlPlaneAssets(root string) (string, error) {
 	return dir, nil
 }
 
-// cassOperatorCRDs returns the kustomized cass-operator CRD file. The raw file in the module
+// CassOperatorCRDs returns the kustomized cass-operator CRD file. The raw file in the module
 // declares spec.config as a base64 string; only the kustomized one accepts a JSON object.
-func cassOperatorCRDs(root string) (string, error) {
+func CassOperatorCRDs(root string) (string, error) {
 	if path := os.Getenv("CASS_OPERATOR_CRDS"); path != "" {
 		return path, nil
 	}
@@ -199,7 +199,7 @@ func cassOperatorCRDs(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(cacheDir(), "crds", "cass-operator-"+version+".yaml")
+	path := filepath.Join(CacheDir(), "crds", "cass-operator-"+version+".yaml")
 	if _, err := os.Stat(path); err != nil {
 		return "", fmt.Errorf("make cass-operator-crds did not write %s: is CASS_OPERATOR_VERSION "+
 			"in the Makefile the version go.mod requires? %w", path, err)
@@ -207,8 +207,8 @@ func cassOperatorCRDs(root string) (string, error) {
 	return path, nil
 }
 
-// cacheDir mirrors the Makefile's CACHE.
-func cacheDir() string {
+// CacheDir mirrors the Makefile's CACHE.
+func CacheDir() string {
 	if dir := os.Getenv("CASSBENCH_CACHE"); dir != "" {
 		return dir
 	}
