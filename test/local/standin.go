@@ -219,26 +219,7 @@ func (d *DatacenterStandIn) settle(ctx context.Context, dc *cassdcapi.CassandraD
 		if s.SuperUserUpserted.IsZero() {
 			s.SuperUserUpserted = metav1.Now()
 		}
-		// The order cass-operator first sets them in.
-		for _, c := range []struct {
-			t      cassdcapi.DatacenterConditionType
-			status corev1.ConditionStatus
-		}{
-			{cassdcapi.DatacenterInitialized, corev1.ConditionTrue},
-			{cassdcapi.DatacenterReady, corev1.ConditionTrue},
-			{cassdcapi.DatacenterValid, corev1.ConditionTrue},
-			{cassdcapi.DatacenterHealthy, corev1.ConditionTrue},
-			{cassdcapi.DatacenterStopped, corev1.ConditionFalse},
-			{cassdcapi.DatacenterUpdating, corev1.ConditionFalse},
-			{cassdcapi.DatacenterRollingRestart, corev1.ConditionFalse},
-			{cassdcapi.DatacenterScalingUp, corev1.ConditionFalse},
-			{cassdcapi.DatacenterScalingDown, corev1.ConditionFalse},
-			{cassdcapi.DatacenterRequiresUpdate, corev1.ConditionFalse},
-			{cassdcapi.DatacenterReplacingNodes, corev1.ConditionFalse},
-			{cassdcapi.DatacenterResizingVolumes, corev1.ConditionFalse},
-		} {
-			kube.SetDatacenterCondition(s, c.t, c.status, "")
-		}
+		kube.SettleConditions(s)
 	})
 	if err != nil {
 		return err

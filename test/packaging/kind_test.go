@@ -1,6 +1,7 @@
 package packaging_test
 
 import (
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,7 +126,7 @@ func TestKindUpInputs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rendering cass-operator's cluster-wide deployment: %v", err)
 	}
-	objs := decode(t, "cass-operator", []byte(out))
+	objs := kube.DecodeYAML(t, "cass-operator", []byte(out))
 	dep := find(t, objs, "Deployment", "")
 	containers := dep.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
 	var watch any = "unset"

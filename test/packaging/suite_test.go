@@ -5,13 +5,10 @@
 package packaging_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"github.com/cassbench/cassbench/internal/testutil/play"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +18,6 @@ import (
 
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -134,7 +130,7 @@ func renderChart(t testing.TB, release, namespace string, values string) []*unst
 	if err != nil {
 		t.Fatalf("rendering the chart: %v", err)
 	}
-	return decode(t, "helm template", []byte(out))
+	return kube.DecodeYAML(t, "helm template", []byte(out))
 }
 
 // renderKustomize renders config/default with the Makefile's kustomize.
@@ -144,7 +140,7 @@ func renderKustomize(t testing.TB) []*unstructured.Unstructured {
 	if err != nil {
 		t.Fatalf("rendering config/default: %v", err)
 	}
-	return decode(t, "config/default", []byte(out))
+	return kube.DecodeYAML(t, "config/default", []byte(out))
 }
 
 // dryRunner applies objects with server-side dry run through a client that records the
@@ -195,33 +191,6 @@ func restrictedNamespace(t testing.TB) string {
 		t.Fatalf("labelling namespace %s: %v", ns, err)
 	}
 	return ns
-}
-
-// decode splits a multi-document YAML stream into objects, skipping empty documents.
-func decode(t testing.TB, source string, data []byte) []*unstructured.Unstructured {
-	t.Helper()
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var objs []*unstructured.Unstructured
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return objs
-		}
-		if err != nil {
-			t.Fatalf("reading %s: %v", source, err)
-		}
-		obj := &unstructured.Unstructured{}
-		if err := utilyaml.Unmarshal(doc, &obj.Object); err != nil {
-			t.Fatalf("decoding %s: %v\n%s", source, err, doc)
-		}
-		if len(obj.Object) == 0 {
-			continue
-		}
-		if obj.GetKind() == "" || obj.GetAPIVersion() == "" {
-			t.Fatalf("%s: a document without apiVersion and kind: %s", source, doc)
-		}
-		objs = append(objs, obj)
-	}
 }
 
 // find returns the only object of kind and name, failing the test if there is not exactly one.

@@ -1,12 +1,8 @@
 package validation_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +10,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -82,7 +77,7 @@ func TestDefaultKustomizationApplies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rendering config/default: %v", err)
 	}
-	objs := decode(t, "config/default", []byte(rendered))
+	objs := kube.DecodeYAML(t, "config/default", []byte(rendered))
 
 	// PodSecurity answers a Deployment that breaks the namespace's profile with a warning, not
 	// an error; collect warnings so that they fail the test.
@@ -168,32 +163,5 @@ func decodeFile(t *testing.T, path string) []*unstructured.Unstructured {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return decode(t, path, data)
-}
-
-// decode splits a multi-document YAML stream into objects, skipping empty documents.
-func decode(t *testing.T, source string, data []byte) []*unstructured.Unstructured {
-	t.Helper()
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var objs []*unstructured.Unstructured
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return objs
-		}
-		if err != nil {
-			t.Fatalf("reading %s: %v", source, err)
-		}
-		obj := &unstructured.Unstructured{}
-		if err := utilyaml.Unmarshal(doc, &obj.Object); err != nil {
-			t.Fatalf("decoding %s: %v", source, err)
-		}
-		if len(obj.Object) == 0 {
-			continue
-		}
-		if obj.GetKind() == "" || obj.GetAPIVersion() == "" {
-			t.Fatalf("%s: a document without apiVersion and kind: %s", source, doc)
-		}
-		objs = append(objs, obj)
-	}
+	return kube.DecodeYAML(t, path, data)
 }

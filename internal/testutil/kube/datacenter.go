@@ -41,27 +41,7 @@ func MarkDatacenterReady(dc *cassdcapi.CassandraDatacenter) func(*cassdcapi.Cass
 			name := dc.Name
 			s.DatacenterName = &name
 		}
-		// cass-operator keeps conditions in the order it first set them; a fixed order here
-		// keeps the status, and any diff of it, stable between runs.
-		for _, c := range []struct {
-			condition cassdcapi.DatacenterConditionType
-			status    corev1.ConditionStatus
-		}{
-			{cassdcapi.DatacenterInitialized, corev1.ConditionTrue},
-			{cassdcapi.DatacenterReady, corev1.ConditionTrue},
-			{cassdcapi.DatacenterValid, corev1.ConditionTrue},
-			{cassdcapi.DatacenterHealthy, corev1.ConditionTrue},
-			{cassdcapi.DatacenterStopped, corev1.ConditionFalse},
-			{cassdcapi.DatacenterUpdating, corev1.ConditionFalse},
-			{cassdcapi.DatacenterRollingRestart, corev1.ConditionFalse},
-			{cassdcapi.DatacenterScalingUp, corev1.ConditionFalse},
-			{cassdcapi.DatacenterScalingDown, corev1.ConditionFalse},
-			{cassdcapi.DatacenterRequiresUpdate, corev1.ConditionFalse},
-			{cassdcapi.DatacenterReplacingNodes, corev1.ConditionFalse},
-			{cassdcapi.DatacenterResizingVolumes, corev1.ConditionFalse},
-		} {
-			SetDatacenterCondition(s, c.condition, c.status, "")
-		}
+		SettleConditions(s)
 	}
 }
 
@@ -96,4 +76,30 @@ func SetDatacenterCondition(s *cassdcapi.CassandraDatacenterStatus, condition ca
 		Reason:             reason,
 		LastTransitionTime: metav1.Now(),
 	})
+}
+
+// SettleConditions sets the conditions as cass-operator leaves them after a finished
+// reconcile: Initialized, Ready, Valid and Healthy True, every update, scaling and restart
+// condition False. cass-operator keeps conditions in the order it first set them; a fixed
+// order here keeps the status, and any diff of it, stable between runs.
+func SettleConditions(s *cassdcapi.CassandraDatacenterStatus) {
+	for _, c := range []struct {
+		condition cassdcapi.DatacenterConditionType
+		status    corev1.ConditionStatus
+	}{
+		{cassdcapi.DatacenterInitialized, corev1.ConditionTrue},
+		{cassdcapi.DatacenterReady, corev1.ConditionTrue},
+		{cassdcapi.DatacenterValid, corev1.ConditionTrue},
+		{cassdcapi.DatacenterHealthy, corev1.ConditionTrue},
+		{cassdcapi.DatacenterStopped, corev1.ConditionFalse},
+		{cassdcapi.DatacenterUpdating, corev1.ConditionFalse},
+		{cassdcapi.DatacenterRollingRestart, corev1.ConditionFalse},
+		{cassdcapi.DatacenterScalingUp, corev1.ConditionFalse},
+		{cassdcapi.DatacenterScalingDown, corev1.ConditionFalse},
+		{cassdcapi.DatacenterRequiresUpdate, corev1.ConditionFalse},
+		{cassdcapi.DatacenterReplacingNodes, corev1.ConditionFalse},
+		{cassdcapi.DatacenterResizingVolumes, corev1.ConditionFalse},
+	} {
+		SetDatacenterCondition(s, c.condition, c.status, "")
+	}
 }
