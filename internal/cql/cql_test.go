@@ -37,9 +37,9 @@ func TestSplitHosts(t *testing.T) {
 
 func TestCluster(t *testing.T) {
 	type view struct {
-		Port, NumConns   int
-		Timeout          time.Duration
-		Retry, Auth, TLS bool
+		Port, NumConns, Proto int
+		Timeout, IOTimeout    time.Duration
+		Retry, Auth, TLS      bool
 	}
 	tests := map[string]struct {
 		opts Options
@@ -48,11 +48,15 @@ func TestCluster(t *testing.T) {
 	}{
 		"defaults": {
 			opts: Options{Hosts: []string{"h"}},
-			want: view{Port: 9042, NumConns: 2, Timeout: 11 * time.Second},
+			want: view{Port: 9042, NumConns: 2, Proto: 4, Timeout: 11 * time.Second, IOTimeout: 55 * time.Second},
 		},
 		"everything": {
 			opts: Options{Hosts: []string{"h"}, Port: 19042, NumConns: 4, Timeout: time.Second, Username: "u", Password: "p", TLS: true, InsecureSkipVerify: true},
-			want: view{Port: 19042, NumConns: 4, Timeout: time.Second, Auth: true, TLS: true},
+			want: view{Port: 19042, NumConns: 4, Proto: 4, Timeout: time.Second, IOTimeout: 15 * time.Second, Auth: true, TLS: true},
+		},
+		"context timeouts": {
+			opts: Options{Hosts: []string{"h"}, Timeout: 10 * time.Second, ContextTimeouts: true},
+			want: view{Port: 9042, NumConns: 2, Proto: 4, IOTimeout: 50 * time.Second},
 		},
 		"no hosts":        {opts: Options{}, err: true},
 		"missing CA file": {opts: Options{Hosts: []string{"h"}, CAFile: "/nonexistent/ca.pem"}, err: true},
@@ -69,7 +73,14 @@ func TestCluster(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := view{Port: c.Port, NumConns: c.NumConns, Timeout: c.Timeout, Retry: c.RetryPolicy != nil, Auth: c.Authenticator != nil, TLS: c.SslOpts != nil}
+			d, ok := c.HostDialer.(*hostDialer)
+			if !ok {
+				t.Fatalf("connections are dialed by %T, not as batchConns", c.HostDialer)
+			}
+			got := view{
+				Port: c.Port, NumConns: c.NumConns, Proto: c.ProtoVersion, Timeout: c.Timeout, IOTimeout: d.ioTimeout,
+				Retry: c.RetryPolicy != nil, Auth: c.Authenticator != nil, TLS: d.tls != nil,
+			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

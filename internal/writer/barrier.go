@@ -59,8 +59,10 @@ type Barrier struct {
 	Writers     int32
 	Consistency gocql.Consistency
 	Timeout     time.Duration
-	Poll        time.Duration
-	Now         func() time.Time
+	// RequestTimeout bounds each query (default 10s).
+	RequestTimeout time.Duration
+	Poll           time.Duration
+	Now            func() time.Time
 }
 
 // Wait records this writer's arrival and returns the common start once all writers arrived.
@@ -78,7 +80,9 @@ func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 	deadline := now().Add(b.Timeout)
 	// The arrival is retried: a barrier lost to one timeout would fail the whole run.
 	for {
-		err := b.Session.Query(insert, b.Run, int(b.Index), now()).Consistency(b.Consistency).ExecContext(ctx)
+		qctx, cancel := b.queryContext(ctx)
+		err := b.Session.Query(insert, b.Run, int(b.Index), now()).Consistency(b.Consistency).ExecContext(qctx)
+		cancel()
 		if err == nil {
 			break
 		}
@@ -106,7 +110,17 @@ func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 	}
 }
 
+// queryContext bounds one query.
+func (b Barrier) queryContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if b.RequestTimeout <= 0 {
+		return context.WithTimeout(ctx, 10*time.Second)
+	}
+	return context.WithTimeout(ctx, b.RequestTimeout)
+}
+
 func (b Barrier) arrivals(ctx context.Context, sel string) ([]time.Time, error) {
+	ctx, cancel := b.queryContext(ctx)
+	defer cancel()
 	iter := b.Session.Query(sel, b.Run).Consistency(b.Consistency).IterContext(ctx)
 	var out []time.Time
 	var at time.Time

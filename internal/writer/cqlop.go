@@ -30,10 +30,12 @@ type cqlOp struct {
 	// insertRoute and readRoute hand the keys to the session's policy through the contexts
 	// the statements run with.
 	insertRoute, readRoute *cql.Route
-	insertCtx, readCtx     context.Context
-	sinks                  []any
-	counters               []byteCounter
-	readBytes              int
+	// deadline bounds each request; insertCtx and readCtx are it, carrying the routes.
+	deadline           *cql.Deadline
+	insertCtx, readCtx context.Context
+	sinks              []any
+	counters           []byteCounter
+	readBytes          int
 }
 
 // statements holds what preparing told about the insert and read statements.
@@ -41,9 +43,9 @@ type statements struct {
 	insert, read gocql.StatementMetadata
 }
 
-func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, writeCL, readCL gocql.Consistency, meta statements) *cqlOp {
+func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, writeCL, readCL gocql.Consistency, meta statements, deadline *cql.Deadline) *cqlOp {
 	batchSize := max(int(w.BatchSize), 1)
-	c := &cqlOp{gen: gen}
+	c := &cqlOp{gen: gen, deadline: deadline, insertCtx: deadline, readCtx: deadline}
 	c.allocRows(batchSize)
 	if batchSize > 1 {
 		typ := gocql.UnloggedBatch
@@ -59,13 +61,13 @@ func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, wr
 	} else {
 		c.insert = s.Query(gen.InsertCQL(), c.rows[0]...).Consistency(writeCL).Idempotent(true)
 		c.insertKey = newRoutingKey(meta.insert)
-		c.insertRoute, c.insertCtx = newRoute(c.insertKey)
+		c.insertRoute, c.insertCtx = newRoute(c.insertKey, c.insertCtx)
 	}
 	if w.ReadRatio > 0 {
 		c.readArgs = make([]any, gen.ReadArity())
 		c.read = s.Query(gen.ReadCQL()).Consistency(readCL).Idempotent(true)
 		c.readKey = newRoutingKey(meta.read)
-		c.readRoute, c.readCtx = newRoute(c.readKey)
+		c.readRoute, c.readCtx = newRoute(c.readKey, deadline)
 	}
 	return c
 }
@@ -102,14 +104,14 @@ func (c *cqlOp) bind(seq int64) (Kind, int) {
 	return Write, bytes
 }
 
-// newRoute returns the route of a statement with routing key k, and the context that carries
-// it; a statement without one runs with a plain context.
-func newRoute(k *routingKey) (*cql.Route, context.Context) {
+// newRoute returns the route of a statement with routing key k, and parent carrying it; a
+// statement without one runs with parent itself.
+func newRoute(k *routingKey, parent context.Context) (*cql.Route, context.Context) {
 	if k == nil {
-		return nil, context.Background()
+		return nil, parent
 	}
 	r := cql.NewRoute()
-	return r, r.Context(context.Background())
+	return r, r.Context(parent)
 }
 
 // route sets the routing key of the next execution, or clears it for the driver to work out
@@ -126,6 +128,8 @@ func route(r *cql.Route, k *routingKey, values []any) {
 }
 
 func (c *cqlOp) exec(k Kind) (int, error) {
+	c.deadline.Arm()
+	defer c.deadline.Disarm()
 	switch {
 	case k == Read:
 		iter := c.read.IterContext(c.readCtx)
@@ -137,7 +141,7 @@ func (c *cqlOp) exec(k Kind) (int, error) {
 		}
 		return c.readBytes, iter.Close()
 	case c.batch != nil:
-		return 0, c.batch.Exec()
+		return 0, c.batch.ExecContext(c.insertCtx)
 	default:
 		return 0, c.insert.ExecContext(c.insertCtx)
 	}

@@ -88,6 +88,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	// which looks the replicas up by the keyspace of the session when a routing key is given.
 	conn.Keyspace = schema.Keyspace
 	conn.Timeout = durationOr(w.RequestTimeout, 10*time.Second)
+	// Every request of the session runs under a context with a deadline: the load's under
+	// one Deadline per goroutine, the others under their own timeouts.
+	conn.ContextTimeouts = true
 	conn.NumConns = int(max(w.ConnectionsPerHost, 1))
 	s, err := cql.Connect(conn)
 	if err != nil {
@@ -98,7 +101,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	defer s.Close()
 	defer tuneGC()()
-	meta, err := prepare(ctx, s, gen, spec.Workload.ReadRatio > 0)
+	meta, err := prepare(ctx, s, gen, spec.Workload.ReadRatio > 0, conn.Timeout)
 	if err != nil {
 		return fail(err)
 	}
@@ -107,8 +110,10 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	eng := &engine{retries: int(ptr.Deref(w.Retries, 3)), backoff: DefaultBackoff, log: func(o Outcome, err error) {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: first %s error: %v\n", cfg.Index, cfg.Writers, o, err)
 	}}
+	deadlines := cql.NewDeadlines(conn.Timeout)
+	defer deadlines.Stop()
 	for range concurrency {
-		eng.ops = append(eng.ops, newCQLOp(s, gen, spec.Workload, writeCL, readCL, meta))
+		eng.ops = append(eng.ops, newCQLOp(s, gen, spec.Workload, writeCL, readCL, meta, deadlines.New()))
 	}
 
 	runCtx, stop := context.WithCancel(ctx)
@@ -123,7 +128,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	barrier := Barrier{
 		Session: s, Keyspace: schema.Keyspace, Run: cfg.RunID, Index: cfg.Index, Writers: cfg.Writers,
 		Consistency: BarrierConsistency(spec.Schema.Replication.Factor),
-		Timeout:     cfg.BarrierTimeout, Now: cfg.Now,
+		Timeout:     cfg.BarrierTimeout, RequestTimeout: conn.Timeout, Now: cfg.Now,
 	}
 	start, err := barrier.Wait(ctx)
 	if err != nil {
@@ -186,7 +191,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 
 // prepare prepares the statements before the barrier, so that a missing table fails the
 // writer at once and the first measured operations do not pay for preparing.
-func prepare(ctx context.Context, s *gocql.Session, gen *workload.Generator, reads bool) (statements, error) {
+func prepare(ctx context.Context, s *gocql.Session, gen *workload.Generator, reads bool, timeout time.Duration) (statements, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var meta statements
 	var err error
 	if meta.insert, err = s.StatementMetadata(ctx, gen.InsertCQL(), ""); err != nil {
