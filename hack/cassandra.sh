@@ -9,6 +9,7 @@
 #   hack/cassandra.sh check <start options>       # exit 0 if the stored cluster config equals these options
 #   hack/cassandra.sh stop [--node i] [--kill] [--force]
 #   hack/cassandra.sh restart --node i [--set key=value ...] [--heap H] [--jvm-opt OPT ...] [--timeout S]
+#   hack/cassandra.sh pause --node i | resume --node i   # SIGSTOP / SIGCONT node i's JVM (a frozen node)
 #   hack/cassandra.sh status
 #   hack/cassandra.sh wipe [--force]              # stop all nodes and delete all node directories
 #   hack/cassandra.sh nodetool [--node i] ARGS... # org.apache.cassandra.tools.NodeTool against node i
@@ -22,13 +23,14 @@
 # --set key=value replaces (or adds) a top-level cassandra.yaml setting; the value is written as
 # YAML as-is (e.g. --set 'authenticator={class_name: PasswordAuthenticator}'); key= removes the
 # key so Cassandra's built-in default applies. --auth enables PasswordAuthenticator and
-# CassandraAuthorizer (superuser cassandra/cassandra). start is a no-op when the cluster already
-# runs with the same options (stopped nodes are started again, keeping their data); a larger
-# --nodes with otherwise equal options adds nodes (they bootstrap); other options while nodes run
-# fail with exit 3 unless --reset, which wipes the cluster first. restart --node i changes one
-# node (settings accumulate in node<i>/node.conf) and marks the cluster as changed, so a plain
-# start or check no longer matches it. Fresh nodes get evenly interleaved initial_token values
-# (num_tokens each), so nodes 2..N bootstrap concurrently and ownership is balanced.
+# CassandraAuthorizer (superuser cassandra/cassandra, auth caches valid 5 minutes). start is a
+# no-op when the cluster already runs with the same options (stopped nodes are started again,
+# keeping their data); a larger --nodes with otherwise equal options adds nodes (they
+# bootstrap); other options while nodes run fail with exit 3 unless --reset, which wipes the
+# cluster first. restart --node i changes one node (settings accumulate in node<i>/node.conf)
+# and marks the cluster as changed, so a plain start or check no longer matches it. Fresh
+# nodes get evenly interleaved initial_token values (num_tokens each), so nodes 2..N bootstrap
+# concurrently and ownership is balanced.
 # stop, wipe, restart and a --reset that changes options first wait until no test process
 # (internal/testutil/cassandra, which holds users.lock shared) uses the cluster; --force skips it.
 # Env: CASSANDRA_VERSION, CASSBENCH_CACHE, CASSANDRA_START_TIMEOUT (seconds, default 180).
@@ -519,6 +521,12 @@ write_node_conf() {
       "authenticator={class_name: org.apache.cassandra.auth.PasswordAuthenticator}"
       "authorizer={class_name: org.apache.cassandra.auth.CassandraAuthorizer}"
       "role_manager={class_name: org.apache.cassandra.auth.CassandraRoleManager}"
+      # The default superuser's permissions are read at QUORUM: with the 2 s default caches a
+      # stopped node soon fails every request in the login check rather than in the
+      # benchmark's own consistency level.
+      "roles_validity=5m"
+      "permissions_validity=5m"
+      "credentials_validity=5m"
     )
   fi
   local line
@@ -900,6 +908,18 @@ cmd_status() {
   done
 }
 
+# cmd_signal SIG --node i: sends SIG to node i's JVM. A paused node keeps its sockets open and
+# answers nothing, as a node in a long GC pause or behind a dead link does.
+cmd_signal() {
+  local sig=$1 i=
+  shift
+  [[ "${1:-}" == --node && -n "${2:-}" ]] || die "usage: pause|resume --node i"
+  i=$2
+  local pid
+  pid=$(node_pid "$i") || die "node $i does not run"
+  kill "-$sig" "$pid"
+}
+
 cmd_nodetool() {
   local i=1
   if [[ "${1:-}" == --node ]]; then i=$2; shift 2; fi
@@ -916,6 +936,8 @@ case "${1:-}" in
   status) shift; cmd_status ;;
   wipe) shift; cmd_wipe "$@" ;;
   nodetool) shift; cmd_nodetool "$@" ;;
+  pause) shift; cmd_signal STOP "$@" ;;
+  resume) shift; cmd_signal CONT "$@" ;;
   __probe) shift; cql_probe "$@" ;;
   *)
     sed -n '2,/^set -euo/p' "$SCRIPT" | sed '$d; s/^# \{0,1\}//' >&2

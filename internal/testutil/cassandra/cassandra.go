@@ -9,8 +9,9 @@
 //
 // Test processes coordinate through flock(2) on files in the cache directory: every process
 // using the cluster holds a shared lock on users.lock for its whole life; replacing the cluster
-// with one of other options, or stopping a node (StopNode), takes it exclusively, so it waits
-// until no other test process is using the cluster. cluster.lock serialises the decisions.
+// with one of other options, or stopping or pausing a node (StopNode, PauseNode), takes it
+// exclusively, so it waits until no other test process is using the cluster. cluster.lock
+// serialises the decisions.
 package cassandra
 
 import (
@@ -79,7 +80,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 	logged := false
 	var err error
 	for {
-		flockWait(t, mutex, syscall.LOCK_EX, deadline)
+		flockExclusive(t, mutex, deadline)
 		same := exec.Command("bash", append([]string{script, "check"}, args...)...).Run() == nil
 		if same && usersMode == syscall.LOCK_EX {
 			break // this process stopped nodes of this very cluster: leave them as they are
@@ -138,12 +139,7 @@ func (c *Cluster) StopNode(t testing.TB, i int) {
 	mu.Lock()
 	defer mu.Unlock()
 	script := scriptPath(t)
-	users := usersLock(t)
-	if usersMode != syscall.LOCK_EX {
-		usersMode = 0
-		flockWait(t, users, syscall.LOCK_EX, time.Now().Add(lockWait))
-		usersMode = syscall.LOCK_EX
-	}
+	exclusive(t)
 	stopped[i] = true
 	run(t, script, "stop", "--node", strconv.Itoa(i))
 	t.Cleanup(func() {
@@ -156,6 +152,24 @@ func (c *Cluster) StopNode(t testing.TB, i int) {
 	})
 }
 
+// PauseNode freezes node i (SIGSTOP) for d and then lets it go on, as a long GC pause would:
+// its connections stay open and nothing answers. Like StopNode it first waits until no other
+// test process uses the cluster; the node is resumed even if the test fails meanwhile.
+func (c *Cluster) PauseNode(t testing.TB, i int, d time.Duration) {
+	t.Helper()
+	c.checkNode(t, i)
+	mu.Lock()
+	defer mu.Unlock()
+	script := scriptPath(t)
+	exclusive(t)
+	resume := sync.OnceFunc(func() { run(t, script, "resume", "--node", strconv.Itoa(i)) })
+	t.Cleanup(resume)
+	run(t, script, "pause", "--node", strconv.Itoa(i))
+	time.Sleep(d)
+	resume()
+	share()
+}
+
 // StartNode starts node i again with its data and configuration and waits until it answers
 // CQL and every running node sees it Up/Normal. A node that runs already is restarted. Like
 // StopNode it first waits until no other test process uses the cluster.
@@ -165,19 +179,34 @@ func (c *Cluster) StartNode(t testing.TB, i int) {
 	mu.Lock()
 	defer mu.Unlock()
 	script := scriptPath(t)
-	users := usersLock(t)
-	if usersMode != syscall.LOCK_EX {
-		usersMode = 0
-		flockWait(t, users, syscall.LOCK_EX, time.Now().Add(lockWait))
-		usersMode = syscall.LOCK_EX
-	}
+	exclusive(t)
 	run(t, script, "restart", "--node", strconv.Itoa(i))
 	delete(stopped, i)
-	if len(stopped) == 0 {
-		usersMode = 0
-		if flock(usersFile, syscall.LOCK_SH) {
-			usersMode = syscall.LOCK_SH
-		}
+	share()
+}
+
+// exclusive makes this process the only user of the cluster: it takes users.lock exclusively,
+// waiting for other test processes to let go, unless it holds it so already. Callers hold mu.
+func exclusive(t testing.TB) {
+	t.Helper()
+	users := usersLock(t)
+	if usersMode == syscall.LOCK_EX {
+		return
+	}
+	usersMode = 0
+	flockExclusive(t, users, time.Now().Add(lockWait))
+	usersMode = syscall.LOCK_EX
+}
+
+// share lets other test processes use the cluster again once no node this process stopped is
+// down. Callers hold mu.
+func share() {
+	if len(stopped) != 0 || usersMode != syscall.LOCK_EX {
+		return
+	}
+	usersMode = 0
+	if flock(usersFile, syscall.LOCK_SH) {
+		usersMode = syscall.LOCK_SH
 	}
 }
 
@@ -287,10 +316,10 @@ func flock(f *os.File, how int) bool {
 	}
 }
 
-// flockWait takes how on f, polling until deadline.
-func flockWait(t testing.TB, f *os.File, how int, deadline time.Time) {
+// flockExclusive takes f exclusively, polling until deadline.
+func flockExclusive(t testing.TB, f *os.File, deadline time.Time) {
 	t.Helper()
-	for logged := false; !flock(f, how); logged = true {
+	for logged := false; !flock(f, syscall.LOCK_EX); logged = true {
 		if !logged {
 			t.Logf("cassandra: waiting for other test processes to release %s", f.Name())
 		}
