@@ -254,22 +254,22 @@ func TestStatements(t *testing.T) {
 	}{
 		"key-value with TTL": {
 			spec:   specOf(func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.TTLSeconds = 3600 }),
-			insert: "INSERT INTO cassbench.key_value (key, value) VALUES (?, ?) USING TTL 3600",
-			read:   "SELECT * FROM cassbench.key_value WHERE key = ?",
+			insert: "insert into cassbench.key_value (key, value) values (?, ?) using ttl 3600",
+			read:   "select * from cassbench.key_value where key = ?",
 		},
 		"row path": {
 			spec:   specOf(withProfile(v1alpha1.ProfileIPByCity), readPath(v1alpha1.ReadRow)),
-			insert: "INSERT INTO cassbench.hosts_by_city (country, region, city, ip, lati, longi, izp, timezone) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			read:   "SELECT * FROM cassbench.hosts_by_city WHERE country = ? AND region = ? AND city = ? AND ip = ?",
+			insert: "insert into cassbench.hosts_by_city (country, region, city, ip, lati, longi, izp, timezone) values (?, ?, ?, ?, ?, ?, ?, ?)",
+			read:   "select * from cassbench.hosts_by_city where country = ? and region = ? and city = ? and ip = ?",
 		},
 		"index path on a collection": {
 			spec:   specOf(table(`CREATE TABLE "T" (id int PRIMARY KEY, "Tags" set<text>)`), readPath(v1alpha1.ReadIndex), indexes("Tags")),
-			insert: `INSERT INTO cassbench."T" (id, "Tags") VALUES (?, ?)`,
-			read:   `SELECT * FROM cassbench."T" WHERE "Tags" CONTAINS ?`,
+			insert: `insert into cassbench."T" (id, "Tags") values (?, ?)`,
+			read:   `select * from cassbench."T" where "Tags" contains ?`,
 		},
 		"index path without an index, no reads": {
 			spec:   specOf(readPath(v1alpha1.ReadIndex)),
-			insert: "INSERT INTO cassbench.key_value (key, value) VALUES (?, ?)",
+			insert: "insert into cassbench.key_value (key, value) values (?, ?)",
 		},
 	}
 	for name, tc := range cases {

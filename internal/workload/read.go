@@ -31,9 +31,9 @@ func readCQL(r *resolved, cols []*colGen, path v1alpha1.ReadPath) (string, []rea
 		ix := r.indexes[0]
 		op := " = ?"
 		if ix.contains {
-			op = " CONTAINS ?"
+			op = " contains ?"
 		}
-		q := "SELECT * FROM " + r.qualified() + " WHERE " + quoteIdent(t.columns[ix.column].name) + op
+		q := "select * from " + r.qualified() + " where " + quoteIdent(t.columns[ix.column].name) + op
 		return q, []readCol{{col: cols[ix.column], contains: ix.contains}}, nil
 	default:
 		return "", nil, fmt.Errorf("workload.readPath %q is not partition, row or index", path)
@@ -44,7 +44,7 @@ func readCQL(r *resolved, cols []*colGen, path v1alpha1.ReadPath) (string, []rea
 		conds[i] = quoteIdent(t.columns[c].name) + " = ?"
 		read[i] = readCol{col: cols[c]}
 	}
-	return "SELECT * FROM " + r.qualified() + " WHERE " + strings.Join(conds, " AND "), read, nil
+	return "select * from " + r.qualified() + " where " + strings.Join(conds, " and "), read, nil
 }
 
 // ReadCQL is the prepared SELECT of the workload's read path, "" when there is none (read
