@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
 # Compares the cassbench writer with latte (a Rust Cassandra benchmark known to be frugal) on
-# one local Cassandra node: the same table shape (bigint key, 100-byte blob), the same
-# concurrency, the same duration, one after the other. What it reports is client efficiency:
-# successful writes per CPU-second the client used (user+sys, from /usr/bin/time), the ratio
-# cassbench/latte, and each client's peak RSS. Throughput itself is the node's, not the
-# client's: on a small machine the node is the bottleneck for both.
+# one local Cassandra node: the same table shape (bigint key, 100-byte blob), the same requests
+# in flight, the same duration, the same number of threads, one client at a time. What it
+# reports is client efficiency: successful writes per CPU-second the client used (user+sys,
+# from /usr/bin/time), the ratio cassbench/latte, and each client's peak RSS. Throughput itself
+# is the node's, not the client's: on a small machine the node is the bottleneck for both.
 #
-#   hack/bench-writer.sh [--duration 20s] [--concurrency 128] [--node-warmup 10s|0] [--no-latte] [--profile]
+#   hack/bench-writer.sh [--duration 20s] [--concurrency 128] [--threads "1 2"] [--rounds 3]
+#                        [--node-warmup 10s|0] [--no-latte] [--profile]
 #
-# --profile adds a second writer run with -cpuprofile/-memprofile and prints the top of both
-# profiles. Output and reports go to $CASSBENCH_CACHE/bench/<time>/ (default ~/.cache/cassbench).
-# Cassandra comes from hack/cassandra.sh (one node); if a cluster already runs, its node 1 is
-# used as it is, and figures are discarded if that node restarts during a run.
+# Each thread count is measured in its own rounds, the two clients alternating within a round
+# so that a node that speeds up or slows down over the benchmark (JIT, compaction) weighs on
+# both alike; the report gives every run and the medians. Threads are GOMAXPROCS for the writer
+# (what a writer pod's CPU limit sets) and --threads for latte, whose --concurrency is per
+# thread and so gets concurrency/threads. --profile adds a writer run with -cpuprofile and
+# -memprofile at the first thread count and prints the top of both profiles. Output and
+# reports go to $CASSBENCH_CACHE/bench/<time>/ (default ~/.cache/cassbench). Cassandra comes
+# from hack/cassandra.sh (one node); if a cluster already runs, its node 1 is used as it is,
+# and figures are discarded if that node restarts during a run.
 set -euo pipefail
 
 LATTE_VERSION=0.29.0
 DURATION=20s
 CONCURRENCY=128
+THREADS="1 2"
+ROUNDS=3
 NODE_WARMUP=10s
 RUN_LATTE=1
 PROFILE=0
@@ -24,10 +32,12 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
     --concurrency) CONCURRENCY="$2"; shift 2 ;;
+    --threads) THREADS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
     --node-warmup) NODE_WARMUP="$2"; shift 2 ;;
     --no-latte) RUN_LATTE=0; shift ;;
     --profile) PROFILE=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench-writer: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -135,57 +145,94 @@ if [[ $NODE_WARMUP != 0 ]]; then
     --metrics-addr "" --termination-log "" >"$OUT/warmup.json" 2>"$OUT/warmup.log"
 fi
 
-# --- cassbench writer ------------------------------------------------------------------------
-log "cassbench writer: concurrency $CONCURRENCY for $DURATION"
-"$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
-  { cat "$OUT/setup.log" >&2; exit 1; }
-/usr/bin/time -f "%U %S %M" -o "$OUT/writer.time" \
-  "$OUT/cassbench" writer -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --run-id "bench-$$" \
-  --metrics-addr "" --termination-log "" >"$OUT/writer.json" 2>"$OUT/writer.log"
-check_node cassbench
-read -r W_CPU W_RSS < <(cpu_rss "$OUT/writer.time")
-W_OPS=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["w"]; print(w["ok"])' "$OUT/writer.json")
-W_FAILED=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["w"]; print(sum(v for k, v in w.items() if k in ("wto","rto","una","ovl","cto","oth")))' "$OUT/writer.json")
-W_RUNTIME=$(grep '^runtime:' "$OUT/writer.log" || true)
+# --- the runs --------------------------------------------------------------------------------
+# Each run appends "client threads round writes failed cpu-seconds peak-rss-kib" to runs.txt.
+RUNS="$OUT/runs.txt"
+: >"$RUNS"
 
-# --- latte -----------------------------------------------------------------------------------
-if [[ $RUN_LATTE == 1 ]]; then
-  log "latte $LATTE_VERSION: concurrency $CONCURRENCY for $DURATION"
+# run_cassbench THREADS ROUND
+run_cassbench() {
+  local t=$1 r=$2 cpu rss ok failed
+  "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
+    { cat "$OUT/setup.log" >&2; exit 1; }
+  GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/writer-$t-$r.time" \
+    "$OUT/cassbench" writer -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --run-id "bench-$$-$t-$r" \
+    --metrics-addr "" --termination-log "" >"$OUT/writer-$t-$r.json" 2>"$OUT/writer-$t-$r.log"
+  check_node cassbench
+  read -r cpu rss < <(cpu_rss "$OUT/writer-$t-$r.time")
+  read -r ok failed < <(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["w"]; print(w["ok"], sum(v for k, v in w.items() if k in ("wto","rto","una","ovl","cto","oth")))' "$OUT/writer-$t-$r.json")
+  echo "cassbench $t $r $ok $failed $cpu $rss" >>"$RUNS"
+}
+
+# run_latte THREADS ROUND
+run_latte() {
+  local t=$1 r=$2 cpu rss ok failed
   # latte writes a log file into its working directory: keep it with the reports.
   (
     cd "$OUT"
     "$LATTE" schema latte.rn "${LATTE_AUTH[@]}" 127.0.0.1 >latte-schema.log 2>&1
-    /usr/bin/time -f "%U %S %M" -o latte.time \
-      "$LATTE" run latte.rn -d "$DURATION" -w 0 -t 1 -p "$CONCURRENCY" -c 1 -q \
-      -o latte.json "${LATTE_AUTH[@]}" 127.0.0.1 >latte.log 2>&1
+    /usr/bin/time -f "%U %S %M" -o "latte-$t-$r.time" \
+      "$LATTE" run latte.rn -d "$DURATION" -w 0 -t "$t" -p $((CONCURRENCY / t)) -c 1 -q \
+      -o "latte-$t-$r.json" "${LATTE_AUTH[@]}" 127.0.0.1 >"latte-$t-$r.log" 2>&1
   )
   check_node latte
-  read -r L_CPU L_RSS < <(cpu_rss "$OUT/latte.time")
-  read -r L_OPS L_FAILED < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print(r["request_count"] - r["error_count"], r["error_count"])' "$OUT/latte.json")
-fi
+  read -r cpu rss < <(cpu_rss "$OUT/latte-$t-$r.time")
+  read -r ok failed < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print(r["request_count"] - r["error_count"], r["error_count"])' "$OUT/latte-$t-$r.json")
+  echo "latte $t $r $ok $failed $cpu $rss" >>"$RUNS"
+}
+
+for t in $THREADS; do
+  if (( CONCURRENCY % t != 0 )); then
+    log "concurrency $CONCURRENCY does not split evenly over $t threads"; exit 2
+  fi
+  for r in $(seq 1 "$ROUNDS"); do
+    log "$t thread(s), round $r of $ROUNDS: cassbench writer, $CONCURRENCY in flight for $DURATION"
+    run_cassbench "$t" "$r"
+    if [[ $RUN_LATTE == 1 ]]; then
+      log "$t thread(s), round $r of $ROUNDS: latte $LATTE_VERSION, $CONCURRENCY in flight for $DURATION"
+      run_latte "$t" "$r"
+    fi
+  done
+done
+W_RUNTIME=$(grep -h '^runtime:' "$OUT"/writer-*.log | tail -n 1 || true)
 
 # --- report ----------------------------------------------------------------------------------
 {
   echo
-  echo "table: bigint key, 100-byte blob; concurrency $CONCURRENCY; duration $DURATION; one connection"
-  printf '%-16s %10s %8s %9s %14s %14s\n' client writes failed "CPU-s" "writes/CPU-s" "peak RSS MiB"
-  printf '%-16s %10d %8d %9.2f %14.0f %14.1f\n' "cassbench" "$W_OPS" "$W_FAILED" "$W_CPU" \
-    "$(calc "$W_OPS / $W_CPU")" "$(calc "$W_RSS / 1024")"
-  if [[ $RUN_LATTE == 1 ]]; then
-    printf '%-16s %10d %8d %9.2f %14.0f %14.1f\n' "latte $LATTE_VERSION" "$L_OPS" "$L_FAILED" "$L_CPU" \
-      "$(calc "$L_OPS / $L_CPU")" "$(calc "$L_RSS / 1024")"
-    printf 'cassbench/latte writes per CPU-second: %.2f\n' "$(calc "($W_OPS / $W_CPU) / ($L_OPS / $L_CPU)")"
-  else
-    echo "latte: not run"
-  fi
-  [[ -n $W_RUNTIME ]] && echo "cassbench writer $W_RUNTIME"
+  echo "table: bigint key, 100-byte blob; $CONCURRENCY requests in flight; $DURATION per run; one connection"
+  python3 - "$RUNS" "$LATTE_VERSION" <<'PY'
+import statistics, sys
+runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
+rows = {}
+print("%-16s %7s %5s %10s %8s %8s %13s %13s" % ("client", "threads", "round", "writes", "failed", "CPU-s", "writes/CPU-s", "peak RSS MiB"))
+for client, t, r, ok, failed, cpu, rss in runs:
+    eff = int(ok) / float(cpu)
+    rows.setdefault((int(t), client), []).append((eff, int(rss) / 1024))
+    name = client if client == "cassbench" else "latte " + sys.argv[2]
+    print("%-16s %7s %5s %10s %8s %8.2f %13.0f %13.1f" % (name, t, r, ok, failed, float(cpu), eff, int(rss) / 1024))
+print()
+print("medians per thread count:")
+for t in sorted({t for t, _ in rows}):
+    w = rows.get((t, "cassbench"))
+    l = rows.get((t, "latte"))
+    line = "  %d thread(s): cassbench %.0f writes/CPU-s, %.1f MiB" % (t, statistics.median(e for e, _ in w), max(m for _, m in w))
+    if l:
+        line += "; latte %.0f writes/CPU-s, %.1f MiB; cassbench/latte %.2f (per round: %s)" % (
+            statistics.median(e for e, _ in l), max(m for _, m in l),
+            statistics.median(e for e, _ in w) / statistics.median(e for e, _ in l),
+            " ".join("%.2f" % (a[0] / b[0]) for a, b in zip(w, l)))
+    print(line)
+PY
+  [[ $RUN_LATTE == 1 ]] || echo "latte: not run"
+  [[ -n $W_RUNTIME ]] && echo "cassbench writer (last run) $W_RUNTIME"
   echo "reports: $OUT"
 } | tee "$OUT/report.txt"
 
 if [[ $PROFILE == 1 ]]; then
-  log "profiling a second writer run"
+  read -r PROFILE_THREADS _ <<<"$THREADS"
+  log "profiling a writer run with $PROFILE_THREADS thread(s)"
   "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup-prof.json" 2>"$OUT/setup-prof.log"
-  "$OUT/cassbench" writer -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --run-id "bench-prof-$$" \
+  GOMAXPROCS=$PROFILE_THREADS "$OUT/cassbench" writer -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --run-id "bench-prof-$$" \
     --metrics-addr "" --termination-log "" --cpuprofile "$OUT/writer.cpu" --memprofile "$OUT/writer.mem" \
     >"$OUT/writer-prof.json" 2>"$OUT/writer-prof.log"
   {

@@ -505,7 +505,10 @@ type WritersSpec struct {
 	// +optional
 	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
 
-	// Resources of each writer container.
+	// Resources of each writer container. A CPU limit also sets how many threads a writer
+	// runs on (GOMAXPROCS: the limit rounded down, at least 1); without one a writer uses every
+	// CPU of its node. A writer is cheapest per operation on one CPU (limits.cpu: 1), and
+	// load grows with replicas.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -87,6 +88,25 @@ func TestWriters(t *testing.T) {
 	var spec cbv1.BenchmarkRunSpec
 	if err := json.Unmarshal([]byte(e[podenv.Spec]), &spec); err != nil || spec.Writers.Replicas != 24 {
 		t.Errorf("spec env does not carry the spec: %v %+v", err, spec.Writers)
+	}
+}
+
+// A writer's CPU limit, rounded down and at least one, is the number of threads it runs on.
+func TestWriterThreadsFollowTheCPULimit(t *testing.T) {
+	for limit, want := range map[string]string{"": "", "500m": "1", "1": "1", "1500m": "1", "2": "2", "7900m": "7"} {
+		run := testRun()
+		run.Spec.Writers.Resources = corev1.ResourceRequirements{}
+		if limit != "" {
+			run.Spec.Writers.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(limit)}
+		}
+		job, err := Writers(run, target, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := env(job.Spec.Template.Spec.Containers[0])
+		if got, set := e["GOMAXPROCS"]; got != want || set != (want != "") {
+			t.Errorf("CPU limit %q: GOMAXPROCS %q (set %t), want %q", limit, got, set, want)
+		}
 	}
 }
 
