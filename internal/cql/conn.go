@@ -36,12 +36,21 @@ import (
 // statements should not pin its memory for the rest of the run.
 const maxRetained = 1 << 20
 
+// maxQueued bounds what waits for the flusher. Requests in flight are bounded by the load's
+// concurrency, but a stuck socket holds the flusher for up to ioTimeout while timed-out
+// requests are sent again; a write that would take the queue past this waits for the send
+// under way instead (a single larger write is queued alone).
+const maxQueued = 16 << 20
+
 type batchConn struct {
 	net.Conn
 	mu     sync.Mutex
 	queued []byte
 	spare  []byte
 	err    error
+	// room is signalled whenever the flusher takes the queue or the connection fails.
+	room      *sync.Cond
+	maxQueued int
 	// kick holds one token when the queue has something the flusher has not taken yet.
 	kick      chan struct{}
 	done      chan struct{}
@@ -53,7 +62,8 @@ type batchConn struct {
 }
 
 func newBatchConn(c net.Conn, ioTimeout time.Duration) *batchConn {
-	b := &batchConn{Conn: c, ioTimeout: ioTimeout, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	b := &batchConn{Conn: c, ioTimeout: ioTimeout, maxQueued: maxQueued, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	b.room = sync.NewCond(&b.mu)
 	go b.flush()
 	return b
 }
@@ -61,6 +71,9 @@ func newBatchConn(c net.Conn, ioTimeout time.Duration) *batchConn {
 // Write queues p for the flusher.
 func (b *batchConn) Write(p []byte) (int, error) {
 	b.mu.Lock()
+	for b.err == nil && len(b.queued) > 0 && len(b.queued)+len(p) > b.maxQueued {
+		b.room.Wait()
+	}
 	if b.err != nil {
 		err := b.err
 		b.mu.Unlock()
@@ -89,6 +102,7 @@ func (b *batchConn) flush() {
 		b.mu.Lock()
 		out := b.queued
 		b.queued, b.spare = b.spare[:0], nil
+		b.room.Broadcast()
 		b.mu.Unlock()
 		if len(out) == 0 {
 			continue
@@ -117,6 +131,7 @@ func (b *batchConn) fail(err error) {
 		b.err = err
 	}
 	b.queued = nil
+	b.room.Broadcast()
 	b.mu.Unlock()
 	_ = b.Close()
 }
@@ -129,6 +144,7 @@ func (b *batchConn) Close() error {
 		if b.err == nil {
 			b.err = net.ErrClosed
 		}
+		b.room.Broadcast()
 		b.mu.Unlock()
 		err = b.Conn.Close()
 	})

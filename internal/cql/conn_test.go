@@ -150,6 +150,61 @@ func TestBatchConnSendsWhatQueuedInOneWrite(t *testing.T) {
 	}
 }
 
+// A write that would take the queue past its bound waits for the send under way, and one
+// waiting on a connection that fails returns the failure.
+func TestBatchConnBoundsTheQueue(t *testing.T) {
+	client, server := loopback(t)
+	cc := &countingConn{Conn: client, hold: make(chan struct{})}
+	b := newBatchConn(cc, 10*time.Second)
+	defer func() { _ = b.Close() }()
+	b.maxQueued = 100
+	go func() { _, _ = io.Copy(io.Discard, server) }()
+
+	if _, err := b.Write(make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return len(b.queued) == 0 }) // the flusher holds it
+	if _, err := b.Write(make([]byte, 60)); err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan error, 1)
+	go func() { _, err := b.Write(make([]byte, 60)); wrote <- err }()
+	select {
+	case err := <-wrote:
+		t.Fatalf("a write past the bound returned (%v) while the send was stuck", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(cc.hold)
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting write did not go on after the send")
+	}
+
+	// A write waiting on a connection that is closed meanwhile fails.
+	cc2 := &countingConn{Conn: server, hold: make(chan struct{})}
+	b2 := newBatchConn(cc2, 10*time.Second)
+	b2.maxQueued = 100
+	_, _ = b2.Write(make([]byte, 10))
+	waitFor(t, func() bool { b2.mu.Lock(); defer b2.mu.Unlock(); return len(b2.queued) == 0 })
+	_, _ = b2.Write(make([]byte, 60))
+	go func() { _, err := b2.Write(make([]byte, 60)); wrote <- err }()
+	time.Sleep(50 * time.Millisecond)
+	_ = b2.Close()
+	close(cc2.hold)
+	select {
+	case err := <-wrote:
+		if err == nil {
+			t.Errorf("a write waiting on a closed connection succeeded")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write waiting on a closed connection never returned")
+	}
+}
+
 // A peer that goes away fails the writes after it, and reading says which peer went.
 func TestBatchConnFailsWhenThePeerCloses(t *testing.T) {
 	client, server := loopback(t)
