@@ -739,7 +739,10 @@ type OperationResults struct {
 	Operations   int64 `json:"operations"`
 	OpsPerSecond int64 `json:"opsPerSecond"`
 	// Response latency is measured from the operation's intended start (open loop) or its send
-	// (closed loop), so it includes time spent queued behind a stall.
+	// (closed loop), so it includes time spent queued behind a stall. At a fixed rate it also
+	// includes how late the writer woke for the operation: an idle writer's timers fire up to
+	// about a millisecond late, so response percentiles of a millisecond or two are mostly
+	// that; service latency is not affected.
 	Response Latency `json:"response"`
 	// Service latency is measured from the actual send.
 	Service Latency `json:"service"`
