@@ -61,7 +61,7 @@ func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, wr
 	} else {
 		c.insert = s.Query(gen.InsertCQL(), c.rows[0]...).Consistency(writeCL).Idempotent(true)
 		c.insertKey = newRoutingKey(meta.insert)
-		c.insertRoute, c.insertCtx = newRoute(c.insertKey, c.insertCtx)
+		c.insertRoute, c.insertCtx = newRoute(c.insertKey, deadline)
 	}
 	if w.ReadRatio > 0 {
 		c.readArgs = make([]any, gen.ReadArity())
@@ -137,7 +137,9 @@ func (c *cqlOp) exec(k Kind) (int, error) {
 			c.resizeSinks(len(cols))
 		}
 		c.readBytes = 0
-		for iter.Scan(c.sinks...) {
+		// A page fetched while scanning is a request of its own and gets a whole timeout, as
+		// the driver's timer gave each request: re-arming per row costs two atomic stores.
+		for c.deadline.Arm(); iter.Scan(c.sinks...); c.deadline.Arm() {
 		}
 		return c.readBytes, iter.Close()
 	case c.batch != nil:
