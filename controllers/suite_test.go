@@ -3,19 +3,15 @@ package controllers_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/cassbench/cassbench/internal/testutil/play"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/cassbench/cassbench/controllers"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
-	"go.uber.org/zap/zapcore"
-	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 )
 
 // These tests run the real manager against a real kube-apiserver and etcd. Nothing runs pods
@@ -30,24 +26,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.Level(zapLevel())))
-	e, stop, err := kube.StartEnv()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	env = e
-	pl = play.Player{C: e.Client}
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
-
-func zapLevel() zapcore.Level {
-	if os.Getenv("CASSBENCH_TEST_VERBOSE") != "" {
-		return -2
-	}
-	return 2
+	kube.Main(m, func(e *kube.Env) error {
+		env, pl = e, play.Player{C: e.Client}
+		return nil
+	})
 }
 
 const testImage = "cassbench:test"

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/cassbench/cassbench/internal/testutil/play"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,15 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/cassbench/cassbench/internal/testutil/kube"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 )
 
 const fieldOwner = client.FieldOwner("cassbench-packaging-test")
@@ -36,42 +33,22 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.Level(logLevel())))
-	code, err := runSuite(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(code)
-}
-
-func runSuite(m *testing.M) (int, error) {
-	e, stop, err := kube.StartEnv()
-	if err != nil {
-		return 0, err
-	}
-	defer stop()
-	env = e
-	pl = play.Player{C: e.Client}
-	// prometheus-operator's ServiceMonitor and PodMonitor CRDs, from its Go module (cached by
-	// the Makefile), so that the chart's monitors are dry-run against their real schema too.
-	dir, err := makeOutput("monitoring-crds")
-	if err != nil {
-		return 0, err
-	}
-	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
-		Paths: []string{dir}, ErrorIfPathMissing: true,
-	}); err != nil {
-		return 0, fmt.Errorf("installing the monitoring CRDs from %s: %w", dir, err)
-	}
-	return m.Run(), nil
-}
-
-func logLevel() zapcore.Level {
-	if os.Getenv("CASSBENCH_TEST_VERBOSE") != "" {
-		return -2
-	}
-	return 2
+	kube.Main(m, func(e *kube.Env) error {
+		env, pl = e, play.Player{C: e.Client}
+		// prometheus-operator's ServiceMonitor and PodMonitor CRDs, from its Go module (cached
+		// by the Makefile), so that the chart's monitors are dry-run against their real schema
+		// too.
+		dir, err := makeOutput("monitoring-crds")
+		if err != nil {
+			return err
+		}
+		if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
+			Paths: []string{dir}, ErrorIfPathMissing: true,
+		}); err != nil {
+			return fmt.Errorf("installing the monitoring CRDs from %s: %w", dir, err)
+		}
+		return nil
+	})
 }
 
 // makeOutput runs a Makefile target that prints a path (a cached tool, a cached directory)

@@ -4,8 +4,6 @@ package validation_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -26,15 +24,7 @@ import (
 var env *kube.Env
 
 func TestMain(m *testing.M) {
-	e, stop, err := kube.StartEnv()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	env = e
-	code := m.Run()
-	stop()
-	os.Exit(code)
+	kube.Main(m, func(e *kube.Env) error { env = e; return nil })
 }
 
 // strict makes the apiserver refuse unknown fields instead of dropping them, as kubectl does.

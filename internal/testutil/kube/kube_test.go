@@ -3,7 +3,6 @@ package kube_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,15 +22,7 @@ import (
 var env *kube.Env
 
 func TestMain(m *testing.M) {
-	e, stop, err := kube.StartEnv()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	env = e
-	code := m.Run()
-	stop()
-	os.Exit(code)
+	kube.Main(m, func(e *kube.Env) error { env = e; return nil })
 }
 
 func TestObjectsRoundTrip(t *testing.T) {
