@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 
 	"sigs.k8s.io/yaml"
 )
@@ -54,7 +55,7 @@ func (n *Nodes) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if n.base, err = readYAML(filepath.Join(lastLine(dist), "conf", "cassandra.yaml")); err != nil {
+	if n.base, err = readYAML(filepath.Join(kube.LastLine(dist), "conf", "cassandra.yaml")); err != nil {
 		return err
 	}
 	dir := filepath.Join(kube.CacheDir(), "local")

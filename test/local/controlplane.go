@@ -3,13 +3,13 @@ package local
 import (
 	"context"
 	"fmt"
-	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -36,7 +36,7 @@ type controlPlane struct {
 var kcmControllers = []string{"job-controller", "garbage-collector-controller", "serviceaccount-controller"}
 
 func startControlPlane(ctx context.Context, root, dir string, scheme *runtime.Scheme, logf func(string, ...any)) (*controlPlane, error) {
-	assets, err := controlPlaneAssets(root)
+	assets, err := kube.ControlPlaneAssets(root, "kube-controller-manager")
 	if err != nil {
 		return nil, err
 	}
@@ -199,48 +199,4 @@ func (cp *controlPlane) stop() {
 	if err := cp.env.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "local: stopping etcd and kube-apiserver: %v\n", err)
 	}
-}
-
-// controlPlaneAssets returns the directory with etcd, kube-apiserver and
-// kube-controller-manager: KUBEBUILDER_ASSETS when it has all three, else what
-// hack/control-plane.sh builds (cached).
-func controlPlaneAssets(root string) (string, error) {
-	want := []string{"etcd", "kube-apiserver", "kube-controller-manager"}
-	has := func(dir string) bool {
-		for _, b := range want {
-			if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
-				return false
-			}
-		}
-		return dir != ""
-	}
-	if dir := os.Getenv("KUBEBUILDER_ASSETS"); has(dir) {
-		return dir, nil
-	}
-	out, err := runIn(root, filepath.Join(root, "hack", "control-plane.sh"), "kube-controller-manager")
-	if err != nil {
-		return "", fmt.Errorf("building the control plane with hack/control-plane.sh: %w", err)
-	}
-	dir := lastLine(out)
-	if !has(dir) {
-		return "", fmt.Errorf("hack/control-plane.sh printed %q, which lacks one of %v", dir, want)
-	}
-	return dir, nil
-}
-
-// runIn runs a command in dir and returns its stdout; an error carries both streams.
-func runIn(dir, name string, args ...string) (string, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s %s: %w\n%s%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
-	}
-	return stdout.String(), nil
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }

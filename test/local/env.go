@@ -115,7 +115,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 
 	e.Logf("building manager and cassbench with hack/build.sh")
 	bin := filepath.Join(o.Dir, "bin")
-	if _, err := runIn(root, filepath.Join(root, "hack", "build.sh"), bin); err != nil {
+	if _, err := kube.Run(root, filepath.Join(root, "hack", "build.sh"), bin); err != nil {
 		return nil, fail(err)
 	}
 	if e.cp, err = startControlPlane(ctx, root, o.Dir, scheme, e.Logf); err != nil {

@@ -29,6 +29,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
 // Options describe the cluster a test needs. Tests asking for equal options share a cluster.
@@ -110,7 +112,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 			t.Fatalf("cassandra: another test process kept the cluster (with other options, or with a node stopped) for %v", lockWait)
 		}
 		if !logged {
-			t.Logf("cassandra: waiting for other test processes to release the cluster (%s)", filepath.Join(cacheDir(), "cassandra", "users.lock"))
+			t.Logf("cassandra: waiting for other test processes to release the cluster (%s)", filepath.Join(kube.CacheDir(), "cassandra", "users.lock"))
 			logged = true
 		}
 		time.Sleep(time.Second)
@@ -135,11 +137,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 // ends unless StartNode did so already.
 func (c *Cluster) StopNode(t testing.TB, i int) {
 	t.Helper()
-	c.checkNode(t, i)
 	mu.Lock()
 	defer mu.Unlock()
-	script := scriptPath(t)
-	exclusive(t)
+	script := c.own(t, i)
 	stopped[i] = true
 	run(t, script, "stop", "--node", strconv.Itoa(i))
 	t.Cleanup(func() {
@@ -157,11 +157,9 @@ func (c *Cluster) StopNode(t testing.TB, i int) {
 // test process uses the cluster; the node is resumed even if the test fails meanwhile.
 func (c *Cluster) PauseNode(t testing.TB, i int, d time.Duration) {
 	t.Helper()
-	c.checkNode(t, i)
 	mu.Lock()
 	defer mu.Unlock()
-	script := scriptPath(t)
-	exclusive(t)
+	script := c.own(t, i)
 	resume := sync.OnceFunc(func() { run(t, script, "resume", "--node", strconv.Itoa(i)) })
 	t.Cleanup(resume)
 	run(t, script, "pause", "--node", strconv.Itoa(i))
@@ -175,14 +173,22 @@ func (c *Cluster) PauseNode(t testing.TB, i int, d time.Duration) {
 // StopNode it first waits until no other test process uses the cluster.
 func (c *Cluster) StartNode(t testing.TB, i int) {
 	t.Helper()
-	c.checkNode(t, i)
 	mu.Lock()
 	defer mu.Unlock()
-	script := scriptPath(t)
-	exclusive(t)
+	script := c.own(t, i)
 	run(t, script, "restart", "--node", strconv.Itoa(i))
 	delete(stopped, i)
 	share()
+}
+
+// own checks that node i exists and makes this process the only user of the cluster; it
+// returns the script that changes nodes. Callers hold mu.
+func (c *Cluster) own(t testing.TB, i int) string {
+	t.Helper()
+	c.checkNode(t, i)
+	script := scriptPath(t)
+	exclusive(t)
+	return script
 }
 
 // exclusive makes this process the only user of the cluster: it takes users.lock exclusively,
@@ -272,20 +278,9 @@ func runErr(t testing.TB, script string, args ...string) error {
 	return nil
 }
 
-func cacheDir() string {
-	if d := os.Getenv("CASSBENCH_CACHE"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		home = os.TempDir()
-	}
-	return filepath.Join(home, ".cache", "cassbench")
-}
-
 func openLock(t testing.TB, name string) *os.File {
 	t.Helper()
-	dir := filepath.Join(cacheDir(), "cassandra")
+	dir := filepath.Join(kube.CacheDir(), "cassandra")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatalf("cassandra: %v", err)
 	}

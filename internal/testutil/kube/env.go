@@ -76,7 +76,7 @@ func StartEnv() (*Env, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	assets, err := controlPlaneAssets(root)
+	assets, err := ControlPlaneAssets(root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,21 +167,30 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// controlPlaneAssets returns the directory holding kube-apiserver and etcd.
-func controlPlaneAssets(root string) (string, error) {
-	dir := os.Getenv("KUBEBUILDER_ASSETS")
-	if dir == "" {
-		out, err := run(root, filepath.Join(root, "hack", "control-plane.sh"))
-		if err != nil {
-			return "", fmt.Errorf("building the control plane with hack/control-plane.sh "+
-				"(or set KUBEBUILDER_ASSETS): %w", err)
+// ControlPlaneAssets returns the directory holding kube-apiserver, etcd and the extra control
+// plane binaries named (kube-controller-manager): KUBEBUILDER_ASSETS when it has them all,
+// else what hack/control-plane.sh builds for them (cached outside the repository).
+func ControlPlaneAssets(root string, extra ...string) (string, error) {
+	want := append([]string{"kube-apiserver", "etcd"}, extra...)
+	missing := func(dir string) error {
+		for _, bin := range want {
+			if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+				return fmt.Errorf("control plane assets in %q: %w", dir, err)
+			}
 		}
-		dir = lastLine(out)
+		return nil
 	}
-	for _, bin := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			return "", fmt.Errorf("control plane assets in %q: %w", dir, err)
-		}
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" && missing(dir) == nil {
+		return dir, nil
+	}
+	out, err := Run(root, filepath.Join(root, "hack", "control-plane.sh"), extra...)
+	if err != nil {
+		return "", fmt.Errorf("building the control plane with hack/control-plane.sh "+
+			"(or set KUBEBUILDER_ASSETS): %w", err)
+	}
+	dir := LastLine(out)
+	if err := missing(dir); err != nil {
+		return "", fmt.Errorf("hack/control-plane.sh printed %q: %w", dir, err)
 	}
 	return dir, nil
 }
@@ -192,7 +201,7 @@ func CassOperatorCRDs(root string) (string, error) {
 	if path := os.Getenv("CASS_OPERATOR_CRDS"); path != "" {
 		return path, nil
 	}
-	if _, err := run(root, "make", "-s", "--no-print-directory", "cass-operator-crds"); err != nil {
+	if _, err := Run(root, "make", "-s", "--no-print-directory", "cass-operator-crds"); err != nil {
 		return "", fmt.Errorf("rendering cass-operator CRDs (or set CASS_OPERATOR_CRDS): %w", err)
 	}
 	version, err := moduleVersion(root, "github.com/k8ssandra/cass-operator")
@@ -234,9 +243,9 @@ func moduleVersion(root, module string) (string, error) {
 	return string(m[1]), nil
 }
 
-// run runs a command in dir and returns its stdout; a failure carries both streams, so the
+// Run runs a command in dir and returns its stdout; a failure carries both streams, so the
 // test log shows why a tool could not be built.
-func run(dir, name string, args ...string) (string, error) {
+func Run(dir, name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
@@ -251,10 +260,12 @@ func run(dir, name string, args ...string) (string, error) {
 // Run runs a command at the repository root and returns its stdout, for tests that need a
 // Makefile-built tool (for example `make -s kustomize`).
 func (e *Env) Run(name string, args ...string) (string, error) {
-	return run(e.Root, name, args...)
+	return Run(e.Root, name, args...)
 }
 
-func lastLine(s string) string {
+// LastLine is the last non-blank line of a script's output, where the scripts print the
+// path they made.
+func LastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }

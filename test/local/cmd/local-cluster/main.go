@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 	local "github.com/cassbench/cassbench/test/local"
 )
 
@@ -23,7 +24,7 @@ func main() {
 	flag.StringVar(&o.Datacenter, "datacenter", "dc1", "name of the CassandraDatacenter")
 	flag.StringVar(&o.Heap, "heap", "512M", "heap of each Cassandra node unless a run sets one")
 	flag.IntVar(&o.MaxNodes, "max-nodes", 2, "largest size a run may give the datacenter (each node needs about 1.5 GiB)")
-	kubeconfig := flag.String("write-kubeconfig", filepath.Join(cacheDir(), "local", "kubeconfig"), "where to write the admin kubeconfig")
+	kubeconfig := flag.String("write-kubeconfig", filepath.Join(kube.CacheDir(), "local", "kubeconfig"), "where to write the admin kubeconfig")
 	keep := flag.Bool("keep", false, "keep the working directory (logs, pod files) after stopping")
 	flag.Parse()
 
@@ -70,15 +71,4 @@ func writeKubeconfig(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, data, 0o600)
-}
-
-func cacheDir() string {
-	if dir := os.Getenv("CASSBENCH_CACHE"); dir != "" {
-		return dir
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "cassbench-cache")
-	}
-	return filepath.Join(home, ".cache", "cassbench")
 }
