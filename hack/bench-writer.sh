@@ -14,7 +14,8 @@
 # both alike; the report gives every run and the medians. Threads are GOMAXPROCS for the writer
 # (what a writer pod's CPU limit sets) and --threads for latte, whose --concurrency is per
 # thread and so gets concurrency/threads. --profile adds a writer run with -cpuprofile and
-# -memprofile at the first thread count and prints the top of both profiles. Output and
+# -memprofile at the first thread count and prints the top of both profiles and the shares of
+# the CPU taken by the driver, the writer's own work, the scheduler and the collector. Output and
 # reports go to $CASSBENCH_CACHE/bench/<time>/ (default ~/.cache/cassbench). Cassandra comes
 # from hack/cassandra.sh (one node); if a cluster already runs, its node 1 is used as it is,
 # and figures are discarded if that node restarts during a run.
@@ -37,7 +38,7 @@ while [[ $# -gt 0 ]]; do
     --node-warmup) NODE_WARMUP="$2"; shift 2 ;;
     --no-latte) RUN_LATTE=0; shift ;;
     --profile) PROFILE=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "bench-writer: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -228,6 +229,32 @@ PY
   echo "reports: $OUT"
 } | tee "$OUT/report.txt"
 
+# CPU_SHARES reads pprof's cumulative top and splits the profile by the goroutines and runtime
+# activities it is made of: load goroutines (inside the driver's request path, and the
+# writer's own generating, timing and recording), the driver's connection reader, the batched
+# sends, the scheduler and the collector.
+CPU_SHARES='
+import re, sys
+cum = {}
+for line in sys.stdin:
+    m = re.match(r"\s*\S+\s+\S+%\s+\S+%\s+\S+\s+([\d.]+)%\s+(\S+)$", line)
+    if m:
+        cum[m.group(2)] = float(m.group(1))
+def share(suffix):
+    return sum(v for k, v in cum.items() if k.endswith(suffix))
+rows = [
+    ("requests inside the driver (load goroutines)", share("writer.(*cqlOp).exec")),
+    ("cassbench per operation: generate, time, record", share("writer.(*engine).loop") - share("writer.(*cqlOp).exec")),
+    ("driver connection reader (responses)", share("v2.(*Conn).serve")),
+    ("batched sends (one write per batch)", share("cql.(*batchConn).flush")),
+    ("Go scheduler (parking, waking, idle)", share("runtime.mcall")),
+    ("garbage collector (background)", share("runtime.gcBgMarkWorker") + share("runtime.bgsweep")),
+]
+for name, v in rows:
+    print("  %-50s %5.1f%%" % (name, v))
+print("  %-50s %5.1f%%" % ("everything else", max(0.0, 100 - sum(v for _, v in rows))))
+'
+
 if [[ $PROFILE == 1 ]]; then
   read -r PROFILE_THREADS _ <<<"$THREADS"
   log "profiling a writer run with $PROFILE_THREADS thread(s)"
@@ -238,6 +265,8 @@ if [[ $PROFILE == 1 ]]; then
   {
     echo; echo "CPU profile (top 20 by cumulative):"
     go tool pprof -top -cum -nodecount 20 "$OUT/cassbench" "$OUT/writer.cpu" 2>/dev/null | tail -n 21
+    echo; echo "where the writer's CPU goes (cumulative shares of the profile):"
+    go tool pprof -top -cum -nodecount 100000 "$OUT/cassbench" "$OUT/writer.cpu" 2>/dev/null | python3 -c "$CPU_SHARES"
     echo; echo "allocations (top 15 objects):"
     go tool pprof -top -sample_index=alloc_objects -nodecount 15 "$OUT/cassbench" "$OUT/writer.mem" 2>/dev/null | tail -n 16
   } | tee -a "$OUT/report.txt"
