@@ -329,6 +329,7 @@ type BatchType string
 
 // WorkloadSpec is what one operation does.
 // +kubebuilder:validation:XValidation:rule="!has(self.writeRatio) || !has(self.readRatio) || self.writeRatio + self.readRatio > 0",message="workload.writeRatio and workload.readRatio must not both be 0: set writeRatio, readRatio or both above 0"
+// +kubebuilder:validation:XValidation:rule="!has(self.readLimit) || !has(self.readPath) || self.readPath != 'row'",message="workload.readLimit applies to partition and index reads, and a row read returns one row: remove readLimit or set readPath to partition or index"
 type WorkloadSpec struct {
 	// WriteRatio and ReadRatio weigh the operation mix: 3 and 1 mean 75% writes.
 	// +optional
@@ -358,6 +359,13 @@ type WorkloadSpec struct {
 	// +optional
 	// +kubebuilder:default=partition
 	ReadPath ReadPath `json:"readPath,omitempty"`
+
+	// ReadLimit caps the rows a partition or index read returns (CQL LIMIT), as a query for
+	// the newest rows of a partition clustered newest first does. Unset reads every row the
+	// path finds; a row read finds one row and takes no limit.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ReadLimit int32 `json:"readLimit,omitempty"`
 
 	// Partitions is the number of distinct partition keys, shared out across writers; 0 means
 	// as many as operations (every write a new partition).

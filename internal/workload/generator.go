@@ -66,7 +66,7 @@ func NewGenerator(spec *v1alpha1.BenchmarkRunSpec, index, writers int32) (*Gener
 	}
 	g.uniqueRows = g.rowsAreUnique()
 	g.insertCQL = insertCQL(r, w.TTLSeconds)
-	if g.readCQL, g.read, err = readCQL(r, cols, w.ReadPath); err != nil {
+	if g.readCQL, g.read, err = readCQL(r, cols, w.ReadPath, w.ReadLimit); err != nil {
 		return nil, err
 	}
 	if w.ReadRatio > 0 && g.readCQL == "" {

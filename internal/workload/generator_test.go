@@ -267,6 +267,16 @@ func TestStatements(t *testing.T) {
 			insert: `insert into cassbench."T" (id, "Tags") values (?, ?)`,
 			read:   `select * from cassbench."T" where "Tags" contains ?`,
 		},
+		"newest rows of a partition": {
+			spec:   specOf(table("CREATE TABLE events (source int, at timestamp, body text, PRIMARY KEY (source, at)) WITH CLUSTERING ORDER BY (at DESC)"), readLimit(10)),
+			insert: "insert into cassbench.events (source, at, body) values (?, ?, ?)",
+			read:   "select * from cassbench.events where source = ? limit 10",
+		},
+		"index path with a limit": {
+			spec:   specOf(table(`CREATE TABLE "T" (id int PRIMARY KEY, "Tags" set<text>)`), readPath(v1alpha1.ReadIndex), indexes("Tags"), readLimit(1)),
+			insert: `insert into cassbench."T" (id, "Tags") values (?, ?)`,
+			read:   `select * from cassbench."T" where "Tags" contains ? limit 1`,
+		},
 		"index path without an index, no reads": {
 			spec:   specOf(readPath(v1alpha1.ReadIndex)),
 			insert: "insert into cassbench.key_value (key, value) values (?, ?)",
@@ -397,6 +407,11 @@ func TestNewGeneratorErrors(t *testing.T) {
 			specOf(mixOf(1, 1), readPath(v1alpha1.ReadIndex)), 0, 1,
 			"workload.readPath is index but schema.indexes is empty",
 		},
+		"limit on a row read": {
+			specOf(withProfile(v1alpha1.ProfileIPByCity), readPath(v1alpha1.ReadRow), readLimit(5)), 0, 1,
+			"workload.readLimit applies to partition and index reads, and a row read returns one row",
+		},
+		"limit below 1":            {specOf(readLimit(-1)), 0, 1, "workload.readLimit -1 is below 1"},
 		"unknown read path":        {specOf(readPath("scan")), 0, 1, `workload.readPath "scan" is not partition, row or index`},
 		"unknown key distribution": {specOf(partitions(10, "pareto")), 0, 1, `unknown distribution "pareto"`},
 		"unknown column": {

@@ -43,6 +43,10 @@ func readPath(p v1alpha1.ReadPath) func(*v1alpha1.BenchmarkRunSpec) {
 	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.ReadPath = p }
 }
 
+func readLimit(n int32) func(*v1alpha1.BenchmarkRunSpec) {
+	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.ReadLimit = n }
+}
+
 func indexes(cols ...string) func(*v1alpha1.BenchmarkRunSpec) {
 	return func(s *v1alpha1.BenchmarkRunSpec) {
 		for _, c := range cols {

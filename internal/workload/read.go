@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cassbench/cassbench/api/v1alpha1"
@@ -14,9 +15,24 @@ type readCol struct {
 	contains bool
 }
 
-// readCQL is the SELECT of a read path and which column fills each bind marker; "" when the
-// table has nothing to read it by.
-func readCQL(r *resolved, cols []*colGen, path v1alpha1.ReadPath) (string, []readCol, error) {
+// readCQL is the SELECT of a read path, with limit rows at most if limit > 0, and which column
+// fills each bind marker; "" when the table has nothing to read it by.
+func readCQL(r *resolved, cols []*colGen, path v1alpha1.ReadPath, limit int32) (string, []readCol, error) {
+	switch {
+	case limit < 0:
+		return "", nil, fmt.Errorf("workload.readLimit %d is below 1: remove it to read every row, or set it to 1 or more", limit)
+	case limit > 0 && path == v1alpha1.ReadRow:
+		return "", nil, fmt.Errorf("workload.readLimit applies to partition and index reads, and a row read returns one row: remove readLimit or set readPath to partition or index")
+	}
+	q, read, err := readSelect(r, cols, path)
+	if q != "" && limit > 0 {
+		q += " limit " + strconv.Itoa(int(limit))
+	}
+	return q, read, err
+}
+
+// readSelect is readCQL without a limit.
+func readSelect(r *resolved, cols []*colGen, path v1alpha1.ReadPath) (string, []readCol, error) {
 	t := r.table
 	var key []int
 	switch path {

@@ -187,6 +187,17 @@ func TestInvalidSpecsAreRejected(t *testing.T) {
 			},
 			field: "spec.workload", phrase: "writeRatio and workload.readRatio must not both be 0",
 		},
+		"read limit on a row read": {
+			mutate: []mutation{
+				set("row", "spec", "workload", "readPath"),
+				set(int64(5), "spec", "workload", "readLimit"),
+			},
+			field: "spec.workload", phrase: "workload.readLimit applies to partition and index reads",
+		},
+		"read limit of 0": {
+			mutate: []mutation{set(int64(0), "spec", "workload", "readLimit")},
+			field:  "spec.workload.readLimit", phrase: "should be greater than or equal to 1",
+		},
 		"value size min above max": {
 			mutate: []mutation{set(map[string]any{"min": int64(100), "max": int64(10)}, "spec", "workload", "valueSize")},
 			field:  "spec.workload.valueSize", phrase: "min must not exceed max",
@@ -294,6 +305,7 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 		WriteRatio       int32
 		WriteConsistency v1alpha1.ConsistencyLevel
 		ReadConsistency  v1alpha1.ConsistencyLevel
+		ReadLimit        int32
 		Concurrency      int32
 		Retries          int32
 		RequestTimeout   time.Duration
@@ -357,12 +369,13 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 				r.Spec.Writers.Retries = ptr.To[int32](5)
 				r.Spec.Writers.MaxErrorPercent = ptr.To[int32](5)
 				r.Spec.Workload.ValueSize = &v1alpha1.SizeRange{Min: ptr.To[int32](100), Max: ptr.To[int32](400)}
+				r.Spec.Workload.ReadPath, r.Spec.Workload.ReadLimit = v1alpha1.ReadIndex, 10
 				r.Spec.Deadlines.Prepare = &metav1.Duration{Duration: time.Hour}
 				return r
 			}(),
 			want: defaults{
 				Keyspace: "rtb", Strategy: v1alpha1.SimpleStrategy, Factor: 2,
-				WriteRatio: 1, WriteConsistency: "TWO", ReadConsistency: "ONE",
+				WriteRatio: 1, WriteConsistency: "TWO", ReadConsistency: "ONE", ReadLimit: 10,
 				Concurrency: 8, Retries: 5, RequestTimeout: 5 * time.Second,
 				Warmup: time.Minute, Prepare: time.Hour,
 			},
@@ -382,6 +395,7 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 				Keyspace: s.Schema.Keyspace, Strategy: s.Schema.Replication.Strategy, Factor: s.Schema.Replication.Factor,
 				Profile: s.Schema.Table.Profile, WriteRatio: s.Workload.WriteRatio,
 				WriteConsistency: s.Workload.WriteConsistency, ReadConsistency: s.Workload.ReadConsistency,
+				ReadLimit:   s.Workload.ReadLimit,
 				Concurrency: s.Writers.Concurrency, Retries: ptr.Deref(s.Writers.Retries, -1),
 				RequestTimeout: durationOf(s.Writers.RequestTimeout), Warmup: durationOf(s.Writers.Warmup),
 				Prepare: durationOf(s.Deadlines.Prepare),
