@@ -76,6 +76,10 @@ func validate(s *cbv1.BenchmarkRunSpec) error {
 		return errors.New("writers takes exactly one of duration or operations")
 	case s.Workload.WriteRatio+s.Workload.ReadRatio <= 0:
 		return errors.New("workload.writeRatio and workload.readRatio must not both be 0")
+	case s.Workload.ReadLimit < 0:
+		return errors.New("workload.readLimit must be at least 1")
+	case s.Workload.ReadLimit > 0 && s.Workload.ReadPath == cbv1.ReadRow:
+		return errors.New("workload.readLimit applies to partition and index reads, and a row read returns one row: remove readLimit or set readPath to partition or index")
 	case (s.Schema.Table.Profile != "") == (s.Schema.Table.CQL != ""):
 		return errors.New("schema.table takes exactly one of profile or cql")
 	}

@@ -53,6 +53,14 @@ func TestParseSpec(t *testing.T) {
 			yaml: "datacenterRef: {name: dc1}\nwriters: {replicas: 1, duration: 1s, concurency: 5}\n",
 			err:  `unknown field "concurency"`,
 		},
+		"read limit on a row read": {
+			yaml: "datacenterRef: {name: dc1}\nworkload: {readRatio: 1, readPath: row, readLimit: 5}\nwriters: {replicas: 1, duration: 1s}\n",
+			err:  "workload.readLimit applies to partition and index reads",
+		},
+		"read limit below 1": {
+			yaml: "datacenterRef: {name: dc1}\nworkload: {readRatio: 1, readLimit: -1}\nwriters: {replicas: 1, duration: 1s}\n",
+			err:  "workload.readLimit must be at least 1",
+		},
 		"both bounds": {
 			yaml: "datacenterRef: {name: dc1}\nwriters: {replicas: 1, duration: 1s, operations: 5}\n",
 			err:  "exactly one of duration or operations",
