@@ -141,7 +141,8 @@ func TestCorruptEncodingsAreRefused(t *testing.T) {
 		"unknown version": append([]byte{9}, good[1:]...),
 		"truncated":       good[:len(good)-1],
 		"trailing bytes":  append(append([]byte(nil), good...), 1),
-		"count disagrees": func() []byte { b := append([]byte(nil), good...); b[2]++; return b }(),
+		"count disagrees": func() []byte { b := append([]byte(nil), good...); b[3]++; return b }(),
+		"unknown flags":   func() []byte { b := append([]byte(nil), good...); b[2] = 0x80; return b }(),
 		"absurd level":    append([]byte{1, 200}, good[2:]...),
 	}
 	for name, b := range cases {
