@@ -448,6 +448,13 @@ type WritersSpec struct {
 	// +kubebuilder:validation:Maximum=100000000
 	Rate *int64 `json:"rate,omitempty"`
 
+	// Arrivals spaces an open loop's operations: Uniform at equal intervals (writers offset
+	// from each other so they do not fire in phase), or Poisson with exponential gaps of the
+	// same mean, as independent clients arrive. Only with rate.
+	// +optional
+	// +kubebuilder:default=Uniform
+	Arrivals Arrivals `json:"arrivals,omitempty"`
+
 	// Durations are Format=duration so that CEL compares them as durations: "10m" as stored
 	// and "10m0s" as a Go client sends it back are equal, and the spec immutability rule lets
 	// an unchanged spec through an Update. The pattern admits only what time.ParseDuration
@@ -575,6 +582,15 @@ type Deadlines struct {
 	// +kubebuilder:validation:XValidation:rule="self > duration('0s')",message="must be longer than 0s"
 	Run *metav1.Duration `json:"run,omitempty"`
 }
+
+// Arrivals is how an open loop spaces its operations.
+// +kubebuilder:validation:Enum=Uniform;Poisson
+type Arrivals string
+
+const (
+	ArrivalsUniform Arrivals = "Uniform"
+	ArrivalsPoisson Arrivals = "Poisson"
+)
 
 // Phase is a one-word summary of where a run is, derived from its conditions.
 type Phase string

@@ -11,14 +11,12 @@ import (
 )
 
 // Version of the summary format. A consumer refuses summaries of a version it does not know.
-const Version = 1
+// Version 2 measures windows, counts every attempt, keeps failed operations in the latency
+// and adds the schedule and the timeline.
+const Version = 2
 
 // MaxBytes is the most a termination message may hold.
 const MaxBytes = 4096
-
-// maxLevel bounds how far Encode coarsens sketches to fit MaxBytes: level 4 is about 16%
-// relative accuracy, and no summary needs more than that to fit.
-const maxLevel = 6
 
 // Summary is one writer's result over its measured window.
 type Summary struct {
@@ -26,17 +24,64 @@ type Summary struct {
 	// Index of this writer, of Writers.
 	Index   int32 `json:"i"`
 	Writers int32 `json:"n"`
-	// Start and End of the measured window, Unix milliseconds.
+	// Start and End of the measured window as this writer measured it: its first send and
+	// its last completion, Unix milliseconds on its own clock. Zero when it sent nothing.
 	Start int64 `json:"start"`
 	End   int64 `json:"end"`
+	// SpanMicros is End - Start on the monotonic clock, which no clock step can move.
+	SpanMicros int64 `json:"span,omitempty"`
+	// OffsetMillis is this writer's clock minus Cassandra's (positive: the writer is ahead),
+	// measured at the start barrier; OffsetErrorMillis bounds its error (half the round trip).
+	OffsetMillis      int64 `json:"off,omitempty"`
+	OffsetErrorMillis int64 `json:"offe,omitempty"`
 	// Writes and Reads; nil when the workload has none of that kind.
 	Writes *Ops `json:"w,omitempty"`
 	Reads  *Ops `json:"r,omitempty"`
+	// Lag is the schedule lag of an open loop (actual send minus intended start), in
+	// microseconds; nil in a closed loop.
+	Lag *sketch.Sketch `json:"lag,omitempty"`
+	// Schedule is how an open loop kept to its rate; nil in a closed loop.
+	Schedule *Schedule `json:"sch,omitempty"`
+	// Timeline counts the window interval by interval.
+	Timeline *Timeline `json:"tl,omitempty"`
 	// Error says why the writer failed; empty when it succeeded.
 	Error string `json:"err,omitempty"`
 }
 
-// Ops counts one kind of operation by outcome.
+// Measured tells whether the writer measured a window at all: a writer that failed before
+// its first send has none, and must not move the merged window.
+func (s *Summary) Measured() bool { return s.Start > 0 && s.End >= s.Start }
+
+// Failures counts failed operations or attempts by kind.
+type Failures struct {
+	WriteTimeout  int64 `json:"wto,omitempty"`
+	ReadTimeout   int64 `json:"rto,omitempty"`
+	Unavailable   int64 `json:"una,omitempty"`
+	Overloaded    int64 `json:"ovl,omitempty"`
+	ClientTimeout int64 `json:"cto,omitempty"`
+	Other         int64 `json:"oth,omitempty"`
+}
+
+// Total of the failures of every kind.
+func (f Failures) Total() int64 {
+	return f.WriteTimeout + f.ReadTimeout + f.Unavailable + f.Overloaded + f.ClientTimeout + f.Other
+}
+
+// Timeouts are the server's and the client's timeouts.
+func (f Failures) Timeouts() int64 { return f.WriteTimeout + f.ReadTimeout + f.ClientTimeout }
+
+// Add adds other's counts.
+func (f *Failures) Add(other Failures) {
+	f.WriteTimeout += other.WriteTimeout
+	f.ReadTimeout += other.ReadTimeout
+	f.Unavailable += other.Unavailable
+	f.Overloaded += other.Overloaded
+	f.ClientTimeout += other.ClientTimeout
+	f.Other += other.Other
+}
+
+// Ops counts one kind of operation by final outcome (what the application sees), and its
+// attempts by outcome (what the cluster did).
 type Ops struct {
 	OK            int64 `json:"ok"`
 	WriteTimeout  int64 `json:"wto,omitempty"`
@@ -45,18 +90,32 @@ type Ops struct {
 	Overloaded    int64 `json:"ovl,omitempty"`
 	ClientTimeout int64 `json:"cto,omitempty"`
 	Other         int64 `json:"oth,omitempty"`
-	Retries       int64 `json:"rty,omitempty"`
-	Bytes         int64 `json:"b,omitempty"`
-	// Response latency from the intended start (open loop) or the send (closed loop), and
-	// Service latency from the send, in microseconds, of successful operations.
+	// Retries are attempts after the first; attempts = operations + retries.
+	Retries int64 `json:"rty,omitempty"`
+	// Attempts counts the failed attempts by kind, retried or final.
+	Attempts Failures `json:"a"`
+	Bytes    int64    `json:"b,omitempty"`
+	// Rows returned by reads, and Misses: reads that returned no row.
+	Rows   int64 `json:"rows,omitempty"`
+	Misses int64 `json:"miss,omitempty"`
+	// Response latency from the intended start (open loop) or the first send (closed loop),
+	// and Service latency from the first send, in microseconds, of every operation whatever
+	// its outcome; Failure is the response latency of the failed ones alone.
 	Response *sketch.Sketch `json:"rl,omitempty"`
 	Service  *sketch.Sketch `json:"sl,omitempty"`
+	Failure  *sketch.Sketch `json:"fl,omitempty"`
+}
+
+// Final is the operations' final failures by kind.
+func (o *Ops) Final() Failures {
+	return Failures{o.WriteTimeout, o.ReadTimeout, o.Unavailable, o.Overloaded, o.ClientTimeout, o.Other}
 }
 
 // Failed is the number of operations that did not succeed after retries.
-func (o *Ops) Failed() int64 {
-	return o.WriteTimeout + o.ReadTimeout + o.Unavailable + o.Overloaded + o.ClientTimeout + o.Other
-}
+func (o *Ops) Failed() int64 { return o.Final().Total() }
+
+// Operations is the number of operations that ended, whatever their outcome.
+func (o *Ops) Operations() int64 { return o.OK + o.Failed() }
 
 // AddCounts adds other's counts (not its sketches) to o; a nil other adds nothing.
 func (o *Ops) AddCounts(other *Ops) {
@@ -71,20 +130,74 @@ func (o *Ops) AddCounts(other *Ops) {
 	o.ClientTimeout += other.ClientTimeout
 	o.Other += other.Other
 	o.Retries += other.Retries
+	o.Attempts.Add(other.Attempts)
 	o.Bytes += other.Bytes
+	o.Rows += other.Rows
+	o.Misses += other.Misses
 }
 
 // Timeouts is the number of operations that failed by a server or client timeout.
-func (o *Ops) Timeouts() int64 { return o.WriteTimeout + o.ReadTimeout + o.ClientTimeout }
+func (o *Ops) Timeouts() int64 { return o.Final().Timeouts() }
 
-// Encode renders the summary as JSON of at most MaxBytes, coarsening its sketches as far as
-// needed and then truncating Error. It fails only if even that cannot fit.
+// Schedule is how an open loop kept to its timetable.
+type Schedule struct {
+	// Target is this writer's share of the rate, operations per second.
+	Target int64 `json:"t"`
+	// Due is the number of operations the timetable had in the window.
+	Due int64 `json:"due"`
+	// Missed operations were due but never started: they fell more than the backlog bound
+	// behind, or were still waiting when the window closed. They are not run late.
+	Missed int64 `json:"miss,omitempty"`
+	// Backlog is the part of Missed still waiting when the window closed.
+	Backlog int64 `json:"bl,omitempty"`
+	// Late1ms and Late10pct count operations sent more than 1 ms, and more than a tenth of
+	// the interval between operations, after their intended start.
+	Late1ms   int64 `json:"l1,omitempty"`
+	Late10pct int64 `json:"l10,omitempty"`
+	// DrainMicros is how long the operations in flight at the window's end took to finish.
+	DrainMicros int64 `json:"dr,omitempty"`
+}
+
+// Add adds other's counts; targets add up too.
+func (s *Schedule) Add(o *Schedule) {
+	if o == nil {
+		return
+	}
+	s.Target += o.Target
+	s.Due += o.Due
+	s.Missed += o.Missed
+	s.Backlog += o.Backlog
+	s.Late1ms += o.Late1ms
+	s.Late10pct += o.Late10pct
+	s.DrainMicros = max(s.DrainMicros, o.DrainMicros)
+}
+
+// Encode renders the summary as JSON of at most MaxBytes. When it does not fit, it shrinks
+// what matters least first: the low end of the latency sketches below the median (which
+// changes no percentile a result reports), an error text past 256 bytes, the timeline's
+// resolution, the low end up to p90 and then p99 (those percentiles become upper bounds), and
+// only then the accuracy of the tail, level by level. It fails only if even that cannot fit.
 func (s *Summary) Encode() ([]byte, error) {
 	out := *s
 	out.Version = Version
 	out.Writes, out.Reads = out.Writes.clone(), out.Reads.clone()
-	for level := uint8(0); ; level++ {
-		out.forEachSketch(func(sk *sketch.Sketch) { sk.Coarsen(level) })
+	out.Lag = out.Lag.Clone()
+	out.Timeline = out.Timeline.Clone()
+	steps := []func(){
+		func() {},
+		func() { out.forEachSketch(func(sk *sketch.Sketch) { sk.CollapseBelow(0.5) }) },
+		func() { out.Error = out.Error[:min(len(out.Error), 256)] },
+		func() { out.Timeline.ShrinkTo(60) },
+		func() { out.forEachSketch(func(sk *sketch.Sketch) { sk.CollapseBelow(0.9) }) },
+		func() { out.Timeline.ShrinkTo(30) },
+		func() { out.forEachSketch(func(sk *sketch.Sketch) { sk.CollapseBelow(0.99) }) },
+	}
+	for level := uint8(1); level <= maxLevel; level++ {
+		steps = append(steps, func() { out.forEachSketch(func(sk *sketch.Sketch) { sk.Coarsen(level) }) })
+	}
+	var size int
+	for _, step := range steps {
+		step()
 		b, err := json.Marshal(&out)
 		if err != nil {
 			return nil, fmt.Errorf("encoding summary: %w", err)
@@ -92,16 +205,14 @@ func (s *Summary) Encode() ([]byte, error) {
 		if len(b) <= MaxBytes {
 			return b, nil
 		}
-		if len(out.Error) > 256 {
-			out.Error = out.Error[:256]
-			level--
-			continue
-		}
-		if level >= maxLevel {
-			return nil, fmt.Errorf("summary is %d bytes even with sketches at level %d", len(b), level)
-		}
+		size = len(b)
 	}
+	return nil, fmt.Errorf("summary is %d bytes even with sketches at level %d", size, maxLevel)
 }
+
+// maxLevel bounds how far Encode coarsens sketches: level 6 is about 56% relative accuracy,
+// which nothing measured so far has needed.
+const maxLevel = 6
 
 // Decode parses a summary and checks its version.
 func Decode(b []byte) (*Summary, error) {
@@ -115,16 +226,30 @@ func Decode(b []byte) (*Summary, error) {
 	return &s, nil
 }
 
+// RoundTrip is what a reader of the summary gets: the summary encoded as a writer pod
+// reports it and decoded again. Local runs go through it so that they give exactly the
+// figures a Kubernetes run would.
+func (s *Summary) RoundTrip() (*Summary, error) {
+	b, err := s.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return Decode(b)
+}
+
 func (s *Summary) forEachSketch(f func(*sketch.Sketch)) {
 	for _, o := range []*Ops{s.Writes, s.Reads} {
 		if o == nil {
 			continue
 		}
-		for _, sk := range []*sketch.Sketch{o.Response, o.Service} {
+		for _, sk := range []*sketch.Sketch{o.Response, o.Service, o.Failure} {
 			if sk != nil {
 				f(sk)
 			}
 		}
+	}
+	if s.Lag != nil {
+		f(s.Lag)
 	}
 }
 
@@ -133,12 +258,7 @@ func (o *Ops) clone() *Ops {
 		return nil
 	}
 	c := *o
-	if o.Response != nil {
-		c.Response = o.Response.Clone()
-	}
-	if o.Service != nil {
-		c.Service = o.Service.Clone()
-	}
+	c.Response, c.Service, c.Failure = o.Response.Clone(), o.Service.Clone(), o.Failure.Clone()
 	return &c
 }
 

@@ -1,10 +1,14 @@
 package summary
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/cassbench/cassbench/internal/sketch"
 )
@@ -22,12 +26,22 @@ func wide(seed uint64, n int) *sketch.Sketch {
 func ops(seed uint64) *Ops {
 	return &Ops{OK: 1e9, WriteTimeout: 123456, ReadTimeout: 77, Unavailable: 9, Overloaded: 3,
 		ClientTimeout: 41, Other: 2, Retries: 99999, Bytes: 1 << 40,
-		Response: wide(seed, 200000), Service: wide(seed+10, 200000)}
+		Attempts: Failures{WriteTimeout: 223456, ClientTimeout: 99},
+		Response: wide(seed, 200000), Service: wide(seed+10, 200000), Failure: wide(seed+20, 20000)}
+}
+
+func timeline(n int) *Timeline {
+	t := &Timeline{IntervalMillis: 1000}
+	for i := range n {
+		t.Add(Point{Ops: 1_000_000 + int64(i), Errors: int64(i % 7), P99: 4000 + int64(i)})
+	}
+	return t
 }
 
 func TestEncodeAlwaysFits(t *testing.T) {
 	cases := map[string]*Summary{
-		"four wide sketches": {Index: 63, Writers: 64, Start: 1e12, End: 1e12 + 6e5, Writes: ops(1), Reads: ops(2)},
+		"seven wide sketches and a timeline": {Index: 63, Writers: 64, Start: 1e12, End: 1e12 + 6e5, Writes: ops(1), Reads: ops(2),
+			Lag: wide(9, 100000), Timeline: timeline(MaxPoints), Schedule: &Schedule{Target: 7000, Due: 4.2e6, Missed: 3, Late1ms: 12345}},
 		"and a long error": {Index: 1, Writers: 2, Writes: ops(3), Reads: ops(4),
 			Error: strings.Repeat("node 127.0.0.2 timed out; ", 400)},
 		"empty": {Index: 0, Writers: 1},
@@ -66,11 +80,75 @@ func TestEncodeAlwaysFits(t *testing.T) {
 }
 
 func TestDecodeRefusesOtherVersions(t *testing.T) {
-	if _, err := Decode([]byte(`{"v":2,"i":0}`)); err == nil || !strings.Contains(err.Error(), "version 2") {
+	if _, err := Decode([]byte(`{"v":1,"i":0}`)); err == nil || !strings.Contains(err.Error(), "version 1") {
 		t.Fatalf("got %v", err)
 	}
 	if _, err := Decode([]byte(`not json`)); err == nil {
 		t.Fatal("decoded garbage")
+	}
+}
+
+// A summary that must shrink to fit keeps p99 and above at 1%, says at what accuracy every
+// sketch was kept, and marks the percentiles it collapsed as bounds.
+func TestShrunkSummaryKeepsTheTail(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var values []float64
+	exact := sketch.New()
+	for range 300000 {
+		v := 200 * math.Exp(2*r.NormFloat64())
+		values = append(values, v)
+		exact.Add(v)
+	}
+	s := &Summary{Index: 1, Writers: 2, Writes: &Ops{OK: 300000, Response: exact, Service: exact.Clone(), Failure: exact.Clone()},
+		Reads: &Ops{OK: 300000, Response: exact.Clone(), Service: exact.Clone()}, Lag: exact.Clone(), Timeline: timeline(MaxPoints)}
+	back, err := s.RoundTrip()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := back.Writes.Response
+	if !got.Floored() {
+		t.Fatal("the summary fitted without shrinking: make the input wider")
+	}
+	sort.Float64s(values)
+	for _, q := range []float64{0.99, 0.999} {
+		want := values[int(q*float64(len(values)-1))]
+		v, bound := got.QuantileBound(q)
+		if rel := math.Abs(v-want) / want; bound || rel > sketch.Accuracy+1e-9 {
+			t.Errorf("q%v: %.1f (bound %v), exact %.1f, relative error %.4f", q, v, bound, want, rel)
+		}
+	}
+	if got.Level() != 0 {
+		t.Errorf("the tail was coarsened to level %d before the low end was collapsed", got.Level())
+	}
+	if len(back.Timeline.Points) >= MaxPoints {
+		t.Errorf("timeline kept %d points", len(back.Timeline.Points))
+	}
+	_, p50bound := got.QuantileBound(0.5)
+	t.Logf("shrunk: timeline %d points, p50 a bound: %v", len(back.Timeline.Points), p50bound)
+}
+
+func TestTimelineRoundTripAndMerge(t *testing.T) {
+	a := timeline(MaxPoints + 1)
+	if a.IntervalMillis != 2000 || len(a.Points) != MaxPoints/2+1 {
+		t.Fatalf("a timeline past %d points should halve: %d points of %d ms", MaxPoints, len(a.Points), a.IntervalMillis)
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Timeline
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Points[3].Ops != a.Points[3].Ops || back.Points[3].P99 != QuantizeP99(float64(a.Points[3].P99)) {
+		t.Errorf("point 3 changed: %+v -> %+v", a.Points[3], back.Points[3])
+	}
+	fine := &Timeline{IntervalMillis: 1000, Points: []Point{{10, 1, 100}, {20, 0, 300}, {30, 2, 200}}}
+	coarse := &Timeline{IntervalMillis: 2000, Points: []Point{{5, 0, 1000}}}
+	got := MergeTimelines([]*Timeline{fine, coarse, nil})
+	want := &Timeline{IntervalMillis: 2000, Points: []Point{{35, 1, 1000}, {30, 2, 200}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged timeline (-want +got):\n%s", diff)
 	}
 }
 

@@ -45,14 +45,14 @@ type scriptedOp struct {
 }
 
 func (o *scriptedOp) bind(int64) (Kind, int) { return Write, 10 }
-func (o *scriptedOp) exec(Kind) (int, error) {
+func (o *scriptedOp) exec(Kind) (int, int, error) {
 	o.sends++
 	if len(o.errs) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	err := o.errs[0]
 	o.errs = o.errs[1:]
-	return 0, err
+	return 0, 0, err
 }
 
 func TestAttemptRetries(t *testing.T) {
@@ -63,28 +63,38 @@ func TestAttemptRetries(t *testing.T) {
 		Outcome Outcome
 		Retries int
 		Sends   int
+		// Failed attempts by kind: what the cluster did, retried or not.
+		Failed [numOutcomes]uint16
 	}
 	tests := map[string]struct {
 		retries int
 		errs    []error
 		want    result
 	}{
-		"success":                  {retries: 3, want: result{OK, 0, 1}},
-		"retried then ok":          {retries: 3, errs: []error{wto, ovl}, want: result{OK, 2, 3}},
-		"out of retries":           {retries: 2, errs: []error{wto, wto, ovl, wto}, want: result{Overloaded, 2, 3}},
-		"no retries":               {retries: 0, errs: []error{wto}, want: result{WriteTimeout, 0, 1}},
-		"not retryable":            {retries: 3, errs: []error{syntax}, want: result{Other, 0, 1}},
-		"not retryable after some": {retries: 3, errs: []error{wto, syntax}, want: result{Other, 1, 2}},
+		"success":                  {retries: 3, want: result{OK, 0, 1, attempts()}},
+		"retried then ok":          {retries: 3, errs: []error{wto, ovl}, want: result{OK, 2, 3, attempts(WriteTimeout, Overloaded)}},
+		"out of retries":           {retries: 2, errs: []error{wto, wto, ovl, wto}, want: result{Overloaded, 2, 3, attempts(WriteTimeout, WriteTimeout, Overloaded)}},
+		"no retries":               {retries: 0, errs: []error{wto}, want: result{WriteTimeout, 0, 1, attempts(WriteTimeout)}},
+		"not retryable":            {retries: 3, errs: []error{syntax}, want: result{Other, 0, 1, attempts(Other)}},
+		"not retryable after some": {retries: 3, errs: []error{wto, syntax}, want: result{Other, 1, 2, attempts(WriteTimeout, Other)}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			e := &engine{retries: tc.retries, backoff: Backoff{Base: time.Microsecond, Max: time.Microsecond}}
 			op := &scriptedOp{errs: tc.errs}
-			o, retries, _ := e.attempt(op, Write, rand.New(rand.NewPCG(1, 1)))
-			got := result{o, retries, op.sends}
+			var x sample
+			e.do(op, &x, rand.New(rand.NewPCG(1, 1)))
+			got := result{x.outcome, x.retries, op.sends, x.failed}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("attempt (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+func attempts(kinds ...Outcome) (out [numOutcomes]uint16) {
+	for _, k := range kinds {
+		out[k]++
+	}
+	return out
 }

@@ -63,9 +63,13 @@ type Barrier struct {
 	RequestTimeout time.Duration
 	Poll           time.Duration
 	Now            func() time.Time
+	// Offset is this writer's clock minus Cassandra's: arrivals are recorded, and the start
+	// agreed, in Cassandra's time, so that writers whose clocks disagree still start together.
+	Offset time.Duration
 }
 
-// Wait records this writer's arrival and returns the common start once all writers arrived.
+// Wait records this writer's arrival and returns the common start, in Cassandra's time,
+// once all writers arrived.
 func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 	now := b.Now
 	if now == nil {
@@ -81,7 +85,7 @@ func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 	// The arrival is retried: a barrier lost to one timeout would fail the whole run.
 	for {
 		qctx, cancel := b.queryContext(ctx)
-		err := b.Session.Query(insert, b.Run, int(b.Index), now()).Consistency(b.Consistency).ExecContext(qctx)
+		err := b.Session.Query(insert, b.Run, int(b.Index), now().Add(-b.Offset)).Consistency(b.Consistency).ExecContext(qctx)
 		cancel()
 		if err == nil {
 			break

@@ -127,7 +127,7 @@ func route(r *cql.Route, k *routingKey, values []any) {
 	r.SetKey(key)
 }
 
-func (c *cqlOp) exec(k Kind) (int, error) {
+func (c *cqlOp) exec(k Kind) (int, int, error) {
 	c.deadline.Arm()
 	defer c.deadline.Disarm()
 	switch {
@@ -137,15 +137,17 @@ func (c *cqlOp) exec(k Kind) (int, error) {
 			c.resizeSinks(len(cols))
 		}
 		c.readBytes = 0
+		rows := 0
 		// A page fetched while scanning is a request of its own and gets a whole timeout, as
 		// the driver's timer gave each request: re-arming per row costs two atomic stores.
 		for c.deadline.Arm(); iter.Scan(c.sinks...); c.deadline.Arm() {
+			rows++
 		}
-		return c.readBytes, iter.Close()
+		return c.readBytes, rows, iter.Close()
 	case c.batch != nil:
-		return 0, c.batch.ExecContext(c.insertCtx)
+		return 0, 0, c.batch.ExecContext(c.insertCtx)
 	default:
-		return 0, c.insert.ExecContext(c.insertCtx)
+		return 0, 0, c.insert.ExecContext(c.insertCtx)
 	}
 }
 

@@ -1,6 +1,7 @@
 package writer
 
 import (
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -9,10 +10,10 @@ import (
 
 // operation is one load goroutine's way of doing an operation: bind generates the values of
 // operation seq (and says which kind it is and how many value bytes a write carries); exec
-// sends what was bound once and returns the value bytes a read brought back.
+// sends what was bound once and returns the value bytes and rows a read brought back.
 type operation interface {
 	bind(seq int64) (Kind, int)
-	exec(Kind) (int, error)
+	exec(Kind) (bytes, rows int, err error)
 }
 
 // phase is one stretch of load: warm-up or the measured window.
@@ -23,6 +24,18 @@ type phase struct {
 	Limit int64
 	// Rate > 0 is an open loop at that many operations per second; 0 is a closed loop.
 	Rate int64
+	// Poisson draws the open loop's gaps from an exponential distribution seeded with Seed;
+	// otherwise they are equal.
+	Poisson bool
+	Seed    uint64
+}
+
+// phaseResult is what a phase measured beyond the goroutines' statistics.
+type phaseResult struct {
+	// First and Last are the first send and the last completion; zero when nothing was sent.
+	First, Last time.Time
+	// Due, Missed and Backlog are an open loop's timetable: see summary.Schedule.
+	Due, Missed, Backlog int64
 }
 
 // engine drives a fixed set of goroutines, each with its own operation and statistics.
@@ -48,7 +61,7 @@ func newPhaseStats(goroutines int) phaseStats {
 	ps := make(phaseStats, goroutines)
 	for i := range ps {
 		for k := range ps[i] {
-			ps[i][k] = &opStats{}
+			ps[i][k] = &opStats{read: Kind(k) == Read}
 		}
 	}
 	return ps
@@ -71,61 +84,126 @@ func (ps phaseStats) addTo(t *[numKinds]totals) {
 }
 
 // run drives one phase to its end and returns when every operation it started is done.
-func (e *engine) run(p phase, stats phaseStats) {
+func (e *engine) run(p phase, stats phaseStats) phaseResult {
 	var wg sync.WaitGroup
 	var ticket atomic.Int64
+	var tt *timetable
+	if p.Rate > 0 {
+		var rnd *rand.Rand
+		if p.Poisson {
+			rnd = rand.New(rand.NewPCG(p.Seed, uint64(p.Start.UnixNano())))
+		}
+		tt = newTimetable(p, len(e.ops), rnd)
+	}
+	spans := make([]span, len(e.ops))
 	for i, op := range e.ops {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.loop(p, op, stats[i], &ticket, rand.New(rand.NewPCG(uint64(i), uint64(p.Start.UnixNano()))))
+			rnd := rand.New(rand.NewPCG(uint64(i), uint64(p.Start.UnixNano())))
+			if tt != nil {
+				spans[i] = e.paced(p, tt, op, stats[i], rnd)
+			} else {
+				spans[i] = e.closed(p, op, stats[i], &ticket, rnd)
+			}
 		}()
 	}
 	wg.Wait()
+	var out phaseResult
+	for _, s := range spans {
+		if s.first.IsZero() {
+			continue
+		}
+		if out.First.IsZero() || s.first.Before(out.First) {
+			out.First = s.first
+		}
+		if s.last.After(out.Last) {
+			out.Last = s.last
+		}
+	}
+	if tt != nil {
+		out.Backlog, out.Due = tt.finish()
+		out.Missed = tt.missed
+	}
+	return out
 }
 
-func (e *engine) loop(p phase, op operation, stats [numKinds]*opStats, ticket *atomic.Int64, rnd *rand.Rand) {
-	sched := Schedule{Start: p.Start, Rate: p.Rate}
-	for !e.stop.Load() {
-		k := ticket.Add(1) - 1
-		if p.Limit >= 0 && k >= p.Limit {
-			return
-		}
-		var intended, send time.Time
-		if p.Rate > 0 {
-			intended = sched.At(k)
-			if !p.End.IsZero() && !intended.Before(p.End) {
-				return
-			}
-			if d := time.Until(intended); d > 0 {
-				time.Sleep(d)
-			}
-			send = time.Now()
-		} else {
-			send = time.Now()
-			if !p.End.IsZero() && !send.Before(p.End) {
-				return
-			}
-			intended = send
-		}
-		kind, bytes := op.bind(e.seq.Add(1) - 1)
-		outcome, retries, got := e.attempt(op, kind, rnd)
-		done := time.Now()
-		if kind == Read {
-			bytes = got
-		}
-		stats[kind].record(outcome, retries, bytes, done.Sub(intended), done.Sub(send))
+// span is one goroutine's first send and last completion.
+type span struct{ first, last time.Time }
+
+func (s *span) sent(t time.Time) {
+	if s.first.IsZero() {
+		s.first = t
 	}
 }
 
-// attempt sends a bound operation, retrying what a busy cluster may accept a moment later,
-// and reports the final outcome and the retries it took.
-func (e *engine) attempt(op operation, kind Kind, rnd *rand.Rand) (Outcome, int, int) {
+// closed runs operations back to back until the phase ends.
+func (e *engine) closed(p phase, op operation, stats [numKinds]*opStats, ticket *atomic.Int64, rnd *rand.Rand) span {
+	var sp span
+	var x sample
+	for !e.stop.Load() {
+		k := ticket.Add(1) - 1
+		if p.Limit >= 0 && k >= p.Limit {
+			return sp
+		}
+		send := time.Now()
+		if !p.End.IsZero() && !send.Before(p.End) {
+			return sp
+		}
+		sp.sent(send)
+		x = sample{}
+		kind := e.do(op, &x, rnd)
+		sp.last = time.Now()
+		x.response = sp.last.Sub(send)
+		x.service = x.response
+		stats[kind].record(&x)
+	}
+	return sp
+}
+
+// paced runs an open loop's operations at their intended starts, waking for each on time
+// (see sleeper), until the timetable has none left.
+func (e *engine) paced(p phase, tt *timetable, op operation, stats [numKinds]*opStats, rnd *rand.Rand) span {
+	var sp span
+	var x sample
+	sl := newSleeper()
+	defer sl.close()
+	tenth := time.Second / time.Duration(10*p.Rate)
+	for !e.stop.Load() {
+		intended, ok := tt.take(time.Now())
+		if !ok {
+			return sp
+		}
+		sl.until(intended)
+		send := time.Now()
+		sp.sent(send)
+		x = sample{paced: true, lag: send.Sub(intended)}
+		x.lateTenth = x.lag > tenth
+		kind := e.do(op, &x, rnd)
+		sp.last = time.Now()
+		x.response, x.service = sp.last.Sub(intended), sp.last.Sub(send)
+		stats[kind].record(&x)
+	}
+	return sp
+}
+
+// do binds the next operation and attempts it, retrying what a busy cluster may accept a
+// moment later; x gets the outcome, the attempts and what a read returned.
+func (e *engine) do(op operation, x *sample, rnd *rand.Rand) Kind {
+	kind, bytes := op.bind(e.seq.Add(1) - 1)
+	x.bytes = bytes
 	for try := 0; ; try++ {
-		got, err := op.exec(kind)
+		got, rows, err := op.exec(kind)
 		o := Classify(err)
 		if o == OK {
-			return o, try, got
+			x.outcome, x.retries = o, try
+			if kind == Read {
+				x.bytes, x.rows = got, rows
+			}
+			return kind
+		}
+		if x.failed[o] < math.MaxUint16 {
+			x.failed[o]++
 		}
 		if e.log != nil && !e.logged[o].Load() && e.logged[o].CompareAndSwap(false, true) {
 			e.log(o, err)
@@ -138,7 +216,8 @@ func (e *engine) attempt(op operation, kind Kind, rnd *rand.Rand) (Outcome, int,
 				// back at once; pausing keeps a writer from spinning through millions of them.
 				time.Sleep(e.backoff.Delay(0, rnd))
 			}
-			return o, try, 0
+			x.outcome, x.retries = o, try
+			return kind
 		}
 		time.Sleep(e.backoff.Delay(try, rnd))
 	}

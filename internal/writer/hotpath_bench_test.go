@@ -12,7 +12,7 @@ import (
 // writer's own per-operation work: generating values and bookkeeping, not the driver.
 type unsent struct{ *cqlOp }
 
-func (unsent) exec(Kind) (int, error) { return 0, nil }
+func (unsent) exec(Kind) (int, int, error) { return 0, 0, nil }
 
 // BenchmarkHotPath runs the engine's loop (schedule, sequence, bind, classify, record) for
 // each built-in profile with the driver cut out. Allocations here are the writer's own.
@@ -45,7 +45,7 @@ func BenchmarkHotPath(b *testing.B) {
 type staticOp struct{}
 
 func (staticOp) bind(int64) (Kind, int) { return Write, 100 }
-func (staticOp) exec(Kind) (int, error) { return 0, nil }
+func (staticOp) exec(Kind) (int, int, error) { return 0, 0, nil }
 
 // The writer's own part of an operation (schedule, sequence, classify, record) must not
 // allocate: at 100k ops/s per core, every allocation per operation is garbage the collector
@@ -61,8 +61,9 @@ func TestBookkeepingDoesNotAllocate(t *testing.T) {
 				p.Start = time.Now()
 				e.run(p, ps)
 			})
-			// A run starts a goroutine and its random source: a handful per run, none per operation.
-			if allocs > 10 {
+			// A run starts a goroutine, its random source and (open loop) its timetable and
+			// timer: a handful per run, none per operation.
+			if allocs > 20 {
 				t.Errorf("%.0f allocations for a run of 10000 operations", allocs)
 			}
 		})

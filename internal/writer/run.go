@@ -51,11 +51,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		cfg.Progress = io.Discard
 	}
 	sum := &summary.Summary{Version: summary.Version, Index: cfg.Index, Writers: cfg.Writers}
+	// A writer that fails keeps what it measured; one that fails before measuring reports no
+	// window, which leaves the merged window alone.
 	fail := func(err error) (*summary.Summary, error) {
-		if sum.Start == 0 {
-			now := cfg.Now().UnixMilli()
-			sum.Start, sum.End = now, now
-		}
 		sum.Error = err.Error()
 		return sum, err
 	}
@@ -125,28 +123,47 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	go report(runCtx, cfg, st, durationOr(w.Duration, 0))
 
+	// Writers' clocks may disagree; Cassandra's is the one they share.
+	clock, err := measureOffset(ctx, s, cfg.Now, conn.Timeout)
+	if err != nil {
+		fmt.Fprintf(cfg.Progress, "writer %d/%d: not correcting for clock offset: %v\n", cfg.Index, cfg.Writers, err)
+	}
+	sum.OffsetMillis, sum.OffsetErrorMillis = clock.Offset.Round(time.Millisecond).Milliseconds(), clock.Error.Round(time.Millisecond).Milliseconds()
 	barrier := Barrier{
 		Session: s, Keyspace: schema.Keyspace, Run: cfg.RunID, Index: cfg.Index, Writers: cfg.Writers,
 		Consistency: BarrierConsistency(spec.Schema.Replication.Factor),
-		Timeout:     cfg.BarrierTimeout, RequestTimeout: conn.Timeout, Now: cfg.Now,
+		Timeout:     cfg.BarrierTimeout, RequestTimeout: conn.Timeout, Now: cfg.Now, Offset: clock.Offset,
 	}
 	start, err := barrier.Wait(ctx)
 	if err != nil {
 		return fail(err)
 	}
-	sleepCtx(ctx, start.Sub(cfg.Now()))
+	// The common start on this writer's monotonic clock, which the load is timed by.
+	begin := time.Now().Add(start.Add(clock.Offset).Sub(cfg.Now()))
+	sleepCtx(ctx, time.Until(begin))
+	wall := wallClock(cfg.Now)
 
 	abort := watch(runCtx, eng, st, Budget{MaxPercent: ptrOr(w.MaxErrorPercent, 0)})
 	rate := int64(0)
 	if w.Rate != nil {
 		rate = Share(*w.Rate, cfg.Writers, cfg.Index)
 	}
+	pace := func(p phase) phase {
+		if rate > 0 {
+			p.Rate = rate
+			p.Poisson, p.Seed = w.Arrivals == cbv1.ArrivalsPoisson, uint64(cfg.Index)
+			// Evenly spaced writers are offset by a share of their interval, so that N of
+			// them do not all fire in the same instant.
+			p.Start = p.Start.Add(time.Second * time.Duration(cfg.Index) / time.Duration(rate*int64(cfg.Writers)))
+		}
+		return p
+	}
 	warmup := durationOr(w.Warmup, 0)
 	if warmup > 0 {
-		st.enter(phaseWarmup, start)
-		eng.run(phase{Start: start, End: start.Add(warmup), Limit: -1, Rate: rate}, st.warm)
+		st.enter(phaseWarmup, begin)
+		eng.run(pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
 	}
-	window := phase{Start: start.Add(warmup), Limit: -1, Rate: rate}
+	window := phase{Start: begin.Add(warmup), Limit: -1}
 	if d := durationOr(w.Duration, 0); d > 0 {
 		window.End = window.Start.Add(d)
 	}
@@ -157,25 +174,36 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		// A rate below the writer count leaves this writer nothing to do.
 		window.Limit = 0
 	}
+	var res phaseResult
 	if !eng.stop.Load() {
 		st.enter(phaseMeasuring, window.Start)
-		eng.run(window, st.measured)
+		smp := newSampler(st.measured, timelineInterval(durationOr(w.Duration, 0)))
+		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
+		go func() { timeline <- smp.run(window.Start, stopSampling) }()
+		res = eng.run(pace(window), st.measured)
+		close(stopSampling)
+		sum.Timeline = <-timeline
 	}
-	end := cfg.Now()
-	if !window.End.IsZero() && !eng.stop.Load() {
-		// The window is what was scheduled; operations still in flight at its end were
-		// started inside it and count, as they would in any fixed-length window.
-		end = window.End
-	}
-	st.enter(phaseDone, end)
+	st.enter(phaseDone, time.Now())
 	stop()
 
-	sum.Start, sum.End = window.Start.UnixMilli(), max(end.UnixMilli(), window.Start.UnixMilli())
+	if !res.First.IsZero() {
+		sum.Start, sum.End = wall(res.First).UnixMilli(), wall(res.Last).UnixMilli()
+		sum.SpanMicros = res.Last.Sub(res.First).Microseconds()
+	}
 	if spec.Workload.WriteRatio > 0 || spec.Workload.ReadRatio == 0 {
 		sum.Writes = summarize(st.measured.kind(Write))
 	}
 	if spec.Workload.ReadRatio > 0 {
 		sum.Reads = summarize(st.measured.kind(Read))
+	}
+	if rate > 0 {
+		lag, late1ms, lateTenth := summarizePace(st.measured)
+		sum.Lag = lag
+		sum.Schedule = &summary.Schedule{Target: rate, Due: res.Due, Missed: res.Missed, Backlog: res.Backlog, Late1ms: late1ms, Late10pct: lateTenth}
+		if !window.End.IsZero() && res.Last.After(window.End) {
+			sum.Schedule.DrainMicros = res.Last.Sub(window.End).Microseconds()
+		}
 	}
 	if err := abort(); err != nil {
 		return fail(err)
@@ -187,6 +215,13 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		return fail(fmt.Errorf("writer interrupted: %w", err))
 	}
 	return sum, nil
+}
+
+// wallClock maps a reading of the monotonic clock to the writer's wall clock as now tells
+// it (a test may skew it).
+func wallClock(now func() time.Time) func(time.Time) time.Time {
+	ref, refWall := time.Now(), now()
+	return func(t time.Time) time.Time { return refWall.Add(t.Sub(ref)) }
 }
 
 // prepare prepares the statements before the barrier, so that a missing table fails the

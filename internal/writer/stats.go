@@ -31,29 +31,77 @@ var histBounds = [...]float64{100, 250, 500, 1000, 2500, 5000, 10000, 25000, 500
 // uncontended on the hot path and only readers (progress, metrics) ever wait on it.
 type opStats struct {
 	mu       sync.Mutex
+	read     bool
 	outcomes [numOutcomes]int64
+	// attempts counts failed attempts by kind, retried or final.
+	attempts [numOutcomes]int64
 	retries  int64
 	bytes    int64
+	rows     int64
+	misses   int64
+	// response and service hold every operation, failed ones too; failure only those.
 	response sketch.Sketch
 	service  sketch.Sketch
+	failure  sketch.Sketch
+	// lag is send minus intended start, in an open loop only.
+	lag                sketch.Sketch
+	late1ms, lateTenth int64
 	// hist counts response latencies per histBounds bucket (the last is +Inf); histSum is
 	// their sum in microseconds.
 	hist    [len(histBounds) + 1]uint64
 	histSum float64
 }
 
-func (s *opStats) record(o Outcome, retries int, bytes int, response, service time.Duration) {
+// sample is one operation as the load goroutine saw it.
+type sample struct {
+	outcome Outcome
+	retries int
+	// failed counts the operation's failed attempts by kind.
+	failed      [numOutcomes]uint16
+	bytes, rows int
+	// response runs from the intended start, service from the first send.
+	response, service time.Duration
+	// paced is set in an open loop: lag is then send minus intended start, and lateTenth
+	// says it was more than a tenth of the interval between operations.
+	paced     bool
+	lag       time.Duration
+	lateTenth bool
+}
+
+func (s *opStats) record(x *sample) {
+	r, sv := micros(x.response), micros(x.service)
 	s.mu.Lock()
-	s.outcomes[o]++
-	s.retries += int64(retries)
-	if o == OK {
-		s.bytes += int64(bytes)
-		r, sv := micros(response), micros(service)
-		s.response.Add(r)
-		s.service.Add(sv)
-		s.hist[bucket(r)]++
-		s.histSum += r
+	s.outcomes[x.outcome]++
+	s.retries += int64(x.retries)
+	if x.retries > 0 || x.outcome != OK {
+		for k, n := range x.failed {
+			s.attempts[k] += int64(n)
+		}
 	}
+	s.response.Add(r)
+	s.service.Add(sv)
+	if x.outcome == OK {
+		s.bytes += int64(x.bytes)
+		if s.read {
+			s.rows += int64(x.rows)
+			if x.rows == 0 {
+				s.misses++
+			}
+		}
+	} else {
+		s.failure.Add(r)
+	}
+	if x.paced {
+		s.lag.Add(micros(x.lag))
+		if x.lag > time.Millisecond {
+			s.late1ms++
+		}
+		if x.lateTenth {
+			s.lateTenth++
+		}
+	}
+	s.hist[bucket(r)]++
+	s.histSum += r
 	s.mu.Unlock()
 }
 
@@ -110,7 +158,7 @@ func (s *opStats) mergeResponse(dst *sketch.Sketch) {
 
 // summarize merges many goroutines' stats of one kind into a summary.Ops.
 func summarize(parts []*opStats) *summary.Ops {
-	out := &summary.Ops{Response: sketch.New(), Service: sketch.New()}
+	out := &summary.Ops{Response: sketch.New(), Service: sketch.New(), Failure: sketch.New()}
 	for _, s := range parts {
 		s.mu.Lock()
 		out.OK += s.outcomes[OK]
@@ -120,11 +168,43 @@ func summarize(parts []*opStats) *summary.Ops {
 		out.Overloaded += s.outcomes[Overloaded]
 		out.ClientTimeout += s.outcomes[ClientTimeout]
 		out.Other += s.outcomes[Other]
+		out.Attempts.Add(failures(&s.attempts))
 		out.Retries += s.retries
 		out.Bytes += s.bytes
+		out.Rows += s.rows
+		out.Misses += s.misses
 		out.Response.Merge(&s.response)
 		out.Service.Merge(&s.service)
+		out.Failure.Merge(&s.failure)
 		s.mu.Unlock()
 	}
+	if out.Failure.Count() == 0 {
+		out.Failure = nil
+	}
 	return out
+}
+
+func failures(c *[numOutcomes]int64) summary.Failures {
+	return summary.Failures{WriteTimeout: c[WriteTimeout], ReadTimeout: c[ReadTimeout], Unavailable: c[Unavailable],
+		Overloaded: c[Overloaded], ClientTimeout: c[ClientTimeout], Other: c[Other]}
+}
+
+// summarizePace merges the schedule lag of every goroutine and kind: nil, with no counts,
+// when nothing was paced.
+func summarizePace(ps phaseStats) (*sketch.Sketch, int64, int64) {
+	lag := sketch.New()
+	var late1ms, lateTenth int64
+	for i := range ps {
+		for _, s := range ps[i] {
+			s.mu.Lock()
+			lag.Merge(&s.lag)
+			late1ms += s.late1ms
+			lateTenth += s.lateTenth
+			s.mu.Unlock()
+		}
+	}
+	if lag.Count() == 0 {
+		return nil, 0, 0
+	}
+	return lag, late1ms, lateTenth
 }

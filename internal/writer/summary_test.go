@@ -16,10 +16,13 @@ func wide(s *opStats, n int, seed uint64) {
 	lo, hi := math.Log(20e3), math.Log(60e9)
 	for range n {
 		resp := time.Duration(math.Exp(lo + r.Float64()*(hi-lo)))
-		s.record(OK, r.IntN(3), 100, resp, resp/time.Duration(1+r.IntN(4)))
+		s.record(&sample{outcome: OK, retries: r.IntN(3), bytes: 100, response: resp, service: resp / time.Duration(1+r.IntN(4)),
+			paced: true, lag: resp / 100})
 	}
 	for o := WriteTimeout; o < numOutcomes; o++ {
-		s.record(o, 3, 0, 0, 0)
+		x := &sample{outcome: o, retries: 3, response: 10 * time.Second, service: 10 * time.Second}
+		x.failed[o] = 4
+		s.record(x)
 	}
 }
 
@@ -43,7 +46,8 @@ func TestSummaryFitsTerminationMessage(t *testing.T) {
 					wide(ps[i][Read], tc.perGoroutine, uint64(i)+1000)
 				}
 			}
-			sum := &summary.Summary{Index: 3, Writers: 64, Start: 1, End: 2, Writes: summarize(ps.kind(Write)), Error: tc.err}
+			lag, _, _ := summarizePace(ps)
+			sum := &summary.Summary{Index: 3, Writers: 64, Start: 1, End: 2, Writes: summarize(ps.kind(Write)), Error: tc.err, Lag: lag}
 			if tc.reads {
 				sum.Reads = summarize(ps.kind(Read))
 			}
@@ -59,10 +63,10 @@ func TestSummaryFitsTerminationMessage(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := int64(tc.goroutines * tc.perGoroutine)
-			if back.Writes.OK != want || back.Writes.Response.Count() != uint64(want) {
+			if back.Writes.OK != want || back.Writes.Response.Count() != uint64(back.Writes.Operations()) {
 				t.Errorf("decoded %d ok, %d in the sketch; want %d", back.Writes.OK, back.Writes.Response.Count(), want)
 			}
-			if back.Writes.Other != int64(tc.goroutines) || back.Writes.Retries == 0 {
+			if back.Writes.Other != int64(tc.goroutines) || back.Writes.Retries == 0 || back.Writes.Attempts.Other != 4*int64(tc.goroutines) {
 				t.Errorf("decoded counts lost: %+v", back.Writes)
 			}
 			// Coarsening may cost accuracy, but never more than the sketch's own bound.

@@ -14,10 +14,10 @@ import (
 func TestWatchStopsOnBudget(t *testing.T) {
 	st := newState(2)
 	for range 900 {
-		st.measured[0][Write].record(OK, 0, 10, time.Millisecond, time.Millisecond)
+		st.measured[0][Write].record(&sample{outcome: OK, bytes: 10, response: time.Millisecond, service: time.Millisecond})
 	}
 	for range 200 {
-		st.measured[1][Write].record(Unavailable, 3, 0, 0, 0)
+		st.measured[1][Write].record(&sample{outcome: Unavailable, retries: 3})
 	}
 	e := &engine{}
 	last := "Cannot achieve consistency level TWO"
@@ -75,9 +75,9 @@ func TestProgressLine(t *testing.T) {
 	start := time.Now()
 	st.enter(phaseMeasuring, start)
 	for range 1000 {
-		st.measured[0][Write].record(OK, 0, 10, 2*time.Millisecond, time.Millisecond)
+		st.measured[0][Write].record(&sample{outcome: OK, bytes: 10, response: 2 * time.Millisecond, service: time.Millisecond})
 	}
-	st.measured[0][Write].record(WriteTimeout, 3, 0, 0, 0)
+	st.measured[0][Write].record(&sample{outcome: WriteTimeout, retries: 3})
 	p.print(start.Add(5 * time.Second))
 	st.enter(phaseDone, start.Add(time.Minute))
 	p.print(start.Add(time.Minute))

@@ -1,0 +1,52 @@
+package writer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// ClockOffset is a writer's clock against Cassandra's.
+type ClockOffset struct {
+	// Offset is the writer's clock minus Cassandra's: positive when the writer is ahead.
+	Offset time.Duration
+	// Error bounds it: half the round trip of the reading it came from.
+	Error time.Duration
+}
+
+// offsetProbes is how many round trips measureOffset makes; it keeps the shortest.
+const offsetProbes = 5
+
+// measureOffset reads Cassandra's clock (currentTimestamp(), milliseconds) between two
+// readings of now and keeps the probe with the shortest round trip, as NTP keeps its best
+// sample: the server's reading lies within that round trip, so half of it bounds the error
+// (plus the server's millisecond truncation).
+func measureOffset(ctx context.Context, s *gocql.Session, now func() time.Time, timeout time.Duration) (ClockOffset, error) {
+	best := ClockOffset{Error: -1}
+	var lastErr error
+	for range offsetProbes {
+		qctx, cancel := context.WithTimeout(ctx, timeout)
+		var server time.Time
+		before := now()
+		err := s.Query("SELECT currentTimestamp() FROM system.local").Consistency(gocql.One).ScanContext(qctx, &server)
+		after := now()
+		cancel()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		rtt := after.Sub(before)
+		mid := before.Add(rtt / 2)
+		// The server truncates to the millisecond: its true reading is up to 1 ms later.
+		o := ClockOffset{Offset: mid.Sub(server.Add(500 * time.Microsecond)), Error: rtt/2 + 500*time.Microsecond}
+		if best.Error < 0 || o.Error < best.Error {
+			best = o
+		}
+	}
+	if best.Error < 0 {
+		return ClockOffset{}, fmt.Errorf("reading Cassandra's clock: %w", lastErr)
+	}
+	return best, nil
+}
