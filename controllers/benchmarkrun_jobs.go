@@ -167,6 +167,7 @@ func (r *BenchmarkRunReconciler) runWriters(ctx context.Context, run *cbv1.Bench
 		return ctrl.Result{RequeueAfter: r.ProgressInterval}, nil
 	}
 	run.Status.Progress = nil
+	r.targetRate(run)
 	missing := missingWriters(summaries, n)
 	if len(problems) == 0 && len(missing) == 0 {
 		r.condition(run, cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded,
@@ -291,4 +292,19 @@ func orUnknown(s string) string {
 		return "(version unknown)"
 	}
 	return s
+}
+
+// targetRate reports whether an open loop achieved its target: a run that did not is still
+// a result (what the cluster did at that load), but its latency is not latency at that rate.
+func (r *BenchmarkRunReconciler) targetRate(run *cbv1.BenchmarkRun) {
+	res := run.Status.Results
+	if res == nil || res.Schedule == nil {
+		return
+	}
+	if msg, short := results.TargetShortfall(res); short {
+		r.condition(run, cbv1.ConditionTargetRateReached, metav1.ConditionFalse, cbv1.ReasonTargetRateNotReached, msg)
+		return
+	}
+	r.condition(run, cbv1.ConditionTargetRateReached, metav1.ConditionTrue, cbv1.ReasonTargetRateReached,
+		fmt.Sprintf("achieved %d ops/s of the %d ops/s targeted", res.OpsPerSecond, res.Schedule.TargetOpsPerSecond))
 }

@@ -56,7 +56,7 @@ func tabulate(sw *cbv1.BenchmarkSweep, o sweep.Observed, d sweep.Decision) {
 	sw.Status.Table = rows
 	sw.Status.Points, sw.Status.Completed, sw.Status.Failed = c.Points, c.Completed, c.Failed
 	sw.Status.Progress = c.Progress()
-	sw.Status.Best = sweep.Best(sw.Spec.Axes, rows, sw.Spec.BestBy)
+	sw.Status.Best = sweep.Best(sw.Spec.Axes, rows, sw.Spec.BestBy, sw.Spec.MaxP99Micros)
 }
 
 // sweepOutcome is the final condition of a sweep that is done.

@@ -719,28 +719,52 @@ type Progress struct {
 	Percent int32 `json:"percent,omitempty"`
 }
 
-// Results are the writers' measurements, merged.
+// Results are the writers' measurements, merged. Counts are exact; every percentile comes
+// from merged sketches and carries the relative accuracy it was computed at.
 type Results struct {
-	// WindowStart and WindowEnd bound the measured window over all writers.
+	// WindowStart and WindowEnd bound the measured window that every measuring writer
+	// shares: the latest first send to the earliest last completion, on Cassandra's clock
+	// (each writer's clock corrected by its measured offset). A writer that failed before
+	// sending cannot move it.
 	WindowStart metav1.Time `json:"windowStart"`
 	WindowEnd   metav1.Time `json:"windowEnd"`
-	// WindowMillis is the length of the measured window.
+	// WindowMillis is the length of that window.
 	WindowMillis int64 `json:"windowMillis"`
+	// StartSpreadMillis is how far apart the writers' first sends were, on Cassandra's clock.
+	// +optional
+	StartSpreadMillis int64 `json:"startSpreadMillis,omitempty"`
+	// MaxClockOffsetMillis is the largest offset of a writer's clock from Cassandra's, as
+	// measured at the start barrier (already corrected for in the window).
+	// +optional
+	MaxClockOffsetMillis int64 `json:"maxClockOffsetMillis,omitempty"`
 	// Writers that reported, of the replicas.
 	WritersReported int32 `json:"writersReported"`
 	// Operations that succeeded, writes and reads.
 	Operations int64 `json:"operations"`
-	// OpsPerSecond is successful operations per second of the window.
+	// OpsPerSecond is the achieved throughput: successful operations per second, each
+	// writer's completions over its own measured window (first send to last completion, on
+	// its monotonic clock), added up. Never the target.
 	OpsPerSecond int64 `json:"opsPerSecond"`
+	// Schedule tells how an open loop kept to its rate; absent in a closed loop.
+	// +optional
+	Schedule *ScheduleResults `json:"schedule,omitempty"`
 	// Writes and Reads, each with their own latencies.
 	// +optional
 	Writes *OperationResults `json:"writes,omitempty"`
 	// +optional
 	Reads *OperationResults `json:"reads,omitempty"`
-	// Errors by kind over all operations.
+	// Errors counts failed operations by kind: what the application saw after retries.
 	Errors ErrorCounts `json:"errors"`
-	// TimeoutRatio is timed-out operations over attempted operations, as a decimal string.
-	TimeoutRatio string `json:"timeoutRatio"`
+	// AttemptErrors counts failed attempts by kind, retried or not: what the cluster did.
+	AttemptErrors ErrorCounts `json:"attemptErrors"`
+	// Attempts made in all: operations plus retries.
+	Attempts int64 `json:"attempts"`
+	// TimeoutsPerOperation is operations that ended in a timeout (write, read or client)
+	// over operations that ended, as a decimal string: the share the application sees.
+	TimeoutsPerOperation string `json:"timeoutsPerOperation"`
+	// TimeoutsPerAttempt is attempts that timed out over attempts: the share of requests
+	// the cluster did not answer in time, which retries hide from TimeoutsPerOperation.
+	TimeoutsPerAttempt string `json:"timeoutsPerAttempt"`
 	// Retries made after a timeout or refusal.
 	Retries int64 `json:"retries"`
 	// Bytes written and read in values.
@@ -756,20 +780,101 @@ type Results struct {
 	// +listMapKey=index
 	// +kubebuilder:validation:MaxItems=1000
 	PerWriter []WriterResult `json:"perWriter,omitempty"`
+	// Timeline is the window interval by interval, all writers together.
+	// +optional
+	Timeline *Timeline `json:"timeline,omitempty"`
+	// Sketches are the merged latency sketches, encoded, so that repeats and experiments can
+	// be merged and compared later without the writers.
+	// +optional
+	Sketches *ResultSketches `json:"sketches,omitempty"`
+}
+
+// ScheduleResults is how an open loop kept to its rate, over all writers.
+type ScheduleResults struct {
+	// TargetOpsPerSecond is the rate asked for.
+	TargetOpsPerSecond int64 `json:"targetOpsPerSecond"`
+	// Due is the operations the timetable had in the window.
+	Due int64 `json:"due"`
+	// Missed operations were due and never started: more than the backlog bound overdue
+	// (one interval per request in flight, at least 100 ms), or still waiting at the end.
+	// They are never sent after the window.
+	Missed int64 `json:"missed"`
+	// BacklogAtEnd is the part of Missed still waiting when the window closed.
+	BacklogAtEnd int64 `json:"backlogAtEnd"`
+	// LateOver1ms and LateOverTenthInterval count operations sent more than 1 ms, and more
+	// than a tenth of the interval between a writer's operations, after their intended start.
+	LateOver1ms           int64 `json:"lateOver1ms"`
+	LateOverTenthInterval int64 `json:"lateOverTenthInterval"`
+	// DrainMillis is how long the operations in flight at the window's end took to finish.
+	DrainMillis int64 `json:"drainMillis"`
+	// Lag is the schedule lag: actual send minus intended start. Response latency includes
+	// it; service latency does not.
+	Lag Latency `json:"lag"`
+}
+
+// Timeline is a run's window interval by interval.
+type Timeline struct {
+	// IntervalMillis is the length of each point (the last may be shorter).
+	IntervalMillis int64 `json:"intervalMillis"`
+	// Points, from the window's start; at most 120.
+	// +kubebuilder:validation:MaxItems=120
+	// +listType=atomic
+	Points []TimelinePoint `json:"points"`
+}
+
+// TimelinePoint is one interval of a timeline.
+type TimelinePoint struct {
+	// OffsetMillis is the interval's start from the window's.
+	OffsetMillis int64 `json:"offsetMillis"`
+	// Operations that completed in the interval, and their rate.
+	Operations   int64 `json:"operations"`
+	OpsPerSecond int64 `json:"opsPerSecond"`
+	// Errors: operations that completed in the interval and failed.
+	Errors int64 `json:"errors"`
+	// P99Micros is the highest p99 response latency any writer had in the interval (to
+	// about 5%): an upper bound on the p99 of the interval.
+	P99Micros int64 `json:"p99Micros"`
+}
+
+// ResultSketches are merged latency sketches as base64 of their compact binary encoding.
+type ResultSketches struct {
+	// +optional
+	WritesResponse string `json:"writesResponse,omitempty"`
+	// +optional
+	WritesService string `json:"writesService,omitempty"`
+	// +optional
+	ReadsResponse string `json:"readsResponse,omitempty"`
+	// +optional
+	ReadsService string `json:"readsService,omitempty"`
+	// +optional
+	Lag string `json:"lag,omitempty"`
 }
 
 // OperationResults are the counts and latencies of one kind of operation.
 type OperationResults struct {
+	// Operations that succeeded, and their achieved rate.
 	Operations   int64 `json:"operations"`
 	OpsPerSecond int64 `json:"opsPerSecond"`
-	// Response latency is measured from the operation's intended start (open loop) or its send
-	// (closed loop), so it includes time spent queued behind a stall. At a fixed rate it also
-	// includes how late the writer woke for the operation: an idle writer's timers fire up to
-	// about a millisecond late, so response percentiles of a millisecond or two are mostly
-	// that; service latency is not affected.
+	// Failed operations, after retries.
+	// +optional
+	Failed int64 `json:"failed,omitempty"`
+	// Response latency is measured from the operation's intended start (open loop) or its
+	// first send (closed loop), so it includes time spent queued behind a stall and the
+	// schedule lag. It covers every operation, failed ones too (a timeout after every retry
+	// is among the slowest), as does Service latency, measured from the first send.
 	Response Latency `json:"response"`
-	// Service latency is measured from the actual send.
-	Service Latency `json:"service"`
+	Service  Latency `json:"service"`
+	// Failure is the response latency of the failed operations alone: the time to failure.
+	// +optional
+	Failure *Latency `json:"failure,omitempty"`
+	// Rows returned by reads, Misses (reads that returned no row) and MissRatio, misses over
+	// successful reads as a decimal string.
+	// +optional
+	Rows int64 `json:"rows,omitempty"`
+	// +optional
+	Misses int64 `json:"misses,omitempty"`
+	// +optional
+	MissRatio string `json:"missRatio,omitempty"`
 }
 
 // Latency percentiles in microseconds.
@@ -780,9 +885,19 @@ type Latency struct {
 	P999 int64 `json:"p999"`
 	Max  int64 `json:"max"`
 	Mean int64 `json:"mean"`
+	// RelativeAccuracy bounds the relative error of every percentile above, as a decimal
+	// string ("0.01": within 1% of a value at that rank). Max and mean are exact.
+	// +optional
+	RelativeAccuracy string `json:"relativeAccuracy,omitempty"`
+	// UpperBounds names the percentiles that are only upper bounds: writers whose reports
+	// had to shrink kept the tail at full accuracy and folded the low end together.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=4
+	UpperBounds []string `json:"upperBounds,omitempty"`
 }
 
-// ErrorCounts are failed attempts by kind.
+// ErrorCounts are failures by kind.
 type ErrorCounts struct {
 	WriteTimeout  int64 `json:"writeTimeout"`
 	ReadTimeout   int64 `json:"readTimeout"`
@@ -794,12 +909,16 @@ type ErrorCounts struct {
 
 // WriterResult is one writer's figures.
 type WriterResult struct {
-	Index        int32  `json:"index"`
-	Operations   int64  `json:"operations"`
-	OpsPerSecond int64  `json:"opsPerSecond"`
-	Errors       int64  `json:"errors"`
-	P99Micros    int64  `json:"p99Micros"`
-	Outcome      string `json:"outcome,omitempty"`
+	Index int32 `json:"index"`
+	// Operations that succeeded, and their rate over the writer's own measured window.
+	Operations   int64 `json:"operations"`
+	OpsPerSecond int64 `json:"opsPerSecond"`
+	Errors       int64 `json:"errors"`
+	P99Micros    int64 `json:"p99Micros"`
+	// ClockOffsetMillis is the writer's clock minus Cassandra's.
+	// +optional
+	ClockOffsetMillis int64  `json:"clockOffsetMillis,omitempty"`
+	Outcome           string `json:"outcome,omitempty"`
 }
 
 // +kubebuilder:object:root=true
@@ -811,7 +930,8 @@ type WriterResult struct {
 // +kubebuilder:printcolumn:name="Writers",type=integer,JSONPath=`.spec.writers.replicas`
 // +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.results.opsPerSecond`
 // +kubebuilder:printcolumn:name="p99(us)",type=integer,JSONPath=`.status.results.writes.response.p99`
-// +kubebuilder:printcolumn:name="Timeouts",type=string,JSONPath=`.status.results.timeoutRatio`
+// +kubebuilder:printcolumn:name="Timeouts/op",type=string,JSONPath=`.status.results.timeoutsPerOperation`
+// +kubebuilder:printcolumn:name="Timeouts/attempt",type=string,JSONPath=`.status.results.timeoutsPerAttempt`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // BenchmarkRun is one Cassandra benchmark experiment against a CassandraDatacenter.

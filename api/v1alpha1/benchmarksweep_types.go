@@ -104,10 +104,17 @@ type BenchmarkSweepSpec struct {
 	// +optional
 	StopOnFailure bool `json:"stopOnFailure,omitempty"`
 
-	// BestBy chooses the best point: highest opsPerSecond, lowest p99 or lowest timeoutRatio.
+	// BestBy chooses the best point: highest achieved opsPerSecond, lowest p99 or lowest
+	// timeoutRatio.
 	// +optional
 	// +kubebuilder:default=opsPerSecond
 	BestBy SweepMetric `json:"bestBy,omitempty"`
+
+	// MaxP99Micros is the latency bound: a point whose p99 is above it cannot be the best,
+	// so bestBy opsPerSecond finds the most throughput within the bound.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxP99Micros *int64 `json:"maxP99Micros,omitempty"`
 }
 
 // SweepAxis is one field of the template and the values it takes.
@@ -211,7 +218,14 @@ type SweepPoint struct {
 	OpsPerSecondMin int64 `json:"opsPerSecondMin,omitempty"`
 	// +optional
 	OpsPerSecondMax int64 `json:"opsPerSecondMax,omitempty"`
-	// P50, P99 and P999 are the means of the runs' own percentiles, in microseconds.
+	// OpsPerSecondSpread is (max - min) / mean of the runs' throughput, as a decimal string:
+	// how much the repeats disagree.
+	// +optional
+	OpsPerSecondSpread string `json:"opsPerSecondSpread,omitempty"`
+	// P50, P99 and P999 are the percentiles of all the succeeded runs' operations together,
+	// from their merged sketches, in microseconds (never means of the runs' percentiles).
+	// Runs that kept no sketches give the highest of their own percentiles, an upper bound,
+	// and no RelativeAccuracy.
 	// +optional
 	P50 int64 `json:"p50,omitempty"`
 	// +optional
@@ -223,9 +237,15 @@ type SweepPoint struct {
 	P99Min int64 `json:"p99Min,omitempty"`
 	// +optional
 	P99Max int64 `json:"p99Max,omitempty"`
-	// TimeoutRatio is timed-out operations over attempted ones across the runs, as a decimal.
+	// RelativeAccuracy of P50, P99 and P999, as a decimal string.
+	// +optional
+	RelativeAccuracy string `json:"relativeAccuracy,omitempty"`
+	// TimeoutRatio is timed-out operations over operations across the runs, as a decimal.
 	// +optional
 	TimeoutRatio string `json:"timeoutRatio,omitempty"`
+	// TimeoutsPerAttempt is timed-out attempts over attempts across the runs, as a decimal.
+	// +optional
+	TimeoutsPerAttempt string `json:"timeoutsPerAttempt,omitempty"`
 	// Errors counts failed operations of every kind across the runs.
 	// +optional
 	Errors int64 `json:"errors,omitempty"`

@@ -29,6 +29,15 @@ const (
 	ConditionWritersComplete = "WritersComplete"
 	// ConditionDatacenterRestored is True once the datacenter is back as it was and unlocked.
 	ConditionDatacenterRestored = "DatacenterRestored"
+	// ConditionTargetRateReached, on runs with a rate, is False when the writers achieved less
+	// than 98% of it.
+	ConditionTargetRateReached = "TargetRateReached"
+)
+
+// Reasons of ConditionTargetRateReached.
+const (
+	ReasonTargetRateReached    = "TargetRateReached"
+	ReasonTargetRateNotReached = "TargetRateNotReached"
 )
 
 // Condition reasons.

@@ -15,6 +15,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/podenv"
+	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/setup"
 	"github.com/cassbench/cassbench/internal/summary"
@@ -26,7 +27,7 @@ func runCommand(ctx context.Context, args []string) int {
 	var conn connFlags
 	conn.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
-	output := fs.String("o", "table", "output: table or json")
+	output := fs.String("o", "table", "output: table, json or csv (as cassbench results writes them)")
 	processes := fs.Bool("processes", false, "run each writer as a child process instead of a goroutine")
 	barrier := fs.Duration("barrier-timeout", 2*time.Minute, "how long writers wait for each other")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (in-process writers)")
@@ -34,8 +35,9 @@ func runCommand(ctx context.Context, args []string) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	if *output != "table" && *output != "json" {
-		fmt.Fprintf(os.Stderr, "cassbench run: -o must be table or json, not %q\n", *output)
+	format, err := report.ParseFormat(*output)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 2
 	}
 	if *file == "" {
@@ -50,15 +52,15 @@ func runCommand(ctx context.Context, args []string) int {
 	if w := localWarning(spec); w != "" {
 		fmt.Fprintln(os.Stderr, "warning: "+w)
 	}
-	report, err := setup.Run(ctx, setup.Config{Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter, Log: os.Stderr})
+	setupReport, err := setup.Run(ctx, setup.Config{Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter, Log: os.Stderr})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: setup: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "setup: Cassandra %s, %s, %s verified\n", report.CassandraVersion,
-		plural(int64(report.Nodes), "node"), plural(int64(len(report.SettingsVerified)), "setting"))
-	if d := spec.Datacenter; d != nil && d.Size != nil && *d.Size != report.Nodes {
-		fmt.Fprintf(os.Stderr, "warning: spec.datacenter.size is %d but the cluster has %s up: the results are for those\n", *d.Size, plural(int64(report.Nodes), "node"))
+	fmt.Fprintf(os.Stderr, "setup: Cassandra %s, %s, %s verified\n", setupReport.CassandraVersion,
+		plural(int64(setupReport.Nodes), "node"), plural(int64(len(setupReport.SettingsVerified)), "setting"))
+	if d := spec.Datacenter; d != nil && d.Size != nil && *d.Size != setupReport.Nodes {
+		fmt.Fprintf(os.Stderr, "warning: spec.datacenter.size is %d but the cluster has %s up: the results are for those\n", *d.Size, plural(int64(setupReport.Nodes), "node"))
 	}
 
 	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
@@ -84,12 +86,12 @@ func runCommand(ctx context.Context, args []string) int {
 			fmt.Fprintf(os.Stderr, "writer %d failed: %s\n", s.Index, s.Error)
 		}
 	}
-	if *output == "json" {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(res)
-	} else {
-		printTable(os.Stdout, runID, report, res)
+	if msg, short := results.TargetShortfall(res); short {
+		fmt.Fprintln(os.Stderr, "warning: target rate not reached: "+msg)
+	}
+	if err := report.Run(os.Stdout, localRun(runID, spec, setupReport, res, failed > 0), format); err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return 1
 	}
 	if failed > 0 {
 		return 1
@@ -114,10 +116,11 @@ func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFl
 		go func() {
 			defer wg.Done()
 			// Each writer gets its own session, as a pod would.
-			sums[i], _ = writer.Run(ctx, writer.Config{
+			sum, _ := writer.Run(ctx, writer.Config{
 				Spec: spec, Conn: conn.options(), RunID: runID, Index: i, Writers: n,
 				Datacenter: conn.datacenter, BarrierTimeout: barrier, Progress: os.Stderr,
 			})
+			sums[i] = reported(sum)
 		}()
 	}
 	wg.Wait()

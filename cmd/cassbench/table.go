@@ -2,73 +2,41 @@ package main
 
 import (
 	"fmt"
-	"github.com/cassbench/cassbench/internal/report"
-	"io"
-	"strings"
-	"text/tabwriter"
-	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
-// printTable renders merged results for a person at a terminal.
-func printTable(out io.Writer, runID string, setup *summary.SetupReport, r *cbv1.Results) {
-	if r == nil {
-		fmt.Fprintf(out, "run %s: no writer reported\n", runID)
-		return
+// reported is a writer's summary as the controller would read it from the pod: encoded
+// within the termination message's limit and decoded again, so that a local run's figures
+// are exactly those the same summaries give on Kubernetes.
+func reported(s *summary.Summary) *summary.Summary {
+	back, err := s.RoundTrip()
+	if err != nil {
+		return &summary.Summary{Index: s.Index, Writers: s.Writers, Error: fmt.Sprintf("writer summary cannot be reported: %v", err)}
 	}
-	window := time.Duration(r.WindowMillis) * time.Millisecond
-	fmt.Fprintf(out, "run %s: Cassandra %s, %s, %s reported, window %s\n",
-		runID, setup.CassandraVersion, plural(int64(setup.Nodes), "node"), plural(int64(r.WritersReported), "writer"), window)
-	fmt.Fprintf(out, "%d operations, %d ops/s\n\n", r.Operations, r.OpsPerSecond)
-
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-16s\tops\tops/s\tp50\tp90\tp99\tp99.9\tmax\tmean\t\n", "")
-	row := func(name string, o *cbv1.OperationResults) {
-		if o == nil {
-			return
-		}
-		for _, l := range []struct {
-			what string
-			lat  cbv1.Latency
-		}{{name + " response", o.Response}, {name + " service", o.Service}} {
-			fmt.Fprintf(tw, "%-16s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.what, o.Operations, o.OpsPerSecond,
-				report.Micros(l.lat.P50), report.Micros(l.lat.P90), report.Micros(l.lat.P99), report.Micros(l.lat.P999), report.Micros(l.lat.Max), report.Micros(l.lat.Mean))
-		}
-	}
-	row("writes", r.Writes)
-	row("reads", r.Reads)
-	tw.Flush()
-
-	e := r.Errors
-	fmt.Fprintf(out, "\nerrors: write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",
-		e.WriteTimeout, e.ReadTimeout, e.Unavailable, e.Overloaded, e.ClientTimeout, e.Other)
-	fmt.Fprintf(out, "timeout ratio %s, retries %d, value bytes %s\n", r.TimeoutRatio, r.Retries, bytesText(r.Bytes))
-
-	if len(r.PerWriter) > 1 || (len(r.PerWriter) == 1 && r.PerWriter[0].Outcome != "Succeeded") {
-		fmt.Fprintln(out)
-		tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "writer\tops\tops/s\terrors\tp99\toutcome")
-		for _, w := range r.PerWriter {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%s\n", w.Index, w.Operations, w.OpsPerSecond, w.Errors, report.Micros(w.P99Micros), w.Outcome)
-		}
-		tw.Flush()
-	}
+	return back
 }
 
-func bytesText(b int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v := float64(b)
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
+// localRun presents a local run as the BenchmarkRun it would have been, so that it is
+// rendered by the same code as `cassbench results`.
+func localRun(runID string, spec *cbv1.BenchmarkRunSpec, setup *summary.SetupReport, r *cbv1.Results, failed bool) *cbv1.BenchmarkRun {
+	phase := cbv1.PhaseSucceeded
+	if failed || r == nil {
+		phase = cbv1.PhaseFailed
 	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", b)
+	return &cbv1.BenchmarkRun{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cbv1.GroupVersion.String(), Kind: "BenchmarkRun"},
+		ObjectMeta: metav1.ObjectMeta{Name: runID},
+		Spec:       *spec,
+		Status: cbv1.BenchmarkRunStatus{
+			Phase:      phase,
+			Datacenter: &cbv1.DatacenterStatus{Name: "local", Nodes: setup.Nodes, CassandraVersion: setup.CassandraVersion, SettingsVerified: setup.SettingsVerified},
+			Results:    r,
+		},
 	}
-	return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + units[i]
 }
 
 func plural(n int64, what string) string {
@@ -77,3 +45,4 @@ func plural(n int64, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+

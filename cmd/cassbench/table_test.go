@@ -10,35 +10,44 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
-func TestPrintTable(t *testing.T) {
+// A local run is rendered by the same code as `cassbench results`, from summaries that went
+// through the termination message's encoding.
+func TestLocalRunTable(t *testing.T) {
 	start := time.UnixMilli(1700000000000)
 	r := &cbv1.Results{
 		WindowStart: metav1.NewTime(start), WindowEnd: metav1.NewTime(start.Add(10 * time.Second)), WindowMillis: 10000,
 		WritersReported: 2, Operations: 120000, OpsPerSecond: 12000,
 		Writes: &cbv1.OperationResults{Operations: 100000, OpsPerSecond: 10000,
-			Response: cbv1.Latency{P50: 800, P90: 1500, P99: 12500, P999: 40000, Max: 11_000_000, Mean: 950},
-			Service:  cbv1.Latency{P50: 700, P90: 1400, P99: 9000, P999: 30000, Max: 900_000, Mean: 900}},
-		Reads:        &cbv1.OperationResults{Operations: 20000, OpsPerSecond: 2000},
-		Errors:       cbv1.ErrorCounts{WriteTimeout: 3, Unavailable: 1},
-		TimeoutRatio: "0.000025", Retries: 7, Bytes: 10 << 20,
+			Response: cbv1.Latency{P50: 800, P90: 1500, P99: 12500, P999: 40000, Max: 11_000_000, Mean: 950, RelativeAccuracy: "0.01"},
+			Service:  cbv1.Latency{P50: 700, P90: 1400, P99: 9000, P999: 30000, Max: 900_000, Mean: 900, RelativeAccuracy: "0.01"}},
+		Reads:                &cbv1.OperationResults{Operations: 20000, OpsPerSecond: 2000},
+		Errors:               cbv1.ErrorCounts{WriteTimeout: 3, Unavailable: 1},
+		TimeoutsPerOperation: "0.000025", TimeoutsPerAttempt: "0.0001", Retries: 7, Bytes: 10 << 20,
 		PerWriter: []cbv1.WriterResult{{Index: 0, Operations: 60000, OpsPerSecond: 6000, Outcome: "Succeeded"}, {Index: 1, Operations: 60000, OpsPerSecond: 6000, Outcome: "Succeeded"}},
 	}
+	spec := cbv1.BenchmarkRunSpec{Writers: cbv1.WritersSpec{Replicas: 2}}
 	var out bytes.Buffer
-	printTable(&out, "local-x", &summary.SetupReport{CassandraVersion: "5.0.9", Nodes: 3}, r)
+	if err := report.Run(&out, localRun("local-x", &spec, &summary.SetupReport{CassandraVersion: "5.0.9", Nodes: 3}, r, false), report.Table); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
-		"run local-x: Cassandra 5.0.9, 3 nodes, 2 writers reported, window 10s",
-		"120000 operations, 12000 ops/s",
+		"BenchmarkRun local-x: Succeeded, datacenter local with 3 nodes, Cassandra 5.0.9",
+		"120000 operations, 12000 ops/s achieved",
 		"writes response", "writes service", "reads response",
-		"800us", "1.50ms", "12.5ms", "11.0s",
+		"800us", "1.50ms", "12.5ms", "11.0s", "±1%",
 		"write timeout 3, read timeout 0, unavailable 1",
-		"timeout ratio 0.000025, retries 7, value bytes 10 MiB",
+		"timeouts per operation 0.000025, per attempt 0.0001",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
+	}
+	if s := reported(&summary.Summary{Index: 1, Writers: 2, Error: strings.Repeat("x", 9000)}); len(s.Error) > 256 {
+		t.Errorf("a local summary did not go through the report's encoding: error of %d bytes kept", len(s.Error))
 	}
 }
 

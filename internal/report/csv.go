@@ -16,14 +16,16 @@ import (
 // microseconds.
 
 var runColumns = []string{"scope",
-	"bytes", "clientTimeout", "errors", "max", "mean", "operations", "opsPerSecond", "other", "outcome",
-	"overloaded", "p50", "p90", "p99", "p999", "readTimeout", "retries", "timeoutRatio", "unavailable", "writeTimeout"}
+	"attempts", "bytes", "clientTimeout", "errors", "max", "mean", "missRatio", "missed", "operations", "opsPerSecond", "other", "outcome",
+	"overloaded", "p50", "p90", "p99", "p999", "readTimeout", "relativeAccuracy", "retries", "targetOpsPerSecond",
+	"timeoutsPerAttempt", "timeoutsPerOperation", "unavailable", "upperBounds", "writeTimeout"}
 
 var sweepFigures = []string{"errors", "failed", "message", "opsPerSecond", "opsPerSecondMax", "opsPerSecondMin",
 	"outcome", "p50", "p99", "p999", "p99Max", "p99Min", "runs", "succeeded", "timeoutRatio"}
 
 // runCSV writes one row for the whole run, one per operation kind and latency measure
-// (writes, writes-service, reads, reads-service), and one per writer (writer-0, ...).
+// (writes, writes-service, writes-failed, reads, ..., lag), one per failed-attempt count
+// (attempts), one per writer (writer-0, ...) and one per timeline point (t+OFFSETms).
 func runCSV(w io.Writer, run *cbv1.BenchmarkRun) error {
 	rows := []map[string]string{}
 	if r := run.Status.Results; r != nil {
@@ -34,8 +36,21 @@ func runCSV(w io.Writer, run *cbv1.BenchmarkRun) error {
 			"errors":       itoa(e.WriteTimeout + e.ReadTimeout + e.Unavailable + e.Overloaded + e.ClientTimeout + e.Other),
 			"writeTimeout": itoa(e.WriteTimeout), "readTimeout": itoa(e.ReadTimeout), "unavailable": itoa(e.Unavailable),
 			"overloaded": itoa(e.Overloaded), "clientTimeout": itoa(e.ClientTimeout), "other": itoa(e.Other),
-			"timeoutRatio": r.TimeoutRatio, "retries": itoa(r.Retries), "bytes": itoa(r.Bytes),
+			"timeoutsPerOperation": r.TimeoutsPerOperation, "timeoutsPerAttempt": r.TimeoutsPerAttempt,
+			"attempts": itoa(r.Attempts), "retries": itoa(r.Retries), "bytes": itoa(r.Bytes),
 		})
+		a := r.AttemptErrors
+		rows = append(rows, map[string]string{
+			"scope": "attempts", "operations": itoa(r.Attempts),
+			"errors":       itoa(a.WriteTimeout + a.ReadTimeout + a.Unavailable + a.Overloaded + a.ClientTimeout + a.Other),
+			"writeTimeout": itoa(a.WriteTimeout), "readTimeout": itoa(a.ReadTimeout), "unavailable": itoa(a.Unavailable),
+			"overloaded": itoa(a.Overloaded), "clientTimeout": itoa(a.ClientTimeout), "other": itoa(a.Other),
+		})
+		if sc := r.Schedule; sc != nil {
+			row := latencyCells(sc.Lag)
+			row["scope"], row["targetOpsPerSecond"], row["missed"], row["operations"] = "lag", itoa(sc.TargetOpsPerSecond), itoa(sc.Missed), itoa(sc.Due-sc.Missed)
+			rows = append(rows, row)
+		}
 		for _, kind := range []struct {
 			name string
 			ops  *cbv1.OperationResults
@@ -43,15 +58,22 @@ func runCSV(w io.Writer, run *cbv1.BenchmarkRun) error {
 			if kind.ops == nil {
 				continue
 			}
-			for _, measure := range []struct {
+			measures := []struct {
 				suffix string
 				l      cbv1.Latency
-			}{{"", kind.ops.Response}, {"-service", kind.ops.Service}} {
-				l := measure.l
-				rows = append(rows, map[string]string{
-					"scope": kind.name + measure.suffix, "operations": itoa(kind.ops.Operations), "opsPerSecond": itoa(kind.ops.OpsPerSecond),
-					"p50": itoa(l.P50), "p90": itoa(l.P90), "p99": itoa(l.P99), "p999": itoa(l.P999), "max": itoa(l.Max), "mean": itoa(l.Mean),
-				})
+			}{{"", kind.ops.Response}, {"-service", kind.ops.Service}}
+			if kind.ops.Failure != nil {
+				measures = append(measures, struct {
+					suffix string
+					l      cbv1.Latency
+				}{"-failed", *kind.ops.Failure})
+			}
+			for _, measure := range measures {
+				row := latencyCells(measure.l)
+				row["scope"], row["operations"], row["opsPerSecond"], row["errors"] = kind.name+measure.suffix,
+					itoa(kind.ops.Operations), itoa(kind.ops.OpsPerSecond), itoa(kind.ops.Failed)
+				row["missRatio"] = kind.ops.MissRatio
+				rows = append(rows, row)
 			}
 		}
 		for _, wr := range r.PerWriter {
@@ -62,7 +84,18 @@ func runCSV(w io.Writer, run *cbv1.BenchmarkRun) error {
 			})
 		}
 	}
+	if r := run.Status.Results; r != nil && r.Timeline != nil {
+		for _, p := range r.Timeline.Points {
+			rows = append(rows, map[string]string{"scope": fmt.Sprintf("t+%dms", p.OffsetMillis),
+				"operations": itoa(p.Operations), "opsPerSecond": itoa(p.OpsPerSecond), "errors": itoa(p.Errors), "p99": itoa(p.P99Micros)})
+		}
+	}
 	return writeCSV(w, runColumns, rows)
+}
+
+func latencyCells(l cbv1.Latency) map[string]string {
+	return map[string]string{"p50": itoa(l.P50), "p90": itoa(l.P90), "p99": itoa(l.P99), "p999": itoa(l.P999),
+		"max": itoa(l.Max), "mean": itoa(l.Mean), "relativeAccuracy": l.RelativeAccuracy, "upperBounds": strings.Join(l.UpperBounds, " ")}
 }
 
 // sweepCSV writes one row per point: its index, the axes' values (a column per axis, named by

@@ -48,7 +48,7 @@ func TestEmptyStatusRenders(t *testing.T) {
 	}{
 		"run table":   {func(b *bytes.Buffer) error { return report.Run(b, run, report.Table) }, "no results"},
 		"run json":    {func(b *bytes.Buffer) error { return report.Run(b, run, report.JSON) }, `"results": null`},
-		"run csv":     {func(b *bytes.Buffer) error { return report.Run(b, run, report.CSV) }, "scope,bytes"},
+		"run csv":     {func(b *bytes.Buffer) error { return report.Run(b, run, report.CSV) }, "scope,attempts,bytes"},
 		"sweep table": {func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.Table) }, "point  writers.replicas  outcome"},
 		"sweep json":  {func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.JSON) }, `"table": []`},
 		"sweep csv":   {func(b *bytes.Buffer) error { return report.Sweep(b, sw, report.CSV) }, "point,writers.replicas,errors"},

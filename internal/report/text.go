@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -33,11 +35,25 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		w.printf("no results: no writer has reported\n")
 		return w.err
 	}
-	w.printf("%d of %d writers reported; window %s; %d operations, %d ops/s\n\n", r.WritersReported,
+	w.printf("%d of %d writers reported; window %s; %d operations, %d ops/s achieved\n", r.WritersReported,
 		run.Spec.Writers.Replicas, time.Duration(r.WindowMillis)*time.Millisecond, r.Operations, r.OpsPerSecond)
+	if r.StartSpreadMillis > 0 || r.MaxClockOffsetMillis > 0 {
+		w.printf("writers started within %d ms of each other; largest clock offset from Cassandra %d ms (corrected)\n",
+			r.StartSpreadMillis, r.MaxClockOffsetMillis)
+	}
+	if sc := r.Schedule; sc != nil {
+		w.printf("target %d ops/s: %d due, %d missed (%d waiting at the end), %d sent over 1 ms late, drain %d ms\n",
+			sc.TargetOpsPerSecond, sc.Due, sc.Missed, sc.BacklogAtEnd, sc.LateOver1ms, sc.DrainMillis)
+	}
+	w.printf("\n")
 
 	tw := w.table(tabwriter.AlignRight)
-	tw.row("\tops\tops/s\tp50\tp90\tp99\tp99.9\tmax\tmean\t\n")
+	tw.row("\tops\tops/s\tp50\tp90\tp99\tp99.9\tmax\tmean\taccuracy\t\n")
+	latencyRow := func(name string, ops, perSecond int64, l cbv1.Latency) {
+		tw.row("%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, ops, perSecond,
+			bound(l, "p50", l.P50), bound(l, "p90", l.P90), bound(l, "p99", l.P99), bound(l, "p999", l.P999),
+			Micros(l.Max), Micros(l.Mean), Accuracy(l))
+	}
 	for _, kind := range []struct {
 		name string
 		ops  *cbv1.OperationResults
@@ -45,20 +61,38 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		if kind.ops == nil {
 			continue
 		}
-		for _, m := range []struct {
-			name string
-			l    cbv1.Latency
-		}{{kind.name + " response", kind.ops.Response}, {kind.name + " service", kind.ops.Service}} {
-			tw.row("%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.name, kind.ops.Operations, kind.ops.OpsPerSecond,
-				Micros(m.l.P50), Micros(m.l.P90), Micros(m.l.P99), Micros(m.l.P999), Micros(m.l.Max), Micros(m.l.Mean))
+		all := kind.ops.Operations + kind.ops.Failed
+		latencyRow(kind.name+" response", all, kind.ops.OpsPerSecond, kind.ops.Response)
+		latencyRow(kind.name+" service", all, kind.ops.OpsPerSecond, kind.ops.Service)
+		if f := kind.ops.Failure; f != nil {
+			latencyRow(kind.name+" failed", kind.ops.Failed, 0, *f)
 		}
 	}
+	if sc := r.Schedule; sc != nil {
+		latencyRow("schedule lag", sc.Due-sc.Missed, 0, sc.Lag)
+	}
 	tw.flush()
+	w.printf("(< marks an upper bound: the low end of a writer's sketch was folded to fit its report)\n")
+	for _, kind := range []struct {
+		name string
+		ops  *cbv1.OperationResults
+	}{{"writes", r.Writes}, {"reads", r.Reads}} {
+		if kind.ops != nil && kind.ops.MissRatio != "" {
+			w.printf("%s: %d rows returned, %d found nothing (miss ratio %s)\n", kind.name, kind.ops.Rows, kind.ops.Misses, kind.ops.MissRatio)
+		}
+	}
 
-	e := r.Errors
-	w.printf("\nerrors: write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",
+	e, a := r.Errors, r.AttemptErrors
+	w.printf("\nfailed operations: write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",
 		e.WriteTimeout, e.ReadTimeout, e.Unavailable, e.Overloaded, e.ClientTimeout, e.Other)
-	w.printf("timeout ratio %s, retries %d, value bytes %d\n", r.TimeoutRatio, r.Retries, r.Bytes)
+	w.printf("failed attempts:   write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",
+		a.WriteTimeout, a.ReadTimeout, a.Unavailable, a.Overloaded, a.ClientTimeout, a.Other)
+	w.printf("timeouts per operation %s, per attempt %s; %d attempts, %d retries, value bytes %d\n",
+		r.TimeoutsPerOperation, r.TimeoutsPerAttempt, r.Attempts, r.Retries, r.Bytes)
+	if tl := r.Timeline; tl != nil && len(tl.Points) > 0 {
+		w.printf("\nops/s every %s: %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, Sparkline(tl, func(p cbv1.TimelinePoint) int64 { return p.OpsPerSecond }))
+		w.printf("p99 every %s:   %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, Sparkline(tl, func(p cbv1.TimelinePoint) int64 { return p.P99Micros }))
+	}
 
 	if len(r.PerWriter) > 0 {
 		w.printf("\n")
@@ -70,6 +104,45 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		tw.flush()
 	}
 	return w.err
+}
+
+// bound renders a percentile, marked "<" when it is only an upper bound.
+func bound(l cbv1.Latency, name string, v int64) string {
+	if slices.Contains(l.UpperBounds, name) {
+		return "<" + Micros(v)
+	}
+	return Micros(v)
+}
+
+// Accuracy renders a latency block's relative accuracy as a percentage ("±1%").
+func Accuracy(l cbv1.Latency) string {
+	if l.RelativeAccuracy == "" {
+		return "-"
+	}
+	f, err := strconv.ParseFloat(l.RelativeAccuracy, 64)
+	if err != nil {
+		return l.RelativeAccuracy
+	}
+	return "±" + strconv.FormatFloat(f*100, 'f', -1, 64) + "%"
+}
+
+// Sparkline draws one figure of a timeline as a line of block characters, lowest to highest.
+func Sparkline(tl *cbv1.Timeline, figure func(cbv1.TimelinePoint) int64) string {
+	const blocks = "▁▂▃▄▅▆▇█"
+	levels := []rune(blocks)
+	var hi int64
+	for _, p := range tl.Points {
+		hi = max(hi, figure(p))
+	}
+	var b strings.Builder
+	for _, p := range tl.Points {
+		i := 0
+		if hi > 0 {
+			i = int(figure(p) * int64(len(levels)-1) / hi)
+		}
+		b.WriteRune(levels[i])
+	}
+	return b.String() + fmt.Sprintf(" (max %d)", hi)
 }
 
 // sweepTable renders a sweep's table; the best point is marked with a star.

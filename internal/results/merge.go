@@ -1,21 +1,23 @@
 // Package results merges writers' summaries into a BenchmarkRun's status.results. Latency
-// percentiles come from merged sketches, never from averaging each writer's percentiles.
+// percentiles come from merged sketches, never from averaging each writer's percentiles, and
+// each carries the accuracy it was computed at.
 package results
 
 import (
+	"encoding/base64"
 	"math"
 	"sort"
 	"strconv"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Merge combines the summaries of the writers that reported. It returns nil when none did.
-// Throughput is successful operations over the union of the writers' measured windows.
 func Merge(summaries []*summary.Summary) *cbv1.Results {
 	var reported []*summary.Summary
 	for _, s := range summaries {
@@ -28,43 +30,130 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	}
 	sort.Slice(reported, func(i, j int) bool { return reported[i].Index < reported[j].Index })
 
-	start, end := reported[0].Start, reported[0].End
 	writes, reads := &accumulator{}, &accumulator{}
+	lag := &accumulator{}
+	var sched *summary.Schedule
+	var w window
+	var timelines []*summary.Timeline
+	var opsPerSecond float64
 	perWriter := make([]cbv1.WriterResult, 0, len(reported))
 	for _, s := range reported {
-		start, end = min(start, s.Start), max(end, s.End)
-		writes.add(s.Writes)
-		reads.add(s.Reads)
+		writes.add(s, s.Writes)
+		reads.add(s, s.Reads)
+		lag.response = mergeInto(lag.response, s.Lag)
+		if s.Schedule != nil {
+			if sched == nil {
+				sched = &summary.Schedule{}
+			}
+			sched.Add(s.Schedule)
+		}
+		if s.Measured() {
+			w.add(s)
+			timelines = append(timelines, s.Timeline)
+			opsPerSecond += rate(ok(s), span(s))
+		}
 		perWriter = append(perWriter, writerResult(s))
 	}
-	window := max(end-start, 0)
 
 	out := &cbv1.Results{
-		WindowStart:     metav1.NewTime(time.UnixMilli(start).UTC()),
-		WindowEnd:       metav1.NewTime(time.UnixMilli(end).UTC()),
-		WindowMillis:    window,
 		WritersReported: int32(len(reported)),
-		Writes:          writes.result(window),
-		Reads:           reads.result(window),
+		Writes:          writes.result(),
+		Reads:           reads.result(),
 		PerWriter:       perWriter,
+		Timeline:        timeline(summary.MergeTimelines(timelines), w.longest),
+		Sketches:        sketches(writes, reads, lag),
 	}
+	w.fill(out)
 	total := writes.ops
 	total.AddCounts(&reads.ops)
 	out.Operations = total.OK
-	out.OpsPerSecond = perSecond(total.OK, window)
-	out.Errors = cbv1.ErrorCounts{
-		WriteTimeout:  total.WriteTimeout,
-		ReadTimeout:   total.ReadTimeout,
-		Unavailable:   total.Unavailable,
-		Overloaded:    total.Overloaded,
-		ClientTimeout: total.ClientTimeout,
-		Other:         total.Other,
-	}
-	out.TimeoutRatio = Ratio(total.Timeouts(), total.OK+total.Failed())
+	out.OpsPerSecond = int64(math.Round(opsPerSecond))
+	out.Errors = errorCounts(total.Final())
+	out.AttemptErrors = errorCounts(total.Attempts)
+	out.Attempts = total.Operations() + total.Retries
+	out.TimeoutsPerOperation = Ratio(total.Timeouts(), total.Operations())
+	out.TimeoutsPerAttempt = Ratio(total.Attempts.Timeouts(), out.Attempts)
 	out.Retries = total.Retries
 	out.Bytes = total.Bytes
+	if sched != nil {
+		out.Schedule = &cbv1.ScheduleResults{
+			TargetOpsPerSecond: sched.Target, Due: sched.Due, Missed: sched.Missed, BacklogAtEnd: sched.Backlog,
+			LateOver1ms: sched.Late1ms, LateOverTenthInterval: sched.Late10pct, DrainMillis: sched.DrainMicros / 1000,
+			Lag: Latency(lag.response),
+		}
+	}
 	out.Fastest, out.Slowest = extremes(perWriter)
 	return out
+}
+
+// window is the part of the run every measuring writer measured, on Cassandra's clock.
+type window struct {
+	seen                  bool
+	start, end            int64 // the intersection
+	firstStart, lastStart int64
+	maxOffset, longest    int64
+	unionStart, unionEnd  int64
+}
+
+func (w *window) add(s *summary.Summary) {
+	start, end := s.Start-s.OffsetMillis, s.End-s.OffsetMillis
+	if !w.seen {
+		w.seen = true
+		w.start, w.end, w.firstStart, w.lastStart, w.unionStart, w.unionEnd = start, end, start, start, start, end
+	}
+	w.start, w.end = max(w.start, start), min(w.end, end)
+	w.firstStart, w.lastStart = min(w.firstStart, start), max(w.lastStart, start)
+	w.unionStart, w.unionEnd = min(w.unionStart, start), max(w.unionEnd, end)
+	w.maxOffset = max(w.maxOffset, abs(s.OffsetMillis))
+	w.longest = max(w.longest, span(s).Milliseconds())
+}
+
+func (w *window) fill(out *cbv1.Results) {
+	if !w.seen {
+		return
+	}
+	start, end := w.start, w.end
+	if end < start {
+		// Writers that did not overlap at all share no window: show the whole stretch.
+		start, end = w.unionStart, w.unionEnd
+	}
+	out.WindowStart = metav1.NewTime(time.UnixMilli(start).UTC())
+	out.WindowEnd = metav1.NewTime(time.UnixMilli(end).UTC())
+	out.WindowMillis = end - start
+	out.StartSpreadMillis = w.lastStart - w.firstStart
+	out.MaxClockOffsetMillis = w.maxOffset
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// span is a writer's measured window: monotonic when it reported one.
+func span(s *summary.Summary) time.Duration {
+	if s.SpanMicros > 0 {
+		return time.Duration(s.SpanMicros) * time.Microsecond
+	}
+	return time.Duration(s.End-s.Start) * time.Millisecond
+}
+
+func ok(s *summary.Summary) int64 {
+	var n int64
+	for _, o := range []*summary.Ops{s.Writes, s.Reads} {
+		if o != nil {
+			n += o.OK
+		}
+	}
+	return n
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
 }
 
 // Ratio renders n/d as a decimal string rounded to six places ("0" when d is 0).
@@ -77,22 +166,24 @@ func Ratio(n, d int64) string {
 }
 
 type accumulator struct {
-	seen              bool
-	ops               counts
-	response, service *sketch.Sketch
+	seen                       bool
+	ops                        summary.Ops // counters only
+	opsPerSecond               float64
+	response, service, failure *sketch.Sketch
 }
 
-// counts is a summary.Ops whose sketches are left unset: only its counters are used.
-type counts = summary.Ops
-
-func (a *accumulator) add(o *summary.Ops) {
+func (a *accumulator) add(s *summary.Summary, o *summary.Ops) {
 	if o == nil {
 		return
 	}
 	a.seen = true
 	a.ops.AddCounts(o)
+	if s.Measured() {
+		a.opsPerSecond += rate(o.OK, span(s))
+	}
 	a.response = mergeInto(a.response, o.Response)
 	a.service = mergeInto(a.service, o.Service)
+	a.failure = mergeInto(a.failure, o.Failure)
 }
 
 func mergeInto(dst, src *sketch.Sketch) *sketch.Sketch {
@@ -106,36 +197,116 @@ func mergeInto(dst, src *sketch.Sketch) *sketch.Sketch {
 	return dst
 }
 
-func (a *accumulator) result(window int64) *cbv1.OperationResults {
+func (a *accumulator) result() *cbv1.OperationResults {
 	if !a.seen {
 		return nil
 	}
-	return &cbv1.OperationResults{
+	out := &cbv1.OperationResults{
 		Operations:   a.ops.OK,
-		OpsPerSecond: perSecond(a.ops.OK, window),
+		OpsPerSecond: int64(math.Round(a.opsPerSecond)),
+		Failed:       a.ops.Failed(),
 		Response:     Latency(a.response),
 		Service:      Latency(a.service),
+		Rows:         a.ops.Rows,
+		Misses:       a.ops.Misses,
 	}
+	if a.failure != nil && a.failure.Count() > 0 {
+		f := Latency(a.failure)
+		out.Failure = &f
+	}
+	if a.ops.Rows > 0 || a.ops.Misses > 0 {
+		out.MissRatio = Ratio(a.ops.Misses, a.ops.OK)
+	}
+	return out
 }
 
-// Latency reads the reported percentiles off a sketch, in whole microseconds.
+// Latency reads the reported percentiles off a sketch, in whole microseconds, with the
+// accuracy they hold and the ones that are only upper bounds.
 func Latency(s *sketch.Sketch) cbv1.Latency {
 	if s == nil || s.Count() == 0 {
 		return cbv1.Latency{}
 	}
 	us := func(v float64) int64 { return int64(math.Round(v)) }
-	return cbv1.Latency{
-		P50:  us(s.Quantile(0.50)),
-		P90:  us(s.Quantile(0.90)),
-		P99:  us(s.Quantile(0.99)),
-		P999: us(s.Quantile(0.999)),
-		Max:  us(s.Max()),
-		Mean: us(s.Mean()),
+	out := cbv1.Latency{Max: us(s.Max()), Mean: us(s.Mean()), RelativeAccuracy: accuracy(s)}
+	for _, p := range []struct {
+		q    float64
+		name string
+		dst  *int64
+	}{{0.50, "p50", &out.P50}, {0.90, "p90", &out.P90}, {0.99, "p99", &out.P99}, {0.999, "p999", &out.P999}} {
+		v, bound := s.QuantileBound(p.q)
+		*p.dst = us(v)
+		if bound {
+			out.UpperBounds = append(out.UpperBounds, p.name)
+		}
 	}
+	return out
+}
+
+func accuracy(s *sketch.Sketch) string {
+	return strconv.FormatFloat(math.Round(s.RelativeAccuracy()*1e4)/1e4, 'f', -1, 64)
+}
+
+func errorCounts(f summary.Failures) cbv1.ErrorCounts {
+	return cbv1.ErrorCounts{WriteTimeout: f.WriteTimeout, ReadTimeout: f.ReadTimeout, Unavailable: f.Unavailable,
+		Overloaded: f.Overloaded, ClientTimeout: f.ClientTimeout, Other: f.Other}
+}
+
+// timeline turns merged points into status points; the last interval is as long as the
+// longest writer's window left it.
+func timeline(t *summary.Timeline, longestMillis int64) *cbv1.Timeline {
+	if t == nil || len(t.Points) == 0 {
+		return nil
+	}
+	out := &cbv1.Timeline{IntervalMillis: t.IntervalMillis}
+	for i, p := range t.Points {
+		offset := int64(i) * t.IntervalMillis
+		length := t.IntervalMillis
+		if i == len(t.Points)-1 && longestMillis > offset {
+			length = min(length, longestMillis-offset)
+		}
+		out.Points = append(out.Points, cbv1.TimelinePoint{
+			OffsetMillis: offset, Operations: p.Ops, Errors: p.Errors, P99Micros: p.P99,
+			OpsPerSecond: int64(math.Round(rate(p.Ops, time.Duration(length)*time.Millisecond))),
+		})
+	}
+	return out
+}
+
+func sketches(writes, reads, lag *accumulator) *cbv1.ResultSketches {
+	out := &cbv1.ResultSketches{
+		WritesResponse: Encode(writes.response), WritesService: Encode(writes.service),
+		ReadsResponse: Encode(reads.response), ReadsService: Encode(reads.service), Lag: Encode(lag.response),
+	}
+	if *out == (cbv1.ResultSketches{}) {
+		return nil
+	}
+	return out
+}
+
+// Encode renders a sketch as status keeps it; "" for none.
+func Encode(s *sketch.Sketch) string {
+	if s == nil || s.Count() == 0 {
+		return ""
+	}
+	b, _ := s.MarshalBinary()
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// Decode reads what Encode wrote; nil for "".
+func Decode(str string) (*sketch.Sketch, error) {
+	if str == "" {
+		return nil, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(str)
+	if err != nil {
+		return nil, err
+	}
+	s := sketch.New()
+	return s, s.UnmarshalBinary(b)
 }
 
 func writerResult(s *summary.Summary) cbv1.WriterResult {
-	var total counts
+	var total summary.Ops
 	total.AddCounts(s.Writes)
 	total.AddCounts(s.Reads)
 	var p99 *sketch.Sketch
@@ -148,14 +319,18 @@ func writerResult(s *summary.Summary) cbv1.WriterResult {
 	if s.Error != "" {
 		outcome = "Failed: " + s.Error
 	}
-	return cbv1.WriterResult{
-		Index:        s.Index,
-		Operations:   total.OK,
-		OpsPerSecond: perSecond(total.OK, s.End-s.Start),
-		Errors:       total.Failed(),
-		P99Micros:    Latency(p99).P99,
-		Outcome:      outcome,
+	out := cbv1.WriterResult{
+		Index:             s.Index,
+		Operations:        total.OK,
+		Errors:            total.Failed(),
+		P99Micros:         Latency(p99).P99,
+		ClockOffsetMillis: s.OffsetMillis,
+		Outcome:           outcome,
 	}
+	if s.Measured() {
+		out.OpsPerSecond = int64(math.Round(rate(total.OK, span(s))))
+	}
+	return out
 }
 
 func extremes(ws []cbv1.WriterResult) (fastest, slowest *cbv1.WriterResult) {
@@ -169,11 +344,4 @@ func extremes(ws []cbv1.WriterResult) (fastest, slowest *cbv1.WriterResult) {
 		}
 	}
 	return fastest, slowest
-}
-
-func perSecond(n, millis int64) int64 {
-	if millis <= 0 {
-		return 0
-	}
-	return int64(math.Round(float64(n) * 1000 / float64(millis)))
 }

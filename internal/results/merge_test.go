@@ -3,6 +3,7 @@ package results
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -22,35 +23,68 @@ func sketchOf(values []float64) *sketch.Sketch {
 
 func TestMergeCounts(t *testing.T) {
 	one := func(i int32, start, end int64, ok, wto int64, err string) *summary.Summary {
-		return &summary.Summary{Version: 1, Index: i, Writers: 3, Start: start, End: end, Error: err,
-			Writes: &summary.Ops{OK: ok, WriteTimeout: wto, Retries: wto * 2, Bytes: ok * 100,
+		return &summary.Summary{Version: summary.Version, Index: i, Writers: 3, Start: start, End: end, Error: err,
+			Writes: &summary.Ops{OK: ok, WriteTimeout: wto, Retries: wto * 2, Attempts: summary.Failures{WriteTimeout: wto * 3}, Bytes: ok * 100,
 				Response: sketchOf([]float64{1000}), Service: sketchOf([]float64{900})}}
 	}
+	skewed := one(1, 4500, 14500, 20000, 0, "aborted: error budget")
+	skewed.OffsetMillis = 3000 // its clock is 3 s ahead of Cassandra's
 	got := Merge([]*summary.Summary{
 		one(2, 1000, 11000, 30000, 0, ""),
 		nil, // a writer that has not reported
 		one(0, 1000, 11000, 10000, 10, ""),
-		one(1, 1500, 11500, 20000, 0, "aborted: error budget"),
+		skewed,
+		one(3, 0, 0, 0, 0, "start barrier: saw 3 of 4 writers"), // failed before measuring
 	})
 	if got == nil {
 		t.Fatal("no results")
 	}
 	want := map[string]any{
-		"window": got.WindowMillis, "reported": got.WritersReported, "ops": got.Operations, "ops/s": got.OpsPerSecond,
-		"wto": got.Errors.WriteTimeout, "ratio": got.TimeoutRatio, "retries": got.Retries, "bytes": got.Bytes,
+		"window": got.WindowMillis, "spread": got.StartSpreadMillis, "offset": got.MaxClockOffsetMillis,
+		"reported": got.WritersReported, "ops": got.Operations, "ops/s": got.OpsPerSecond,
+		"wto": got.Errors.WriteTimeout, "per op": got.TimeoutsPerOperation, "per attempt": got.TimeoutsPerAttempt,
+		"attempts": got.Attempts, "retries": got.Retries, "bytes": got.Bytes,
 		"fastest": got.Fastest.Index, "slowest": got.Slowest.Index, "writers": len(got.PerWriter),
 		"outcome1": got.PerWriter[1].Outcome, "reads": got.Reads == nil,
 	}
 	if diff := cmp.Diff(map[string]any{
-		"window": int64(10500), "reported": int32(3), "ops": int64(60000), "ops/s": int64(5714),
-		"wto": int64(10), "ratio": "0.000167", "retries": int64(20), "bytes": int64(6000000),
-		"fastest": int32(2), "slowest": int32(0), "writers": 3,
+		// The skewed writer's window, corrected, is 1500..11500: the shared window is 1500..11000.
+		"window": int64(9500), "spread": int64(500), "offset": int64(3000),
+		// Each writer's completions over its own window, added up.
+		"reported": int32(4), "ops": int64(60000), "ops/s": int64(6000),
+		"wto": int64(10), "per op": "0.000167", "per attempt": "0.0005",
+		"attempts": int64(60030), "retries": int64(20), "bytes": int64(6000000),
+		"fastest": int32(2), "slowest": int32(3), "writers": 4,
 		"outcome1": "Failed: aborted: error budget", "reads": true,
 	}, want); diff != "" {
 		t.Error(diff)
 	}
 	if Merge(nil) != nil || Merge([]*summary.Summary{nil}) != nil {
 		t.Error("results from no summaries")
+	}
+}
+
+// A percentile that a writer's shrunk report only bounds is named as a bound, and every
+// latency block says at which accuracy it was computed.
+func TestMergedAccuracy(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var vs []float64
+	for range 20000 {
+		vs = append(vs, 300*math.Exp(1.5*r.NormFloat64()))
+	}
+	fine, shrunk := sketchOf(vs), sketchOf(vs)
+	shrunk.CollapseBelow(0.99)
+	coarse := sketchOf(vs)
+	coarse.Coarsen(1)
+	got := Merge([]*summary.Summary{
+		{Index: 0, Start: 1, End: 1001, Writes: &summary.Ops{OK: 20000, Response: fine, Service: fine}},
+		{Index: 1, Start: 1, End: 1001, Writes: &summary.Ops{OK: 20000, Response: shrunk, Service: coarse}},
+	}).Writes
+	if got.Service.RelativeAccuracy != "0.02" || len(got.Service.UpperBounds) != 0 {
+		t.Errorf("service latency: accuracy %q, bounds %v", got.Service.RelativeAccuracy, got.Service.UpperBounds)
+	}
+	if got.Response.RelativeAccuracy != "0.01" || !slices.Equal(got.Response.UpperBounds, []string{"p50", "p90"}) {
+		t.Errorf("response latency: accuracy %q, bounds %v", got.Response.RelativeAccuracy, got.Response.UpperBounds)
 	}
 }
 
@@ -69,7 +103,7 @@ func TestMergedPercentilesComeFromTheUnion(t *testing.T) {
 		union = append(union, vs...)
 		s := sketchOf(vs)
 		avgP99 += s.Quantile(0.99) / 3
-		summaries = append(summaries, &summary.Summary{Index: int32(i), Start: 0, End: 1000,
+		summaries = append(summaries, &summary.Summary{Index: int32(i), Start: 1, End: 1001,
 			Writes: &summary.Ops{OK: 10000, Response: s, Service: s}})
 	}
 	sort.Float64s(union)

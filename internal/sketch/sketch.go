@@ -263,8 +263,11 @@ func (s *Sketch) Merge(other *Sketch) {
 	}
 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy; nil stays nil.
 func (s *Sketch) Clone() *Sketch {
+	if s == nil {
+		return nil
+	}
 	c := *s
 	c.counts = append([]uint64(nil), s.counts...)
 	return &c

@@ -7,6 +7,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/sketch"
+	"math"
+	"math/rand/v2"
+	"sort"
 )
 
 // runState is shorthand for a child run: "" exists and runs, "ok" succeeded, "fail" failed.
@@ -90,7 +95,9 @@ func TestTable(t *testing.T) {
 	got := Table(o, false)
 	want := []cbv1.SweepPoint{
 		{Point: 0, Values: []string{"12"}, Runs: []string{"sw-0-0", "sw-0-1"}, Outcome: cbv1.PointSucceeded, Succeeded: 2,
-			OpsPerSecond: 1101, OpsPerSecondMin: 1000, OpsPerSecondMax: 1201, P50: 875, P99: 3500, P999: 7000, P99Min: 3000, P99Max: 4000,
+			OpsPerSecond: 1101, OpsPerSecondMin: 1000, OpsPerSecondMax: 1201, OpsPerSecondSpread: "0.182561",
+			// These runs kept no sketches: the highest of their percentiles, an upper bound.
+			P50: 1000, P99: 4000, P999: 8000, P99Min: 3000, P99Max: 4000,
 			TimeoutRatio: "0.000091", Errors: 4},
 		{Point: 1, Values: []string{"24"}, Runs: []string{"sw-1-0", "sw-1-1"}, Outcome: cbv1.PointFailed, Succeeded: 1, Failed: 1,
 			Message:      "BenchmarkRun sw-1-1 failed: writer 1 exited with code 137",
@@ -141,12 +148,48 @@ func TestBest(t *testing.T) {
 	}
 	for by, want := range cases {
 		t.Run(string(by), func(t *testing.T) {
-			if diff := cmp.Diff(want, Best(axes, rows, by)); diff != "" {
+			if diff := cmp.Diff(want, Best(axes, rows, by, nil)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
-	if got := Best(axes, rows[2:3], cbv1.BestByOpsPerSecond); got != nil {
+	if got := Best(axes, rows[2:3], cbv1.BestByOpsPerSecond, nil); got != nil {
 		t.Errorf("best of failed points: %+v", got)
+	}
+}
+
+// Repeats are aggregated from their merged sketches: the p99 of all their operations, which
+// the mean of their p99s is not when one repeat had a slow tail.
+func TestRepeatsMergeSketches(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var union []float64
+	var runs []*cbv1.Results
+	var meanP99 float64
+	for _, median := range []float64{500, 520, 4000} {
+		sk := sketch.New()
+		for range 20000 {
+			v := median * math.Exp(0.4*r.NormFloat64())
+			sk.Add(v)
+			union = append(union, v)
+		}
+		meanP99 += sk.Quantile(0.99) / 3
+		runs = append(runs, &cbv1.Results{Operations: 20000, OpsPerSecond: 1000,
+			Writes:   &cbv1.OperationResults{Operations: 20000, Response: results.Latency(sk)},
+			Sketches: &cbv1.ResultSketches{WritesResponse: results.Encode(sk)}})
+	}
+	var row cbv1.SweepPoint
+	aggregate(&row, runs)
+	sort.Float64s(union)
+	for q, got := range map[float64]int64{0.5: row.P50, 0.99: row.P99, 0.999: row.P999} {
+		want := union[int(q*float64(len(union)-1))]
+		if math.Abs(float64(got)-want)/want > sketch.Accuracy+0.002 {
+			t.Errorf("q%v of the repeats: %d, of all their operations %.0f", q, got, want)
+		}
+	}
+	if math.Abs(meanP99-float64(row.P99))/float64(row.P99) < 0.1 {
+		t.Fatalf("test data does not tell merging from averaging (mean of p99s %.0f)", meanP99)
+	}
+	if row.RelativeAccuracy != "0.01" {
+		t.Errorf("accuracy %q", row.RelativeAccuracy)
 	}
 }

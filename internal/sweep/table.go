@@ -7,6 +7,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/sketch"
 )
 
 const maxMessage = 512
@@ -63,33 +64,61 @@ func Table(o Observed, stopped bool) []cbv1.SweepPoint {
 	return rows
 }
 
-// aggregate fills a row's figures from its succeeded runs' results.
+// aggregate fills a row's figures from its succeeded runs' results. Percentiles come from
+// the runs' merged sketches, as the percentiles of all their operations together; averaging
+// the runs' percentiles would understate a tail that one repeat had. Runs that kept no
+// sketches give the highest of their percentiles instead, an upper bound.
 func aggregate(row *cbv1.SweepPoint, rs []*cbv1.Results) {
 	if len(rs) == 0 {
 		return
 	}
-	var ops, p50, p99, p999, timeouts, attempted int64
+	var ops, timeouts, attempted, attemptTimeouts, attempts int64
+	var merged *sketch.Sketch
+	mergeable := true
+	var worst cbv1.Latency
 	row.OpsPerSecondMin, row.P99Min = rs[0].OpsPerSecond, latency(rs[0]).P99
 	for _, r := range rs {
 		l := latency(r)
 		ops += r.OpsPerSecond
-		p50 += l.P50
-		p99 += l.P99
-		p999 += l.P999
 		row.OpsPerSecondMin = min(row.OpsPerSecondMin, r.OpsPerSecond)
 		row.OpsPerSecondMax = max(row.OpsPerSecondMax, r.OpsPerSecond)
 		row.P99Min = min(row.P99Min, l.P99)
 		row.P99Max = max(row.P99Max, l.P99)
+		worst = cbv1.Latency{P50: max(worst.P50, l.P50), P99: max(worst.P99, l.P99), P999: max(worst.P999, l.P999)}
 		e := r.Errors
 		failed := e.WriteTimeout + e.ReadTimeout + e.Unavailable + e.Overloaded + e.ClientTimeout + e.Other
 		row.Errors += failed
 		timeouts += e.WriteTimeout + e.ReadTimeout + e.ClientTimeout
 		attempted += r.Operations + failed
+		a := r.AttemptErrors
+		attemptTimeouts += a.WriteTimeout + a.ReadTimeout + a.ClientTimeout
+		attempts += r.Attempts
+		sk, err := results.Decode(responseSketch(r))
+		if err != nil || sk == nil {
+			mergeable = false
+			continue
+		}
+		if merged == nil {
+			merged = sk
+		} else {
+			merged.Merge(sk)
+		}
 	}
 	n := int64(len(rs))
 	row.OpsPerSecond = mean(ops, n)
-	row.P50, row.P99, row.P999 = mean(p50, n), mean(p99, n), mean(p999, n)
+	l := worst
+	if mergeable && merged != nil {
+		l = results.Latency(merged)
+		row.RelativeAccuracy = l.RelativeAccuracy
+	}
+	row.P50, row.P99, row.P999 = l.P50, l.P99, l.P999
 	row.TimeoutRatio = results.Ratio(timeouts, attempted)
+	if attempts > 0 {
+		row.TimeoutsPerAttempt = results.Ratio(attemptTimeouts, attempts)
+	}
+	if n > 1 && row.OpsPerSecond > 0 {
+		row.OpsPerSecondSpread = results.Ratio(row.OpsPerSecondMax-row.OpsPerSecondMin, row.OpsPerSecond)
+	}
 }
 
 // latency is a run's write response latency, or its read latency if it made no writes.
@@ -104,6 +133,17 @@ func latency(r *cbv1.Results) cbv1.Latency {
 		return r.Writes.Response
 	}
 	return cbv1.Latency{}
+}
+
+// responseSketch is the encoded sketch behind latency(r).
+func responseSketch(r *cbv1.Results) string {
+	if r.Sketches == nil {
+		return ""
+	}
+	if r.Writes != nil && r.Writes.Operations > 0 || r.Reads == nil {
+		return r.Sketches.WritesResponse
+	}
+	return r.Sketches.ReadsResponse
 }
 
 // mean rounds half away from zero, in integers: the API has no floats.
@@ -148,17 +188,19 @@ func (c Counts) Progress() string {
 	return s
 }
 
-// Best picks the best succeeded point: highest throughput, lowest p99 or lowest timeout ratio,
+// Best picks the best succeeded point: highest achieved throughput, lowest p99 or lowest timeout ratio,
 // ties going to the higher throughput and then to the earlier point. Nil when no point
 // succeeded.
-func Best(axes []cbv1.SweepAxis, rows []cbv1.SweepPoint, by cbv1.SweepMetric) *cbv1.SweepBest {
+// A point whose p99 is above maxP99 (when set) cannot be best: throughput counts only
+// within the latency bound.
+func Best(axes []cbv1.SweepAxis, rows []cbv1.SweepPoint, by cbv1.SweepMetric, maxP99 *int64) *cbv1.SweepBest {
 	if by == "" {
 		by = cbv1.BestByOpsPerSecond
 	}
 	var best *cbv1.SweepPoint
 	for i := range rows {
 		r := &rows[i]
-		if r.Outcome != cbv1.PointSucceeded || r.Succeeded == 0 {
+		if r.Outcome != cbv1.PointSucceeded || r.Succeeded == 0 || (maxP99 != nil && r.P99 > *maxP99) {
 			continue
 		}
 		if best == nil || better(r, best, by) {

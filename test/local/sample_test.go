@@ -91,5 +91,5 @@ func TestSampleRunTunesMeasuresAndRestores(t *testing.T) {
 	}
 	w := res.Writes
 	t.Logf("figures: %d operations in %d ms, %d ops/s; response p50 %d us, p99 %d us; service p99 %d us; rows counted %d; timeouts %s",
-		res.Operations, res.WindowMillis, res.OpsPerSecond, w.Response.P50, w.Response.P99, w.Service.P99, rows, res.TimeoutRatio)
+		res.Operations, res.WindowMillis, res.OpsPerSecond, w.Response.P50, w.Response.P99, w.Service.P99, rows, res.TimeoutsPerOperation)
 }
