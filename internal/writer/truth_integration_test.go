@@ -1,0 +1,176 @@
+package writer_test
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/writer"
+)
+
+// An open loop far above what the cluster can do reports what the cluster did: its achieved
+// throughput is the closed loop's, far below the target; the operations it could not start
+// are missed, not run after the window; and the run ends on time instead of draining a
+// backlog of twenty times the window.
+func TestOverloadedOpenLoopReportsAchieved(t *testing.T) {
+	c := cluster(t)
+	const window = 4 * time.Second
+	closed := func() float64 {
+		s := spec("it_overload", func(b *builders.BenchmarkRunBuilder) { b.Duration(window).Concurrency(32) })
+		setUp(t, c, s)
+		return float64(results.Merge(mustRun(t, c, s)).OpsPerSecond)
+	}
+	// Closed loops before and after, so that drift of the shared machine shows in the baseline.
+	before := closed()
+	target := int64(20 * before)
+	s := spec("it_overload", func(b *builders.BenchmarkRunBuilder) { b.Duration(window).Concurrency(32).Rate(target) })
+	setUp(t, c, s)
+	began := time.Now()
+	sums := mustRun(t, c, s)
+	took := time.Since(began)
+	after := closed()
+	res := results.Merge(sums)
+	baseline := (before + after) / 2
+	t.Logf("closed loop %.0f and %.0f ops/s; open loop at %d ops/s achieved %d ops/s (%.3f of the closed loop), missed %d of %d, %d late over 1 ms, drain %d ms, run took %s",
+		before, after, target, res.OpsPerSecond, float64(res.OpsPerSecond)/baseline, res.Schedule.Missed, res.Schedule.Due,
+		res.Schedule.LateOver1ms, res.Schedule.DrainMillis, took.Round(time.Millisecond))
+	if dev := math.Abs(float64(res.OpsPerSecond)-baseline) / baseline; dev > 0.05 {
+		t.Errorf("achieved %d ops/s, %.1f%% away from the closed loop's %.0f", res.OpsPerSecond, 100*dev, baseline)
+	}
+	if res.Schedule.Missed == 0 || res.Schedule.LateOver1ms == 0 {
+		t.Errorf("an overloaded open loop reported no missed (%d) or late (%d) operations", res.Schedule.Missed, res.Schedule.LateOver1ms)
+	}
+	// The barrier takes about 2 s; the bound is for connecting and the in-flight drain.
+	if limit := window + 6*time.Second; took > limit {
+		t.Errorf("the run took %s, more than %s: it drained a backlog", took, limit)
+	}
+	if msg, short := results.TargetShortfall(res); !short {
+		t.Error("no shortfall reported for a run far below its target")
+	} else {
+		t.Log(msg)
+	}
+}
+
+// At a rate the cluster reaches, the open loop achieves it, misses nothing and starts every
+// operation on time: the schedule lag of an idle writer is tens of microseconds, not the
+// millisecond of the runtime's timer grid.
+func TestFixedRateReachesTarget(t *testing.T) {
+	c := cluster(t)
+	const rate = 500
+	s := spec("it_rate", func(b *builders.BenchmarkRunBuilder) {
+		b.Writers(2).Rate(rate).Duration(5 * time.Second).Concurrency(32)
+	})
+	setUp(t, c, s)
+	res := results.Merge(mustRun(t, c, s))
+	sc := res.Schedule
+	t.Logf("achieved %d of %d ops/s; lag p50 %d µs p99 %d µs max %d µs; response p50 %d µs, service p50 %d µs (difference %d µs); missed %d, late over 1 ms %d",
+		res.OpsPerSecond, rate, sc.Lag.P50, sc.Lag.P99, sc.Lag.Max, res.Writes.Response.P50, res.Writes.Service.P50,
+		res.Writes.Response.P50-res.Writes.Service.P50, sc.Missed, sc.LateOver1ms)
+	if math.Abs(float64(res.OpsPerSecond-rate))/rate > 0.02 || sc.TargetOpsPerSecond != rate {
+		t.Errorf("achieved %d ops/s of a %d target", res.OpsPerSecond, sc.TargetOpsPerSecond)
+	}
+	if sc.Missed != 0 {
+		t.Errorf("%d operations missed at a reachable rate", sc.Missed)
+	}
+	if sc.Lag.P50 >= 100 || sc.Lag.P99 >= 1000 {
+		t.Errorf("schedule lag p50 %d µs, p99 %d µs: want under 100 µs and 1 ms", sc.Lag.P50, sc.Lag.P99)
+	}
+	if res.Writes.Response.P99 < res.Writes.Service.P99 {
+		t.Errorf("response p99 %d µs below service p99 %d µs", res.Writes.Response.P99, res.Writes.Service.P99)
+	}
+	if _, short := results.TargetShortfall(res); short {
+		t.Error("a run that reached its target was reported short")
+	}
+}
+
+// Timeouts behind retries are counted per attempt: a frozen node times out attempts that a
+// retry may then get through, so timeouts per attempt exceed timeouts per operation, and the
+// operations that failed after every retry are in the failure latency and the maximum.
+func TestTimeoutsBehindRetries(t *testing.T) {
+	c := cluster(t)
+	const timeout = 300 * time.Millisecond
+	s := spec("it_retrytimeouts", func(b *builders.BenchmarkRunBuilder) {
+		b.ReplicationFactor(1).WriteConsistency("ONE").RequestTimeout(timeout).Duration(time.Hour).Concurrency(8)
+	})
+	s.Writers.Retries = ptr.To[int32](3)
+	setUp(t, c, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		time.Sleep(4 * time.Second)
+		c.PauseNode(t, 2, 3*time.Second)
+		time.Sleep(4 * time.Second)
+		cancel()
+	}()
+	sums, _ := runWriters(ctx, t, c, s)
+	res := results.Merge([]*summary.Summary{sums[0]})
+	w := sums[0].Writes
+	t.Logf("operations %d, failed %d (client timeouts %d); failed attempts: client timeouts %d; retries %d; per operation %s, per attempt %s; failure p50 %d µs, max %d µs",
+		w.Operations(), w.Failed(), w.ClientTimeout, w.Attempts.ClientTimeout, w.Retries,
+		res.TimeoutsPerOperation, res.TimeoutsPerAttempt, res.Writes.Failure.P50, res.Writes.Response.Max)
+	if w.Attempts.ClientTimeout <= w.ClientTimeout {
+		t.Errorf("attempts timed out %d times, operations %d: retried timeouts were not counted", w.Attempts.ClientTimeout, w.ClientTimeout)
+	}
+	if ratio(res.TimeoutsPerAttempt) <= ratio(res.TimeoutsPerOperation) {
+		t.Errorf("timeouts per attempt %s not above per operation %s", res.TimeoutsPerAttempt, res.TimeoutsPerOperation)
+	}
+	if w.Failed() > 0 {
+		if w.Failure == nil || w.Failure.Count() != uint64(w.Failed()) {
+			t.Errorf("%d failed operations, %v in the failure sketch", w.Failed(), w.Failure)
+		}
+		// Four attempts of 300 ms each before an operation fails.
+		if min := int64(4 * timeout / time.Microsecond); res.Writes.Response.Max < min || res.Writes.Failure.P50 < min {
+			t.Errorf("failed operations missing from the latency: max %d µs, failure p50 %d µs, want at least %d", res.Writes.Response.Max, res.Writes.Failure.P50, min)
+		}
+	}
+}
+
+// Reads of keys that hold nothing are counted as misses, not as successes that found data.
+func TestReadsOfAnEmptyTableMiss(t *testing.T) {
+	c := cluster(t)
+	s := spec("it_readmiss", func(b *builders.BenchmarkRunBuilder) { b.Mix(0, 1).Operations(2000) })
+	s.Writers.Duration = nil
+	setUp(t, c, s)
+	res := results.Merge(mustRun(t, c, s))
+	if r := res.Reads; r == nil || r.Operations != 2000 || r.Misses != 2000 || r.MissRatio != "1" {
+		t.Fatalf("reads of an empty table: %+v", r)
+	}
+}
+
+// Writers whose clocks disagree measure the disagreement against Cassandra's clock, start
+// together all the same, and the merged window is not stretched by it.
+func TestSkewedWriterClocks(t *testing.T) {
+	c := cluster(t)
+	const skew = 5 * time.Second
+	s := spec("it_skew", func(b *builders.BenchmarkRunBuilder) { b.Writers(2).Duration(3 * time.Second) })
+	setUp(t, c, s)
+	sums := mustRun(t, c, s, func(cfg *writer.Config) {
+		if cfg.Index == 1 {
+			cfg.Now = func() time.Time { return time.Now().Add(skew) }
+		}
+	})
+	res := results.Merge(sums)
+	t.Logf("offsets %d and %d ms (± %d, %d); start spread %d ms; window %d ms", sums[0].OffsetMillis, sums[1].OffsetMillis,
+		sums[0].OffsetErrorMillis, sums[1].OffsetErrorMillis, res.StartSpreadMillis, res.WindowMillis)
+	if d := sums[1].OffsetMillis - sums[0].OffsetMillis - skew.Milliseconds(); d < -50 || d > 50 {
+		t.Errorf("writer 1's clock is %s ahead; measured offsets %d and %d ms", skew, sums[1].OffsetMillis, sums[0].OffsetMillis)
+	}
+	if res.MaxClockOffsetMillis < skew.Milliseconds()-50 {
+		t.Errorf("largest clock offset %d ms, want about %d", res.MaxClockOffsetMillis, skew.Milliseconds())
+	}
+	if res.StartSpreadMillis > 100 || res.WindowMillis > 3200 || res.WindowMillis < 2800 {
+		t.Errorf("start spread %d ms, window %d ms: the skew moved the window", res.StartSpreadMillis, res.WindowMillis)
+	}
+}
+
+func ratio(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
