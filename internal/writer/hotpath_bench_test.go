@@ -44,7 +44,7 @@ func BenchmarkHotPath(b *testing.B) {
 // staticOp binds nothing and always succeeds: what remains is the engine's own work.
 type staticOp struct{}
 
-func (staticOp) bind(int64) (Kind, int) { return Write, 100 }
+func (staticOp) bind(int64) (Kind, int)      { return Write, 100 }
 func (staticOp) exec(Kind) (int, int, error) { return 0, 0, nil }
 
 // The writer's own part of an operation (schedule, sequence, classify, record) must not
