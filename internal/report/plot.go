@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -210,8 +211,12 @@ func (v valueTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
-// PlotRun draws one bar per writer with its throughput: a run keeps no time series.
+// PlotRun draws a run's throughput above its p99 over the measured window, from its
+// timeline; a run without one gets a bar per writer with its throughput.
 func PlotRun(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
+	if r := run.Status.Results; r != nil && r.Timeline != nil && len(r.Timeline.Points) > 0 {
+		return plotTimeline(w, run, format)
+	}
 	r := run.Status.Results
 	if r == nil || len(r.PerWriter) == 0 {
 		return fmt.Errorf("BenchmarkRun %s has no per-writer results to plot yet (%s)", run.Name, orDash(string(run.Status.Phase)))
@@ -245,6 +250,59 @@ func PlotRun(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
 		m := 3 * vg.Millimeter
 		p.Draw(draw.Crop(dc, m, -m, m, -m))
 	})
+}
+
+// timelineSeries is a timeline's points as (seconds from the window's start, figure) pairs, at
+// each interval's middle.
+func timelineSeries(tl *cbv1.Timeline, figure func(cbv1.TimelinePoint) float64) plotter.XYs {
+	out := make(plotter.XYs, len(tl.Points))
+	for i, p := range tl.Points {
+		out[i] = plotter.XY{X: (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000, Y: figure(p)}
+	}
+	return out
+}
+
+func plotTimeline(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
+	tl := run.Status.Results.Timeline
+	top, bottom := plot.New(), plot.New()
+	top.Title.Text = fmt.Sprintf("%s: throughput every %s", run.Name, time.Duration(tl.IntervalMillis)*time.Millisecond)
+	top.Y.Label.Text = "ops/s"
+	bottom.Title.Text = "p99 response latency (highest writer's, per interval)"
+	bottom.Y.Label.Text = "p99 (ms)"
+	for i, panel := range []struct {
+		p      *plot.Plot
+		figure func(cbv1.TimelinePoint) float64
+	}{
+		{top, func(p cbv1.TimelinePoint) float64 { return float64(p.OpsPerSecond) }},
+		{bottom, func(p cbv1.TimelinePoint) float64 { return ms(p.P99Micros) }},
+	} {
+		xys := timelineSeries(tl, panel.figure)
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			return fmt.Errorf("plotting the timeline: %w", err)
+		}
+		line.Color, line.Width = plotutil.Color(i), vg.Points(1.5)
+		panel.p.Add(plotter.NewGrid(), line)
+		panel.p.X.Label.Text = "seconds into the measured window"
+		panel.p.X.Min, panel.p.Y.Min = 0, 0
+		panel.p.Y.Max = maxY(xys) * 1.1
+		panel.p.Y.Tick.Marker = roundTicks{}
+	}
+	return render(w, format, 8*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) {
+		tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
+			PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
+		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
+		top.Draw(canvases[0][0])
+		bottom.Draw(canvases[1][0])
+	})
+}
+
+func maxY(xys plotter.XYs) float64 {
+	hi := 1.0
+	for _, p := range xys {
+		hi = max(hi, p.Y)
+	}
+	return hi
 }
 
 // roundTicks marks about five round values (1, 2 or 5 times a power of ten apart) and labels

@@ -81,6 +81,8 @@ func TestPlots(t *testing.T) {
 	for i := range categorical.Status.Table {
 		categorical.Status.Table[i].Values[0] = []string{"4G", "7G", "8G", "10G"}[i/2]
 	}
+	untimed := run.DeepCopy()
+	untimed.Status.Results.Timeline = nil
 	cases := map[string]struct {
 		plot   func(*bytes.Buffer, report.ImageFormat) error
 		width  int
@@ -89,7 +91,8 @@ func TestPlots(t *testing.T) {
 		"sweep":             {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, sw, f) }, 768, 672},
 		"sweep zip":         {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, zip, f) }, 768, 672},
 		"sweep categorical": {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, categorical, f) }, 768, 672},
-		"run":               {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotRun(b, run, f) }, 768, 432},
+		"run timeline":      {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotRun(b, run, f) }, 768, 672},
+		"run per writer":    {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotRun(b, untimed, f) }, 768, 432},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

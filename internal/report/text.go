@@ -72,7 +72,9 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		latencyRow("schedule lag", sc.Due-sc.Missed, 0, sc.Lag)
 	}
 	tw.flush()
-	w.printf("(< marks an upper bound: the low end of a writer's sketch was folded to fit its report)\n")
+	if hasBounds(r) {
+		w.printf("(< marks an upper bound: the low end of a writer's sketch was folded to fit its report)\n")
+	}
 	for _, kind := range []struct {
 		name string
 		ops  *cbv1.OperationResults
@@ -104,6 +106,15 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		tw.flush()
 	}
 	return w.err
+}
+
+func hasBounds(r *cbv1.Results) bool {
+	for _, o := range []*cbv1.OperationResults{r.Writes, r.Reads} {
+		if o != nil && (len(o.Response.UpperBounds) > 0 || len(o.Service.UpperBounds) > 0 || (o.Failure != nil && len(o.Failure.UpperBounds) > 0)) {
+			return true
+		}
+	}
+	return r.Schedule != nil && len(r.Schedule.Lag.UpperBounds) > 0
 }
 
 // bound renders a percentile, marked "<" when it is only an upper bound.
