@@ -19,11 +19,14 @@ import (
 )
 
 const resultsUsage = `Usage: cassbench results NAME [flags]
+       cassbench results -f FILE.json [flags]
 
-Prints what a BenchmarkRun measured, or a BenchmarkSweep's table, as read from its status.
-JSON and CSV are stable (sorted keys, fixed columns) so they can be committed next to the
-experiment. --plot also draws a sweep's throughput and p99 against its first axis, or a run's
-throughput per writer, as PNG or SVG by the file's extension.
+Prints what a BenchmarkRun measured, or a BenchmarkSweep's table, as read from its status,
+or from a file that -o json wrote (no cluster needed). JSON and CSV are stable (sorted keys,
+fixed columns) so they can be committed next to the experiment; the JSON carries a schema
+version and the spec that produced it. --plot also draws a sweep's throughput and p99
+against its first axis, or a run's throughput and p99 over its window, as PNG or SVG by the
+file's extension.
 
 Flags:
 `
@@ -44,6 +47,7 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&output, "output", "table", "same as -o")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
 	plotFile := fs.String("plot", "", "also draw a plot into this file: FILE.png or FILE.svg")
+	file := fs.String("f", "", "read a results file that -o json wrote instead of the cluster")
 	fs.Usage = func() {
 		_, _ = fmt.Fprint(stderr, resultsUsage)
 		fs.PrintDefaults()
@@ -59,7 +63,10 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		_, _ = fmt.Fprintf(stderr, "cassbench results: "+format+"\n", a...)
 		return code
 	}
-	if len(names) != 1 {
+	if *file != "" && len(names) > 0 {
+		return fail(2, "give a NAME or -f FILE, not both")
+	}
+	if *file == "" && len(names) != 1 {
 		fs.Usage()
 		return fail(2, "give exactly one NAME, got %d", len(names))
 	}
@@ -77,11 +84,12 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	}
 
-	c, ns, err := resultsClient(*kubeconfig, namespace)
-	if err != nil {
-		return fail(1, "%v", err)
+	var obj client.Object
+	if *file != "" {
+		obj, err = readResultsFile(*file)
+	} else {
+		obj, err = clusterExperiment(ctx, *kubeconfig, namespace, names[0], *kind)
 	}
-	obj, err := findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: names[0]}, *kind)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -102,6 +110,32 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		_, _ = fmt.Fprintf(stderr, "plot written to %s\n", *plotFile)
 	}
 	return 0
+}
+
+func clusterExperiment(ctx context.Context, kubeconfig, namespace, name, kind string) (client.Object, error) {
+	c, ns, err := resultsClient(kubeconfig, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: name}, kind)
+}
+
+// readResultsFile reads what `-o json` wrote ("-" for standard input).
+func readResultsFile(path string) (client.Object, error) {
+	in := os.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("opening results file: %w", err)
+		}
+		defer func() { _ = f.Close() }() // read only
+		in = f
+	}
+	obj, err := report.Read(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return obj.(client.Object), nil
 }
 
 // parseInterspersed parses flags before, between and after positional arguments, so that

@@ -55,6 +55,12 @@ func TestResultsFromTheCluster(t *testing.T) {
 		"bad output":           {args: []string{"ip-by-city-8", "-o", "yaml"}, code: 2, stderr: `unknown output format "yaml"`},
 		"bad plot name":        {args: []string{"ip-by-city-8", "--plot", "x.jpg"}, code: 2, stderr: "name it .png or .svg"},
 		"no name":              {args: []string{"-o", "json"}, code: 2, stderr: "give exactly one NAME"},
+		// Files that -o json wrote render as the cluster's objects do, with no cluster at all.
+		"run file table":  {args: []string{"-f", filepath.Join(goldenDir, "run.json")}, golden: "run.txt"},
+		"run file csv":    {args: []string{"-f", filepath.Join(goldenDir, "run.json"), "-o", "csv"}, golden: "run.csv"},
+		"sweep file json": {args: []string{"-o", "json", "-f", filepath.Join(goldenDir, "sweep.json")}, golden: "sweep.json"},
+		"file and a name": {args: []string{"ip-by-city-8", "-f", "x.json"}, code: 2, stderr: "not both"},
+		"missing file":    {args: []string{"-f", filepath.Join(dir, "none.json")}, code: 1, stderr: "opening results file"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -56,17 +56,24 @@ func Sweep(w io.Writer, sw *cbv1.BenchmarkSweep, f Format) error {
 	}
 }
 
-// runDoc is a run's JSON document: what identifies the experiment, then what it measured.
-// Namespaces and timestamps of the object are left out, so the same results render the same
-// wherever the run was applied.
+// SchemaVersion is the version of the JSON documents this package writes and reads back:
+// a results file says what it is, so an experiment repository stays readable without the
+// cluster that ran it.
+const SchemaVersion = 1
+
+// runDoc is a run's JSON document: what identifies the experiment, the spec that produced
+// it, then what it measured. Namespaces and timestamps of the object are left out, so the
+// same results render the same wherever the run was applied.
 type runDoc struct {
-	Kind       string         `json:"kind"`
-	Name       string         `json:"name"`
-	Phase      cbv1.Phase     `json:"phase"`
-	Message    string         `json:"message,omitempty"`
-	Datacenter *datacenterDoc `json:"datacenter,omitempty"`
-	Writers    int32          `json:"writers"`
-	Results    *cbv1.Results  `json:"results"`
+	SchemaVersion int                    `json:"schemaVersion"`
+	Kind          string                 `json:"kind"`
+	Name          string                 `json:"name"`
+	Phase         cbv1.Phase             `json:"phase"`
+	Message       string                 `json:"message,omitempty"`
+	Datacenter    *datacenterDoc         `json:"datacenter,omitempty"`
+	Writers       int32                  `json:"writers"`
+	Spec          *cbv1.BenchmarkRunSpec `json:"spec,omitempty"`
+	Results       *cbv1.Results          `json:"results"`
 }
 
 type datacenterDoc struct {
@@ -76,13 +83,16 @@ type datacenterDoc struct {
 }
 
 func runDocument(run *cbv1.BenchmarkRun) runDoc {
+	spec := run.Spec
 	d := runDoc{
-		Kind:    "BenchmarkRun",
-		Name:    run.Name,
-		Phase:   run.Status.Phase,
-		Message: outcomeMessage(run.Status.Conditions),
-		Writers: run.Spec.Writers.Replicas,
-		Results: run.Status.Results,
+		SchemaVersion: SchemaVersion,
+		Spec:          &spec,
+		Kind:          "BenchmarkRun",
+		Name:          run.Name,
+		Phase:         run.Status.Phase,
+		Message:       outcomeMessage(run.Status.Conditions),
+		Writers:       run.Spec.Writers.Replicas,
+		Results:       run.Status.Results,
 	}
 	if st := run.Status.Datacenter; st != nil {
 		d.Datacenter = &datacenterDoc{Name: st.Name, Nodes: st.Size, CassandraVersion: st.CassandraVersion}
@@ -95,20 +105,22 @@ func runDocument(run *cbv1.BenchmarkRun) runDoc {
 
 // sweepDoc is a sweep's JSON document.
 type sweepDoc struct {
-	Kind      string           `json:"kind"`
-	Name      string           `json:"name"`
-	Phase     cbv1.Phase       `json:"phase"`
-	Message   string           `json:"message,omitempty"`
-	Progress  string           `json:"progress"`
-	Mode      cbv1.SweepMode   `json:"mode"`
-	Repeats   int32            `json:"repeats"`
-	BestBy    cbv1.SweepMetric `json:"bestBy"`
-	Axes      []string         `json:"axes"`
-	Points    int32            `json:"points"`
-	Completed int32            `json:"completed"`
-	Failed    int32            `json:"failed"`
-	Best      *cbv1.SweepBest  `json:"best"`
-	Table     []pointDoc       `json:"table"`
+	SchemaVersion int                      `json:"schemaVersion"`
+	Spec          *cbv1.BenchmarkSweepSpec `json:"spec,omitempty"`
+	Kind          string                   `json:"kind"`
+	Name          string                   `json:"name"`
+	Phase         cbv1.Phase               `json:"phase"`
+	Message       string                   `json:"message,omitempty"`
+	Progress      string                   `json:"progress"`
+	Mode          cbv1.SweepMode           `json:"mode"`
+	Repeats       int32                    `json:"repeats"`
+	BestBy        cbv1.SweepMetric         `json:"bestBy"`
+	Axes          []string                 `json:"axes"`
+	Points        int32                    `json:"points"`
+	Completed     int32                    `json:"completed"`
+	Failed        int32                    `json:"failed"`
+	Best          *cbv1.SweepBest          `json:"best"`
+	Table         []pointDoc               `json:"table"`
 }
 
 // pointDoc is a row of the sweep's table with every key present: a figure is null when no
@@ -131,6 +143,10 @@ type pointDoc struct {
 	P99Max          *int64            `json:"p99Max"`
 	TimeoutRatio    *string           `json:"timeoutRatio"`
 	Errors          *int64            `json:"errors"`
+	// Added with schema version 1; absent from older files.
+	OpsPerSecondSpread *string `json:"opsPerSecondSpread,omitempty"`
+	RelativeAccuracy   *string `json:"relativeAccuracy,omitempty"`
+	TimeoutsPerAttempt *string `json:"timeoutsPerAttempt,omitempty"`
 }
 
 func pointDocument(p cbv1.SweepPoint) pointDoc {
@@ -146,6 +162,7 @@ func pointDocument(p cbv1.SweepPoint) pointDoc {
 		d.OpsPerSecond, d.OpsPerSecondMin, d.OpsPerSecondMax = &p.OpsPerSecond, &p.OpsPerSecondMin, &p.OpsPerSecondMax
 		d.P50, d.P99, d.P999, d.P99Min, d.P99Max = &p.P50, &p.P99, &p.P999, &p.P99Min, &p.P99Max
 		d.TimeoutRatio, d.Errors = &p.TimeoutRatio, &p.Errors
+		d.OpsPerSecondSpread, d.RelativeAccuracy, d.TimeoutsPerAttempt = &p.OpsPerSecondSpread, &p.RelativeAccuracy, &p.TimeoutsPerAttempt
 	}
 	return d
 }
@@ -155,21 +172,24 @@ func sweepDocument(sw *cbv1.BenchmarkSweep) sweepDoc {
 	for _, p := range sw.Status.Table {
 		table = append(table, pointDocument(p))
 	}
+	spec := sw.Spec
 	return sweepDoc{
-		Kind:      "BenchmarkSweep",
-		Name:      sw.Name,
-		Phase:     sw.Status.Phase,
-		Message:   outcomeMessage(sw.Status.Conditions),
-		Progress:  sw.Status.Progress,
-		Mode:      sw.Spec.Mode,
-		Repeats:   max(sw.Spec.Repeats, 1),
-		BestBy:    sw.Spec.BestBy,
-		Axes:      axisPaths(sw),
-		Points:    sw.Status.Points,
-		Completed: sw.Status.Completed,
-		Failed:    sw.Status.Failed,
-		Best:      sw.Status.Best,
-		Table:     table,
+		SchemaVersion: SchemaVersion,
+		Spec:          &spec,
+		Kind:          "BenchmarkSweep",
+		Name:          sw.Name,
+		Phase:         sw.Status.Phase,
+		Message:       outcomeMessage(sw.Status.Conditions),
+		Progress:      sw.Status.Progress,
+		Mode:          sw.Spec.Mode,
+		Repeats:       max(sw.Spec.Repeats, 1),
+		BestBy:        sw.Spec.BestBy,
+		Axes:          axisPaths(sw),
+		Points:        sw.Status.Points,
+		Completed:     sw.Status.Completed,
+		Failed:        sw.Status.Failed,
+		Best:          sw.Status.Best,
+		Table:         table,
 	}
 }
 

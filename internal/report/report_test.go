@@ -10,6 +10,7 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/report/reporttest"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestGolden(t *testing.T) {
@@ -127,6 +128,58 @@ func TestImageFormatOf(t *testing.T) {
 		got, err := report.ImageFormatOf(path)
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("%s: %q, %v", path, got, err)
+		}
+	}
+}
+
+// What -o json wrote reads back into an experiment that renders exactly as the one it was
+// written from, in every format: an experiment repository can be read without the cluster.
+func TestResultsFileReadsBack(t *testing.T) {
+	run, sw := reporttest.Run("ns"), reporttest.Sweep("ns")
+	for name, c := range map[string]struct {
+		obj    any
+		render func(any, report.Format, *bytes.Buffer) error
+	}{
+		"run": {run, func(o any, f report.Format, b *bytes.Buffer) error {
+			return report.Run(b, o.(*cbv1.BenchmarkRun), f)
+		}},
+		"sweep": {sw, func(o any, f report.Format, b *bytes.Buffer) error {
+			return report.Sweep(b, o.(*cbv1.BenchmarkSweep), f)
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var file bytes.Buffer
+			if err := c.render(c.obj, report.JSON, &file); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(file.String(), `"schemaVersion": 1`) || !strings.Contains(file.String(), `"spec": {`) {
+				t.Fatalf("the file does not describe itself:\n%.300s", file.String())
+			}
+			back, err := report.Read(bytes.NewReader(file.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []report.Format{report.Table, report.JSON, report.CSV} {
+				var want, got bytes.Buffer
+				if err := c.render(c.obj, f, &want); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.render(back, f, &got); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+					t.Errorf("%s from the file differs from the cluster's (-cluster +file):\n%s", f, diff)
+				}
+			}
+		})
+	}
+	for input, want := range map[string]string{
+		`{"kind":"Pod"}`: `kind "Pod"`,
+		`{"schemaVersion":9,"kind":"BenchmarkRun"}`: "schema version 9",
+		`not json`: "not JSON written by -o json",
+	} {
+		if _, err := report.Read(strings.NewReader(input)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("reading %s: %v, want an error saying %q", input, err, want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
@@ -30,9 +31,16 @@ func Run(namespace string) *cbv1.BenchmarkRun {
 		ObjectMeta: metav1.ObjectMeta{Name: "ip-by-city-8", Namespace: namespace},
 		Spec: cbv1.BenchmarkRunSpec{
 			DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
-			Schema:        cbv1.SchemaSpec{Keyspace: "ip2location", Table: cbv1.TableSpec{Profile: cbv1.ProfileIPByCity}},
-			Writers: cbv1.WritersSpec{Replicas: 8, Concurrency: 1,
-				Duration: &metav1.Duration{Duration: 10 * time.Minute}},
+			// Every field the CRD defaults is set, as in a stored object: the JSON document
+			// carries the spec, and the cluster's must render like this one.
+			Deadlines: cbv1.Deadlines{Prepare: &metav1.Duration{Duration: 30 * time.Minute}},
+			Schema: cbv1.SchemaSpec{Keyspace: "ip2location", Table: cbv1.TableSpec{Profile: cbv1.ProfileIPByCity},
+				DurableWrites: ptr.To(true), Replication: cbv1.Replication{Strategy: cbv1.SimpleStrategy, Factor: 1}},
+			Workload: cbv1.WorkloadSpec{WriteRatio: 1, WriteConsistency: "LOCAL_ONE", ReadConsistency: "LOCAL_ONE",
+				ReadPath: cbv1.ReadPartition, RowsPerPartition: 1, KeyDistribution: "uniform", BatchSize: 1, BatchType: "unlogged"},
+			Writers: cbv1.WritersSpec{Replicas: 8, Concurrency: 1, Arrivals: cbv1.ArrivalsUniform, ConnectionsPerHost: 2,
+				Duration: &metav1.Duration{Duration: 10 * time.Minute}, Warmup: &metav1.Duration{},
+				RequestTimeout: &metav1.Duration{Duration: 10 * time.Second}, Retries: ptr.To[int32](3)},
 		},
 	}
 	perWriter := make([]cbv1.WriterResult, 8)
