@@ -16,7 +16,8 @@ Usage:
   cassbench setup  [flags]   verify settings on every node and create the schema (setup Job)
   cassbench writer [flags]   run one writer of a run (writer Job)
   cassbench run -f FILE      run a BenchmarkRun spec locally: setup, writers, merged results
-  cassbench results NAME     print what a BenchmarkRun or BenchmarkSweep measured
+  cassbench results NAME     print what a BenchmarkRun or BenchmarkSweep measured (-f FILE: from a file)
+  cassbench compare A B      is B better than A, or is the difference noise?
 
 Run "cassbench COMMAND -h" for a command's flags. Flags override the CASSBENCH_* variables
 the controller sets on its pods.
@@ -39,6 +40,8 @@ func main() {
 		code = runCommand(ctx, args)
 	case "results":
 		code = resultsCommand(ctx, args)
+	case "compare":
+		code = compareCommand(ctx, args)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:

@@ -263,31 +263,55 @@ func timelineSeries(tl *cbv1.Timeline, figure func(cbv1.TimelinePoint) float64) 
 }
 
 func plotTimeline(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
-	tl := run.Status.Results.Timeline
+	return PlotTimelines(w, []*cbv1.BenchmarkRun{run}, format)
+}
+
+// PlotTimelines draws the runs' throughput above their p99 over their measured windows, one
+// line per run, so that experiments can be compared at a glance.
+func PlotTimelines(w io.Writer, runs []*cbv1.BenchmarkRun, format ImageFormat) error {
 	top, bottom := plot.New(), plot.New()
-	top.Title.Text = fmt.Sprintf("%s: throughput every %s", run.Name, time.Duration(tl.IntervalMillis)*time.Millisecond)
+	top.Title.Text = "throughput"
+	if len(runs) == 1 {
+		top.Title.Text = fmt.Sprintf("%s: throughput every %s", runs[0].Name, time.Duration(runs[0].Status.Results.Timeline.IntervalMillis)*time.Millisecond)
+	}
 	top.Y.Label.Text = "ops/s"
 	bottom.Title.Text = "p99 response latency (highest writer's, per interval)"
 	bottom.Y.Label.Text = "p99 (ms)"
-	for i, panel := range []struct {
-		p      *plot.Plot
-		figure func(cbv1.TimelinePoint) float64
-	}{
-		{top, func(p cbv1.TimelinePoint) float64 { return float64(p.OpsPerSecond) }},
-		{bottom, func(p cbv1.TimelinePoint) float64 { return ms(p.P99Micros) }},
-	} {
-		xys := timelineSeries(tl, panel.figure)
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return fmt.Errorf("plotting the timeline: %w", err)
+	var topMax, bottomMax float64
+	for i, run := range runs {
+		r := run.Status.Results
+		if r == nil || r.Timeline == nil || len(r.Timeline.Points) == 0 {
+			return fmt.Errorf("BenchmarkRun %s has no timeline to plot", run.Name)
 		}
-		line.Color, line.Width = plotutil.Color(i), vg.Points(1.5)
-		panel.p.Add(plotter.NewGrid(), line)
-		panel.p.X.Label.Text = "seconds into the measured window"
-		panel.p.X.Min, panel.p.Y.Min = 0, 0
-		panel.p.Y.Max = maxY(xys) * 1.1
-		panel.p.Y.Tick.Marker = roundTicks{}
+		for _, panel := range []struct {
+			p      *plot.Plot
+			figure func(cbv1.TimelinePoint) float64
+			hi     *float64
+		}{
+			{top, func(p cbv1.TimelinePoint) float64 { return float64(p.OpsPerSecond) }, &topMax},
+			{bottom, func(p cbv1.TimelinePoint) float64 { return ms(p.P99Micros) }, &bottomMax},
+		} {
+			xys := timelineSeries(r.Timeline, panel.figure)
+			line, err := plotter.NewLine(xys)
+			if err != nil {
+				return fmt.Errorf("plotting the timeline of %s: %w", run.Name, err)
+			}
+			line.Color, line.Width = plotutil.Color(i), vg.Points(1.5)
+			panel.p.Add(line)
+			*panel.hi = max(*panel.hi, maxY(xys))
+			if panel.p == top && len(runs) > 1 {
+				top.Legend.Add(run.Name, line)
+			}
+		}
 	}
+	for _, p := range []*plot.Plot{top, bottom} {
+		p.Add(plotter.NewGrid())
+		p.X.Label.Text = "seconds into the measured window"
+		p.X.Min, p.Y.Min = 0, 0
+		p.Y.Tick.Marker = roundTicks{}
+		p.Legend.Top = true
+	}
+	top.Y.Max, bottom.Y.Max = topMax*(1.1+0.07*float64(len(runs))), bottomMax*1.1
 	return render(w, format, 8*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) {
 		tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
 			PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
