@@ -17,6 +17,8 @@ Usage:
   cassbench writer [flags]   run one writer of a run (writer Job)
   cassbench run -f FILE      run a BenchmarkRun spec locally: setup, writers, merged results
   cassbench results NAME     print what a BenchmarkRun or BenchmarkSweep measured
+  cassbench validate FILE... check BenchmarkRun and BenchmarkSweep manifests as the API server
+                             would admit them, without a cluster (- reads stdin)
 
 Run "cassbench COMMAND -h" for a command's flags. Flags override the CASSBENCH_* variables
 the controller sets on its pods.
@@ -39,6 +41,8 @@ func main() {
 		code = runCommand(ctx, args)
 	case "results":
 		code = resultsCommand(ctx, args)
+	case "validate":
+		code = validateCommand(ctx, args)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:
