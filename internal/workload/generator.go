@@ -49,8 +49,8 @@ func NewGenerator(spec *v1alpha1.BenchmarkRunSpec, index, writers int32) (*Gener
 		cols: cols, writeW: uint64(w.WriteRatio), readW: uint64(w.ReadRatio),
 		batch: uint64(max(w.BatchSize, 1)), readSalt: mix(uint64(w.Seed) ^ 0x72656164),
 	}
-	if g.writeW+g.readW == 0 { // unset, as the API's defaults would leave it: writes only
-		g.writeW = 1
+	if g.writeW+g.readW == 0 {
+		return nil, fmt.Errorf("workload.writeRatio and readRatio are both 0, which the CRD refuses: the spec was not admitted")
 	}
 	g.total = g.writeW + g.readW
 	numbered, clustered := false, false
