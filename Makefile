@@ -60,9 +60,13 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: generate manifests ## Regenerate everything and fail if the tree changed.
+verify: generate manifests verify-tidy ## Regenerate everything and fail if the tree changed.
 	@test -z "$$(git status --porcelain -- api config charts docs)" || { git status --short -- api config charts docs; git diff -- api config charts docs | head -50; echo "generated files are out of date or not committed: run 'make generate manifests' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+.PHONY: verify-tidy
+verify-tidy: ## Fail if go.mod or go.sum differ from what `go mod tidy` makes of them (test/verify shows it fails).
+	@$(GO) mod tidy -diff || { echo "go.mod and go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
 
 ##@ Build
 
