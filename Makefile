@@ -60,13 +60,17 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: generate manifests verify-tidy ## Regenerate everything and fail if the tree changed.
+verify: generate manifests verify-tidy verify-tiers ## Regenerate everything and fail if the tree changed.
 	@test -z "$$(git status --porcelain -- api config charts docs)" || { git status --short -- api config charts docs; git diff -- api config charts docs | head -50; echo "generated files are out of date or not committed: run 'make generate manifests' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 .PHONY: verify-tidy
 verify-tidy: ## Fail if go.mod or go.sum differ from what `go mod tidy` makes of them (test/verify shows it fails).
 	@$(GO) mod tidy -diff || { echo "go.mod and go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
+
+.PHONY: verify-tiers
+verify-tiers: ## Fail if a test package is in no test tier, or hides behind a build tag make test does not set.
+	@hack/test-tiers.sh check >/dev/null
 
 ##@ Build
 
@@ -102,15 +106,32 @@ $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 	mv $@.tmp $@
 
 .PHONY: test
-# Tools the tests call are built first, so that parallel test packages never race to build them.
-test: verify vet lint envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra.
+# Every tier in one `go test ./...`, so that packages of all tiers run in parallel; verify
+# checks that every test package is in a tier (hack/test-tiers.sh). Tools the tests call are
+# built first, so that parallel test packages never race to build them.
+test: verify vet lint envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 40m ./...
+
+# The tiers. test-unit leaves out, through CASSBENCH_TEST_TIERS (internal/testutil/tier), the
+# tests that need a control plane or Cassandra; the others run whole packages.
+.PHONY: test-unit
+test-unit: ## Run the unit tests: Go alone, no control plane, no Java.
+	CASSBENCH_TEST_TIERS=unit $(GO) test -count=1 $$(hack/test-tiers.sh unit)
+
+.PHONY: test-integration
+test-integration: envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run the packages that need a control plane (envtest): controllers, validation, packaging.
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh integration)
+
+.PHONY: test-cassandra
+test-cassandra: ## Run the packages that need a real Cassandra (started by hack/cassandra.sh; Java 17).
+	$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh cassandra)
 
 .PHONY: test-local
 test-local: envtest-assets cass-operator-crds ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
-		$(GO) test -count=1 -v -timeout 40m ./test/local/
+		$(GO) test -count=1 -v -timeout 40m $$(hack/test-tiers.sh local)
 
 .PHONY: local-cluster
 local-cluster: envtest-assets cass-operator-crds ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
