@@ -26,8 +26,12 @@ CASS_OPERATOR_CRDS := $(CACHE)/crds/cass-operator-$(CASS_OPERATOR_VERSION).yaml
 PROMETHEUS_OPERATOR_VERSION := v0.85.0
 MONITORING_CRDS := $(CACHE)/crds/prometheus-operator-$(PROMETHEUS_OPERATOR_VERSION)
 
-# The image `make docker-build` and `make kind-deploy` build and load into kind.
+# The image `make docker-build` and `make kind-deploy` build and load into kind, and the one
+# `make deploy` and `make build-installer` give the manager (and so its setup and writer pods).
 IMG ?= cassbench:dev
+KUBECTL ?= kubectl
+# `make uninstall undeploy ignore-not-found=true` goes on past what is already gone.
+ignore-not-found ?= false
 
 .PHONY: all
 all: build
@@ -77,6 +81,10 @@ verify-tiers: ## Fail if a test package is in no test tier, or hides behind a bu
 .PHONY: build
 build: ## Build the manager and cassbench binaries into bin/.
 	GO=$(GO) hack/build.sh bin
+
+.PHONY: run
+run: cluster-check manifests generate fmt vet ## Run the manager on this machine against the current kubeconfig's cluster (make install first).
+	$(GO) run ./cmd/manager
 
 ##@ Demo
 
@@ -173,6 +181,47 @@ docker-check:
 .PHONY: docker-build
 docker-build: docker-check ## Build the image $(IMG).
 	docker build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: docker-check ## Push the image $(IMG).
+	docker push $(IMG)
+
+##@ Deployment
+
+# A cluster is needed from here on, except for build-installer.
+.PHONY: cluster-check
+cluster-check:
+	@command -v $(KUBECTL) >/dev/null 2>&1 || { echo "This target needs kubectl ($(KUBECTL)), which is not on PATH."; exit 1; }
+	@$(KUBECTL) get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 || { echo "This target needs a Kubernetes cluster, and '$(KUBECTL) get --raw=/readyz' could not reach one (context: $$($(KUBECTL) config current-context 2>/dev/null || echo none)). Point KUBECONFIG at a cluster or run 'make kind-up'; make test needs neither."; exit 1; }
+
+# render-default renders config/default with the manager image $(IMG), from a scratch copy of
+# config/ so that `kustomize edit set image` leaves the tree alone; config/default copies the
+# image into CASSBENCH_IMAGE, so setup and writer pods run it too.
+render-default = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp -r config "$$tmp/" && \
+	(cd "$$tmp/config/manager" && $(KUSTOMIZE) edit set image ghcr.io/cassbench/cassbench=$(IMG)) && \
+	$(KUSTOMIZE) build "$$tmp/config/default"
+
+.PHONY: install
+install: cluster-check manifests $(KUSTOMIZE) ## Install the CRDs into the current kubeconfig's cluster.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: cluster-check manifests $(KUSTOMIZE) ## Remove the CRDs, and with them every BenchmarkRun and BenchmarkSweep, from the cluster.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: deploy
+deploy: cluster-check manifests $(KUSTOMIZE) ## Deploy the manager with image $(IMG) (config/default: CRDs, RBAC, Deployment) to the cluster.
+	$(render-default) | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: cluster-check $(KUSTOMIZE) ## Remove what deploy installed.
+	$(render-default) | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: build-installer
+build-installer: manifests generate $(KUSTOMIZE) ## Write dist/install.yaml: config/default with image $(IMG), for kubectl apply --server-side -f.
+	@mkdir -p dist
+	$(render-default) > dist/install.yaml
+	@echo "wrote dist/install.yaml (image $(IMG))"
 
 .PHONY: kind-up
 kind-up: docker-check $(KIND) $(KUSTOMIZE) ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter.
