@@ -77,6 +77,9 @@ func validateFiles(ctx context.Context, names []string, stdin io.Reader, stdout,
 			}
 			obj, err := a.Admit(ctx, doc)
 			switch {
+			case obj != nil && obj.GetKind() == "":
+				fmt.Fprintf(stderr, "%s: no kind: give each object its apiVersion and kind (cassbench.io/v1alpha1, BenchmarkRun or BenchmarkSweep)\n", where)
+				code = 1
 			case errors.Is(err, admission.ErrOtherKind):
 				fmt.Fprintf(stdout, "%s: %s %s skipped: not a cassbench kind\n", where, obj.GetKind(), obj.GetName())
 			case err != nil:

@@ -42,6 +42,12 @@ func TestValidateFiles(t *testing.T) {
 			stdout: []string{"<stdin> (document 2): BenchmarkRun bad is valid"},
 			stderr: []string{"<stdin> (document 1): BenchmarkRun.cassbench.io"},
 		},
+		"a bare spec": {
+			files:  []string{"-"},
+			stdin:  "datacenterRef: {name: dc1}\nwriters: {replicas: 1, duration: 1s}\n",
+			code:   1,
+			stderr: []string{"<stdin>: no kind"},
+		},
 		"a missing file": {
 			files:  []string{"no-such.yaml"},
 			code:   1,
