@@ -61,9 +61,11 @@ func keyspaceCQL(ks string, s v1alpha1.SchemaSpec, datacenter string) (string, e
 	default:
 		return "", fmt.Errorf("schema.replication.strategy %q is not SimpleStrategy or NetworkTopologyStrategy", s.Replication.Strategy)
 	}
-	durable := s.DurableWrites == nil || *s.DurableWrites
+	if s.DurableWrites == nil {
+		return "", fmt.Errorf("schema.durableWrites is unset, which the CRD defaults: the spec was not admitted")
+	}
 	return fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s AND durable_writes = %t",
-		quoteIdent(ks), repl, durable), nil
+		quoteIdent(ks), repl, *s.DurableWrites), nil
 }
 
 func (r *resolved) tableCQL(s v1alpha1.SchemaSpec) (string, error) {
