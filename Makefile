@@ -26,8 +26,12 @@ CASS_OPERATOR_CRDS := $(CACHE)/crds/cass-operator-$(CASS_OPERATOR_VERSION).yaml
 PROMETHEUS_OPERATOR_VERSION := v0.85.0
 MONITORING_CRDS := $(CACHE)/crds/prometheus-operator-$(PROMETHEUS_OPERATOR_VERSION)
 
-# The image `make docker-build` and `make kind-deploy` build and load into kind.
+# The image `make docker-build` and `make kind-deploy` build and load into kind, and the one
+# `make deploy` and `make build-installer` give the manager (and so its setup and writer pods).
 IMG ?= cassbench:dev
+KUBECTL ?= kubectl
+# `make uninstall undeploy ignore-not-found=true` goes on past what is already gone.
+ignore-not-found ?= false
 
 .PHONY: all
 all: build
@@ -60,15 +64,27 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: generate manifests ## Regenerate everything and fail if the tree changed.
+verify: generate manifests verify-tidy verify-tiers ## Regenerate everything and fail if the tree changed.
 	@test -z "$$(git status --porcelain -- api config charts docs)" || { git status --short -- api config charts docs; git diff -- api config charts docs | head -50; echo "generated files are out of date or not committed: run 'make generate manifests' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+.PHONY: verify-tidy
+verify-tidy: ## Fail if go.mod or go.sum differ from what `go mod tidy` makes of them (test/verify shows it fails).
+	@$(GO) mod tidy -diff || { echo "go.mod and go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
+
+.PHONY: verify-tiers
+verify-tiers: ## Fail if a test package is in no test tier, or hides behind a build tag make test does not set.
+	@hack/test-tiers.sh check >/dev/null
 
 ##@ Build
 
 .PHONY: build
 build: ## Build the manager and cassbench binaries into bin/.
 	GO=$(GO) hack/build.sh bin
+
+.PHONY: run
+run: cluster-check manifests generate fmt vet ## Run the manager on this machine against the current kubeconfig's cluster (make install first).
+	$(GO) run ./cmd/manager
 
 ##@ Demo
 
@@ -98,15 +114,32 @@ $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 	mv $@.tmp $@
 
 .PHONY: test
-# Tools the tests call are built first, so that parallel test packages never race to build them.
-test: verify vet lint envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra.
+# Every tier in one `go test ./...`, so that packages of all tiers run in parallel; verify
+# checks that every test package is in a tier (hack/test-tiers.sh). Tools the tests call are
+# built first, so that parallel test packages never race to build them.
+test: verify vet lint envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 40m ./...
+
+# The tiers. test-unit leaves out, through CASSBENCH_TEST_TIERS (internal/testutil/tier), the
+# tests that need a control plane or Cassandra; the others run whole packages.
+.PHONY: test-unit
+test-unit: ## Run the unit tests: Go alone, no control plane, no Java.
+	CASSBENCH_TEST_TIERS=unit $(GO) test -count=1 $$(hack/test-tiers.sh unit)
+
+.PHONY: test-integration
+test-integration: envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run the packages that need a control plane (envtest): controllers, validation, packaging.
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh integration)
+
+.PHONY: test-cassandra
+test-cassandra: ## Run the packages that need a real Cassandra (started by hack/cassandra.sh; Java 17).
+	$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh cassandra)
 
 .PHONY: test-local
 test-local: envtest-assets cass-operator-crds ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
-		$(GO) test -count=1 -v -timeout 40m ./test/local/
+		$(GO) test -count=1 -v -timeout 40m $$(hack/test-tiers.sh local)
 
 .PHONY: local-cluster
 local-cluster: envtest-assets cass-operator-crds ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
@@ -148,6 +181,47 @@ docker-check:
 .PHONY: docker-build
 docker-build: docker-check ## Build the image $(IMG).
 	docker build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: docker-check ## Push the image $(IMG).
+	docker push $(IMG)
+
+##@ Deployment
+
+# A cluster is needed from here on, except for build-installer.
+.PHONY: cluster-check
+cluster-check:
+	@command -v $(KUBECTL) >/dev/null 2>&1 || { echo "This target needs kubectl ($(KUBECTL)), which is not on PATH."; exit 1; }
+	@$(KUBECTL) get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 || { echo "This target needs a Kubernetes cluster, and '$(KUBECTL) get --raw=/readyz' could not reach one (context: $$($(KUBECTL) config current-context 2>/dev/null || echo none)). Point KUBECONFIG at a cluster or run 'make kind-up'; make test needs neither."; exit 1; }
+
+# render-default renders config/default with the manager image $(IMG), from a scratch copy of
+# config/ so that `kustomize edit set image` leaves the tree alone; config/default copies the
+# image into CASSBENCH_IMAGE, so setup and writer pods run it too.
+render-default = tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp -r config "$$tmp/" && \
+	(cd "$$tmp/config/manager" && $(KUSTOMIZE) edit set image ghcr.io/cassbench/cassbench=$(IMG)) && \
+	$(KUSTOMIZE) build "$$tmp/config/default"
+
+.PHONY: install
+install: cluster-check manifests $(KUSTOMIZE) ## Install the CRDs into the current kubeconfig's cluster.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: cluster-check manifests $(KUSTOMIZE) ## Remove the CRDs, and with them every BenchmarkRun and BenchmarkSweep, from the cluster.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: deploy
+deploy: cluster-check manifests $(KUSTOMIZE) ## Deploy the manager with image $(IMG) (config/default: CRDs, RBAC, Deployment) to the cluster.
+	$(render-default) | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: cluster-check $(KUSTOMIZE) ## Remove what deploy installed.
+	$(render-default) | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: build-installer
+build-installer: manifests generate $(KUSTOMIZE) ## Write dist/install.yaml: config/default with image $(IMG), for kubectl apply --server-side -f.
+	@mkdir -p dist
+	$(render-default) > dist/install.yaml
+	@echo "wrote dist/install.yaml (image $(IMG))"
 
 .PHONY: kind-up
 kind-up: docker-check $(KIND) $(KUSTOMIZE) ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter.

@@ -18,6 +18,8 @@ Usage:
   cassbench run -f FILE      run a BenchmarkRun spec locally: setup, writers, merged results
   cassbench results NAME     print what a BenchmarkRun or BenchmarkSweep measured (-f FILE: from a file)
   cassbench compare A B      is B better than A, or is the difference noise?
+  cassbench validate FILE... check BenchmarkRun and BenchmarkSweep manifests as the API server
+                             would admit them, without a cluster (- reads stdin)
 
 Run "cassbench COMMAND -h" for a command's flags. Flags override the CASSBENCH_* variables
 the controller sets on its pods.
@@ -42,6 +44,8 @@ func main() {
 		code = resultsCommand(ctx, args)
 	case "compare":
 		code = compareCommand(ctx, args)
+	case "validate":
+		code = validateCommand(ctx, args)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:

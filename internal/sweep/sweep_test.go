@@ -100,21 +100,10 @@ func TestExpand(t *testing.T) {
 		},
 		"zip with unequal axes": {
 			spec:    cbv1.BenchmarkSweepSpec{Mode: cbv1.SweepZip, Axes: []cbv1.SweepAxis{axis("a", 1, 2), axis("b", 1)}},
-			wantErr: "spec.axes[1] (b) has 1 values and spec.axes[0] (a) 2",
+			wantErr: "not what the BenchmarkSweep CRD admits",
 		},
-		"no axes":        {spec: cbv1.BenchmarkSweepSpec{}, wantErr: "spec.axes is empty"},
-		"axis no values": {spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("a")}}, wantErr: "spec.axes[0] (a) has no values"},
-		"duplicate path": {
-			spec:    cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("a", 1), axis("a", 2)}},
-			wantErr: "path a appears twice",
-		},
-		"too many points": {
-			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{
-				axis("a", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-				axis("b", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-			}},
-			wantErr: "more than 200 points",
-		},
+		"no axes":        {spec: cbv1.BenchmarkSweepSpec{}, wantErr: "not what the BenchmarkSweep CRD admits"},
+		"axis no values": {spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("a")}}, wantErr: "not what the BenchmarkSweep CRD admits"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -42,15 +42,18 @@ func NewGenerator(spec *v1alpha1.BenchmarkRunSpec, index, writers int32) (*Gener
 		return nil, err
 	}
 	w := spec.Workload
+	if w.BatchSize < 1 {
+		return nil, fmt.Errorf("workload.batchSize %d is below 1, which the CRD defaults and refuses: the spec was not admitted", w.BatchSize)
+	}
 	if w.WriteRatio < 0 || w.ReadRatio < 0 {
 		return nil, fmt.Errorf("workload.writeRatio %d and readRatio %d must not be negative", w.WriteRatio, w.ReadRatio)
 	}
 	g := &Generator{
 		cols: cols, writeW: uint64(w.WriteRatio), readW: uint64(w.ReadRatio),
-		batch: uint64(max(w.BatchSize, 1)), readSalt: mix(uint64(w.Seed) ^ 0x72656164),
+		batch: uint64(w.BatchSize), readSalt: mix(uint64(w.Seed) ^ 0x72656164),
 	}
-	if g.writeW+g.readW == 0 { // unset, as the API's defaults would leave it: writes only
-		g.writeW = 1
+	if g.writeW+g.readW == 0 {
+		return nil, fmt.Errorf("workload.writeRatio and readRatio are both 0, which the CRD refuses: the spec was not admitted")
 	}
 	g.total = g.writeW + g.readW
 	numbered, clustered := false, false

@@ -407,11 +407,6 @@ func TestNewGeneratorErrors(t *testing.T) {
 			specOf(mixOf(1, 1), readPath(v1alpha1.ReadIndex)), 0, 1,
 			"workload.readPath is index but schema.indexes is empty",
 		},
-		"limit on a row read": {
-			specOf(withProfile(v1alpha1.ProfileIPByCity), readPath(v1alpha1.ReadRow), readLimit(5)), 0, 1,
-			"workload.readLimit applies to partition and index reads, and a row read returns one row",
-		},
-		"limit below 1":            {specOf(readLimit(-1)), 0, 1, "workload.readLimit -1 is below 1"},
 		"unknown read path":        {specOf(readPath("scan")), 0, 1, `workload.readPath "scan" is not partition, row or index`},
 		"unknown key distribution": {specOf(partitions(10, "pareto")), 0, 1, `unknown distribution "pareto"`},
 		"unknown column": {

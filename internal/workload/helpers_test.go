@@ -5,18 +5,23 @@ import (
 	"strings"
 
 	"github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/admission"
 )
 
-// specOf builds a spec from edits, starting from what the API's defaults would leave.
+// specOf builds a spec from edits and applies the CRD's defaults to it, as admission would.
+// Writes weigh 1 unless an edit says otherwise: a Go client sends writeRatio as it is once any
+// workload field is set.
 func specOf(edits ...func(*v1alpha1.BenchmarkRunSpec)) *v1alpha1.BenchmarkRunSpec {
 	s := &v1alpha1.BenchmarkRunSpec{}
 	s.Workload.WriteRatio = 1
-	s.Workload.RowsPerPartition = 1
-	s.Workload.BatchSize = 1
 	for _, e := range edits {
 		e(s)
 	}
-	return s
+	defaulted, err := admission.DefaultRunSpec(s)
+	if err != nil {
+		panic(err)
+	}
+	return defaulted
 }
 
 func withProfile(p v1alpha1.TableProfile) func(*v1alpha1.BenchmarkRunSpec) {

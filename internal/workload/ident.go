@@ -1,14 +1,9 @@
 package workload
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 )
-
-// keyspacePattern repeats the API's rule for schema.keyspace: BuildSchema splices the name into
-// statements unquoted, so it must not rely on admission having run.
-var keyspacePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`)
 
 // plainName matches names Cassandra stores exactly as written when they are not quoted.
 var plainName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
@@ -44,19 +39,10 @@ func quoteString(s string) string {
 }
 
 // resolveKeyspace returns the keyspace as Cassandra stores it: unquoted names are folded to
-// lower case, and setup compares against system_schema with the folded name.
-func resolveKeyspace(ks string) (string, error) {
-	if ks == "" {
-		return "cassbench", nil
-	}
-	if !keyspacePattern.MatchString(ks) {
-		return "", fmt.Errorf("schema.keyspace %q is not a keyspace name: use up to 48 letters, digits and _, starting with a letter", ks)
-	}
-	lower := strings.ToLower(ks)
-	if strings.HasPrefix(lower, "system") {
-		return "", fmt.Errorf("schema.keyspace %q starts with 'system': those keyspaces are Cassandra's own", ks)
-	}
-	return lower, nil
+// lower case, and setup compares against system_schema with the folded name. Which names are
+// allowed is the CRD's rule (admission); statements quote the name whatever it is.
+func resolveKeyspace(ks string) string {
+	return strings.ToLower(ks)
 }
 
 // indexName builds <table>_<column>_idx from the characters Cassandra allows in index names.

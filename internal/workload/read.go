@@ -16,14 +16,9 @@ type readCol struct {
 }
 
 // readCQL is the SELECT of a read path, with limit rows at most if limit > 0, and which column
-// fills each bind marker; "" when the table has nothing to read it by.
+// fills each bind marker; "" when the table has nothing to read it by. Where a limit applies
+// is the CRD's rule (admission).
 func readCQL(r *resolved, cols []*colGen, path v1alpha1.ReadPath, limit int32) (string, []readCol, error) {
-	switch {
-	case limit < 0:
-		return "", nil, fmt.Errorf("workload.readLimit %d is below 1: remove it to read every row, or set it to 1 or more", limit)
-	case limit > 0 && path == v1alpha1.ReadRow:
-		return "", nil, fmt.Errorf("workload.readLimit applies to partition and index reads, and a row read returns one row: remove readLimit or set readPath to partition or index")
-	}
 	q, read, err := readSelect(r, cols, path)
 	if q != "" && limit > 0 {
 		q += " limit " + strconv.Itoa(int(limit))
@@ -36,7 +31,7 @@ func readSelect(r *resolved, cols []*colGen, path v1alpha1.ReadPath) (string, []
 	t := r.table
 	var key []int
 	switch path {
-	case "", v1alpha1.ReadPartition:
+	case v1alpha1.ReadPartition:
 		key = t.partition
 	case v1alpha1.ReadRow:
 		key = append(append(key, t.partition...), t.clustering...)

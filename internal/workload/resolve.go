@@ -28,15 +28,11 @@ type index struct {
 }
 
 func resolve(spec *v1alpha1.BenchmarkRunSpec) (*resolved, error) {
-	ks, err := resolveKeyspace(spec.Schema.Keyspace)
-	if err != nil {
-		return nil, err
-	}
+	ks := resolveKeyspace(spec.Schema.Keyspace)
 	r := &resolved{keyspace: ks}
 	tbl := spec.Schema.Table
+	var err error
 	switch {
-	case tbl.CQL != "" && tbl.Profile != "":
-		return nil, fmt.Errorf("schema.table takes exactly one of profile or cql")
 	case tbl.CQL != "":
 		if r.table, err = parseCreateTable(tbl.CQL); err != nil {
 			return nil, fmt.Errorf("schema.table.cql: %w", err)
@@ -46,9 +42,6 @@ func resolve(spec *v1alpha1.BenchmarkRunSpec) (*resolved, error) {
 		}
 	default:
 		name := tbl.Profile
-		if name == "" {
-			name = v1alpha1.ProfileKeyValue
-		}
 		p, ok := profiles[name]
 		if !ok {
 			return nil, fmt.Errorf("schema.table.profile %q is not a built-in profile", name)

@@ -48,10 +48,10 @@ func BuildSchema(spec *v1alpha1.BenchmarkRunSpec, datacenter string) (*Schema, e
 }
 
 func keyspaceCQL(ks string, s v1alpha1.SchemaSpec, datacenter string) (string, error) {
-	factor := max(s.Replication.Factor, 1)
+	factor := s.Replication.Factor
 	var repl string
 	switch s.Replication.Strategy {
-	case "", v1alpha1.SimpleStrategy:
+	case v1alpha1.SimpleStrategy:
 		repl = fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", factor)
 	case v1alpha1.NetworkTopologyStrategy:
 		if datacenter == "" {
@@ -61,9 +61,11 @@ func keyspaceCQL(ks string, s v1alpha1.SchemaSpec, datacenter string) (string, e
 	default:
 		return "", fmt.Errorf("schema.replication.strategy %q is not SimpleStrategy or NetworkTopologyStrategy", s.Replication.Strategy)
 	}
-	durable := s.DurableWrites == nil || *s.DurableWrites
+	if s.DurableWrites == nil {
+		return "", fmt.Errorf("schema.durableWrites is unset, which the CRD defaults: the spec was not admitted")
+	}
 	return fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s AND durable_writes = %t",
-		quoteIdent(ks), repl, durable), nil
+		quoteIdent(ks), repl, *s.DurableWrites), nil
 }
 
 func (r *resolved) tableCQL(s v1alpha1.SchemaSpec) (string, error) {
@@ -106,9 +108,6 @@ func (r *resolved) tableCQL(s v1alpha1.SchemaSpec) (string, error) {
 	if ttl := s.DefaultTTLSeconds; ttl != nil {
 		if given["default_time_to_live"] {
 			return "", fmt.Errorf("default_time_to_live is set both in schema.defaultTTLSeconds and in the CREATE TABLE's WITH clause: keep one")
-		}
-		if *ttl < 0 {
-			return "", fmt.Errorf("schema.defaultTTLSeconds %d is negative", *ttl)
 		}
 		opts = append(opts, "default_time_to_live = "+strconv.Itoa(int(*ttl)))
 	}

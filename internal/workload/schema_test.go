@@ -135,14 +135,6 @@ func TestBuildSchemaErrors(t *testing.T) {
 		dc   string
 		want string
 	}{
-		"bad keyspace": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Keyspace = "ks; DROP" }),
-			want: `schema.keyspace "ks; DROP" is not a keyspace name`,
-		},
-		"system keyspace": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Keyspace = "System_auth" }),
-			want: "starts with 'system'",
-		},
 		"network topology without datacenter": {
 			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Replication.Strategy = v1alpha1.NetworkTopologyStrategy }),
 			want: "NetworkTopologyStrategy needs the datacenter name",
@@ -192,10 +184,6 @@ func TestBuildSchemaErrors(t *testing.T) {
 		"bad cql": {
 			spec: specOf(table("CREATE TABLE t (a counter PRIMARY KEY)")),
 			want: `schema.table.cql: column "a": type counter is not supported`,
-		},
-		"both profile and cql": {
-			spec: specOf(withProfile(v1alpha1.ProfileKeyValue), table("CREATE TABLE t (a int PRIMARY KEY)")),
-			want: "exactly one of profile or cql",
 		},
 		"unknown profile": {
 			spec: specOf(withProfile("nope")),

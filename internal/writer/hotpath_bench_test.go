@@ -5,6 +5,7 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/admission"
 	"github.com/cassbench/cassbench/internal/workload"
 )
 
@@ -19,9 +20,12 @@ func (unsent) exec(Kind) (int, int, error) { return 0, 0, nil }
 func BenchmarkHotPath(b *testing.B) {
 	for _, profile := range []cbv1.TableProfile{cbv1.ProfileKeyValue, cbv1.ProfileIPByCity, cbv1.ProfileUserWide} {
 		b.Run(string(profile), func(b *testing.B) {
-			spec := &cbv1.BenchmarkRunSpec{Writers: cbv1.WritersSpec{Replicas: 1}}
-			spec.Schema.Table.Profile = profile
-			ApplyDefaults(spec, nil)
+			spec, err := admission.DefaultRunSpec(&cbv1.BenchmarkRunSpec{
+				Writers: cbv1.WritersSpec{Replicas: 1}, Schema: cbv1.SchemaSpec{Table: cbv1.TableSpec{Profile: profile}},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
 			gen, err := workload.NewGenerator(spec, 0, 1)
 			if err != nil {
 				b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/admission"
 	"github.com/cassbench/cassbench/internal/cql"
 	"github.com/cassbench/cassbench/internal/setup"
 	"github.com/cassbench/cassbench/internal/summary"
@@ -41,8 +42,11 @@ func spec(keyspace string, configure func(*builders.BenchmarkRunBuilder)) *cbv1.
 	}
 	s := b.Obj().Spec
 	s.Schema.Recreate = true
-	writer.ApplyDefaults(&s, nil)
-	return &s
+	defaulted, err := admission.DefaultRunSpec(&s)
+	if err != nil {
+		panic(err)
+	}
+	return defaulted
 }
 
 func setUp(t *testing.T, c *cassandra.Cluster, s *cbv1.BenchmarkRunSpec) *summary.SetupReport {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/admission"
 	"github.com/cassbench/cassbench/internal/workload"
 )
 
@@ -77,9 +78,12 @@ func TestRoutingKeyOfCells(t *testing.T) {
 	}
 	for profile, typ := range tests {
 		t.Run(string(profile), func(t *testing.T) {
-			spec := &cbv1.BenchmarkRunSpec{Writers: cbv1.WritersSpec{Replicas: 1}}
-			spec.Schema.Table.Profile = profile
-			ApplyDefaults(spec, nil)
+			spec, err := admission.DefaultRunSpec(&cbv1.BenchmarkRunSpec{
+				Writers: cbv1.WritersSpec{Replicas: 1}, Schema: cbv1.SchemaSpec{Table: cbv1.TableSpec{Profile: profile}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			gen, err := workload.NewGenerator(spec, 0, 1)
 			if err != nil {
 				t.Fatal(err)

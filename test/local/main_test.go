@@ -18,6 +18,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/tier"
 )
 
 // The environment is shared by the package's scenarios and started by the first of them, so
@@ -29,6 +30,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	tier.Main(tier.Local)
 	RunShimIfRequested() // the pod runner starts containers through this binary
 	code := m.Run()
 	if sharedEnv != nil {

@@ -59,175 +59,180 @@ func validRun(t *testing.T, namespace string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: obj}
 }
 
+type rejectedRun struct {
+	mutate []mutation
+	// field is the path the error must name; phrase what the user must read to fix it.
+	field, phrase string
+}
+
+// rejectedRuns are edits of a valid run that the CRD must refuse, with the field the refusal
+// must name and what it must say. TestOfflineAdmission feeds them to internal/admission too.
+var rejectedRuns = map[string]rejectedRun{
+	"zero writers": {
+		mutate: []mutation{set(int64(0), "spec", "writers", "replicas")},
+		field:  "spec.writers.replicas", phrase: "should be greater than or equal to 1",
+	},
+	"negative writers": {
+		mutate: []mutation{set(int64(-1), "spec", "writers", "replicas")},
+		field:  "spec.writers.replicas", phrase: "should be greater than or equal to 1",
+	},
+	"no writers field": {
+		mutate: []mutation{remove("spec", "writers", "replicas")},
+		field:  "spec.writers.replicas", phrase: "Required value",
+	},
+	"duration and operations": {
+		mutate: []mutation{set(int64(1000), "spec", "writers", "operations")},
+		field:  "spec.writers", phrase: "takes exactly one of duration (e.g. 10m) or operations",
+	},
+	"neither duration nor operations": {
+		mutate: []mutation{remove("spec", "writers", "duration")},
+		field:  "spec.writers", phrase: "takes exactly one of duration (e.g. 10m) or operations",
+	},
+	"duration Go cannot read": {
+		mutate: []mutation{set("1d", "spec", "writers", "duration")},
+		field:  "spec.writers.duration", phrase: "should match",
+	},
+	"negative warmup": {
+		mutate: []mutation{set("-5m", "spec", "writers", "warmup")},
+		field:  "spec.writers.warmup", phrase: "should match",
+	},
+	"zero duration": {
+		mutate: []mutation{set("0s", "spec", "writers", "duration")},
+		field:  "spec.writers.duration", phrase: "must be longer than 0s",
+	},
+	"zero request timeout": {
+		mutate: []mutation{set("0ms", "spec", "writers", "requestTimeout")},
+		field:  "spec.writers.requestTimeout", phrase: "must be longer than 0s",
+	},
+	"keyspace system": {
+		mutate: []mutation{set("system", "spec", "schema", "keyspace")},
+		field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
+	},
+	"keyspace system_auth": {
+		mutate: []mutation{set("system_auth", "spec", "schema", "keyspace")},
+		field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
+	},
+	"keyspace System_Schema in another case": {
+		mutate: []mutation{set("System_Schema", "spec", "schema", "keyspace")},
+		field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
+	},
+	"keyspace with a system prefix": {
+		mutate: []mutation{set("systemic", "spec", "schema", "keyspace")},
+		field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
+	},
+	"keyspace that is not a CQL identifier": {
+		mutate: []mutation{set("bench-1", "spec", "schema", "keyspace")},
+		field:  "spec.schema.keyspace", phrase: "should match",
+	},
+	"unknown write consistency": {
+		mutate: []mutation{set("MOST", "spec", "workload", "writeConsistency")},
+		field:  "spec.workload.writeConsistency", phrase: `supported values: "ANY", "ONE"`,
+	},
+	"lower-case read consistency": {
+		mutate: []mutation{set("quorum", "spec", "workload", "readConsistency")},
+		field:  "spec.workload.readConsistency", phrase: `"QUORUM"`,
+	},
+	"zero rate": {
+		mutate: []mutation{set(int64(0), "spec", "writers", "rate")},
+		field:  "spec.writers.rate", phrase: "should be greater than or equal to 1",
+	},
+	"zero replication factor": {
+		mutate: []mutation{set(int64(0), "spec", "schema", "replication", "factor")},
+		field:  "spec.schema.replication.factor", phrase: "should be greater than or equal to 1",
+	},
+	"table with profile and cql": {
+		mutate: []mutation{set(map[string]any{
+			"profile": "key-value",
+			"cql":     "CREATE TABLE t (k bigint PRIMARY KEY, v blob)",
+		}, "spec", "schema", "table")},
+		field: "spec.schema.table", phrase: "schema.table takes exactly one of profile or cql",
+	},
+	"table with neither profile nor cql": {
+		mutate: []mutation{set(map[string]any{}, "spec", "schema", "table")},
+		field:  "spec.schema.table", phrase: "schema.table takes exactly one of profile or cql",
+	},
+	"cql that is not CREATE TABLE": {
+		mutate: []mutation{set("DROP KEYSPACE cassbench", "spec", "schema", "table", "cql")},
+		field:  "spec.schema.table.cql", phrase: "must be a single CREATE TABLE statement",
+	},
+	"cql with a second statement": {
+		mutate: []mutation{set("CREATE TABLE t (k int PRIMARY KEY); DROP KEYSPACE cassbench",
+			"spec", "schema", "table", "cql")},
+		field: "spec.schema.table.cql", phrase: "must be a single CREATE TABLE statement",
+	},
+	"columns for a profile table": {
+		mutate: []mutation{set([]any{map[string]any{"name": "v", "maxSize": int64(10)}}, "spec", "schema", "columns")},
+		field:  "spec.schema", phrase: "schema.columns applies only to a table given as cql",
+	},
+	"column minSize above maxSize": {
+		mutate: []mutation{
+			set(map[string]any{"cql": "CREATE TABLE t (k bigint PRIMARY KEY, v blob)"}, "spec", "schema", "table"),
+			set([]any{map[string]any{"name": "v", "minSize": int64(10), "maxSize": int64(5)}}, "spec", "schema", "columns"),
+		},
+		field: "spec.schema.columns[0]", phrase: "minSize must not exceed maxSize",
+	},
+	"unknown profile": {
+		mutate: []mutation{set("time-series", "spec", "schema", "table", "profile")},
+		field:  "spec.schema.table.profile", phrase: `supported values: "key-value"`,
+	},
+	"zero concurrency": {
+		mutate: []mutation{set(int64(0), "spec", "writers", "concurrency")},
+		field:  "spec.writers.concurrency", phrase: "should be greater than or equal to 1",
+	},
+	"no operations in the mix": {
+		mutate: []mutation{
+			set(int64(0), "spec", "workload", "writeRatio"),
+			set(int64(0), "spec", "workload", "readRatio"),
+		},
+		field: "spec.workload", phrase: "writeRatio and workload.readRatio must not both be 0",
+	},
+	"read limit on a row read": {
+		mutate: []mutation{
+			set("row", "spec", "workload", "readPath"),
+			set(int64(5), "spec", "workload", "readLimit"),
+		},
+		field: "spec.workload", phrase: "workload.readLimit applies to partition and index reads",
+	},
+	"read limit of 0": {
+		mutate: []mutation{set(int64(0), "spec", "workload", "readLimit")},
+		field:  "spec.workload.readLimit", phrase: "should be greater than or equal to 1",
+	},
+	"value size min above max": {
+		mutate: []mutation{set(map[string]any{"min": int64(100), "max": int64(10)}, "spec", "workload", "valueSize")},
+		field:  "spec.workload.valueSize", phrase: "min must not exceed max",
+	},
+	"negative write TTL": {
+		mutate: []mutation{set(int64(-1), "spec", "workload", "ttlSeconds")},
+		field:  "spec.workload.ttlSeconds", phrase: "should be greater than or equal to 0",
+	},
+	"negative table TTL": {
+		mutate: []mutation{set(int64(-1), "spec", "schema", "defaultTTLSeconds")},
+		field:  "spec.schema.defaultTTLSeconds", phrase: "should be greater than or equal to 0",
+	},
+	"datacenter size zero": {
+		mutate: []mutation{set(int64(0), "spec", "datacenter", "size")},
+		field:  "spec.datacenter.size", phrase: "should be greater than or equal to 1",
+	},
+	"config section that is not an object": {
+		mutate: []mutation{set("concurrent_writes: 64", "spec", "datacenter", "config", "cassandra-yaml")},
+		field:  "spec.datacenter.config.cassandra-yaml", phrase: `must be of type object`,
+	},
+	"cassandra_yaml typo": {
+		mutate: []mutation{set(map[string]any{"concurrent_writes": int64(64)}, "spec", "datacenter", "config", "cassandra_yaml")},
+		field:  "spec.datacenter.config.cassandra_yaml", phrase: "unknown field",
+	},
+	"no datacenter name": {
+		mutate: []mutation{remove("spec", "datacenterRef", "name")},
+		field:  "spec.datacenterRef.name", phrase: "Required value",
+	},
+}
+
 func TestInvalidSpecsAreRejected(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ns := env.Namespace(t)
 
-	cases := map[string]struct {
-		mutate []mutation
-		// field is the path the error must name; phrase what the user must read to fix it.
-		field, phrase string
-	}{
-		"zero writers": {
-			mutate: []mutation{set(int64(0), "spec", "writers", "replicas")},
-			field:  "spec.writers.replicas", phrase: "should be greater than or equal to 1",
-		},
-		"negative writers": {
-			mutate: []mutation{set(int64(-1), "spec", "writers", "replicas")},
-			field:  "spec.writers.replicas", phrase: "should be greater than or equal to 1",
-		},
-		"no writers field": {
-			mutate: []mutation{remove("spec", "writers", "replicas")},
-			field:  "spec.writers.replicas", phrase: "Required value",
-		},
-		"duration and operations": {
-			mutate: []mutation{set(int64(1000), "spec", "writers", "operations")},
-			field:  "spec.writers", phrase: "takes exactly one of duration (e.g. 10m) or operations",
-		},
-		"neither duration nor operations": {
-			mutate: []mutation{remove("spec", "writers", "duration")},
-			field:  "spec.writers", phrase: "takes exactly one of duration (e.g. 10m) or operations",
-		},
-		"duration Go cannot read": {
-			mutate: []mutation{set("1d", "spec", "writers", "duration")},
-			field:  "spec.writers.duration", phrase: "should match",
-		},
-		"negative warmup": {
-			mutate: []mutation{set("-5m", "spec", "writers", "warmup")},
-			field:  "spec.writers.warmup", phrase: "should match",
-		},
-		"zero duration": {
-			mutate: []mutation{set("0s", "spec", "writers", "duration")},
-			field:  "spec.writers.duration", phrase: "must be longer than 0s",
-		},
-		"zero request timeout": {
-			mutate: []mutation{set("0ms", "spec", "writers", "requestTimeout")},
-			field:  "spec.writers.requestTimeout", phrase: "must be longer than 0s",
-		},
-		"keyspace system": {
-			mutate: []mutation{set("system", "spec", "schema", "keyspace")},
-			field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
-		},
-		"keyspace system_auth": {
-			mutate: []mutation{set("system_auth", "spec", "schema", "keyspace")},
-			field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
-		},
-		"keyspace System_Schema in another case": {
-			mutate: []mutation{set("System_Schema", "spec", "schema", "keyspace")},
-			field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
-		},
-		"keyspace with a system prefix": {
-			mutate: []mutation{set("systemic", "spec", "schema", "keyspace")},
-			field:  "spec.schema.keyspace", phrase: "must not be a system keyspace",
-		},
-		"keyspace that is not a CQL identifier": {
-			mutate: []mutation{set("bench-1", "spec", "schema", "keyspace")},
-			field:  "spec.schema.keyspace", phrase: "should match",
-		},
-		"unknown write consistency": {
-			mutate: []mutation{set("MOST", "spec", "workload", "writeConsistency")},
-			field:  "spec.workload.writeConsistency", phrase: `supported values: "ANY", "ONE"`,
-		},
-		"lower-case read consistency": {
-			mutate: []mutation{set("quorum", "spec", "workload", "readConsistency")},
-			field:  "spec.workload.readConsistency", phrase: `"QUORUM"`,
-		},
-		"zero rate": {
-			mutate: []mutation{set(int64(0), "spec", "writers", "rate")},
-			field:  "spec.writers.rate", phrase: "should be greater than or equal to 1",
-		},
-		"zero replication factor": {
-			mutate: []mutation{set(int64(0), "spec", "schema", "replication", "factor")},
-			field:  "spec.schema.replication.factor", phrase: "should be greater than or equal to 1",
-		},
-		"table with profile and cql": {
-			mutate: []mutation{set(map[string]any{
-				"profile": "key-value",
-				"cql":     "CREATE TABLE t (k bigint PRIMARY KEY, v blob)",
-			}, "spec", "schema", "table")},
-			field: "spec.schema.table", phrase: "schema.table takes exactly one of profile or cql",
-		},
-		"table with neither profile nor cql": {
-			mutate: []mutation{set(map[string]any{}, "spec", "schema", "table")},
-			field:  "spec.schema.table", phrase: "schema.table takes exactly one of profile or cql",
-		},
-		"cql that is not CREATE TABLE": {
-			mutate: []mutation{set("DROP KEYSPACE cassbench", "spec", "schema", "table", "cql")},
-			field:  "spec.schema.table.cql", phrase: "must be a single CREATE TABLE statement",
-		},
-		"cql with a second statement": {
-			mutate: []mutation{set("CREATE TABLE t (k int PRIMARY KEY); DROP KEYSPACE cassbench",
-				"spec", "schema", "table", "cql")},
-			field: "spec.schema.table.cql", phrase: "must be a single CREATE TABLE statement",
-		},
-		"columns for a profile table": {
-			mutate: []mutation{set([]any{map[string]any{"name": "v", "maxSize": int64(10)}}, "spec", "schema", "columns")},
-			field:  "spec.schema", phrase: "schema.columns applies only to a table given as cql",
-		},
-		"column minSize above maxSize": {
-			mutate: []mutation{
-				set(map[string]any{"cql": "CREATE TABLE t (k bigint PRIMARY KEY, v blob)"}, "spec", "schema", "table"),
-				set([]any{map[string]any{"name": "v", "minSize": int64(10), "maxSize": int64(5)}}, "spec", "schema", "columns"),
-			},
-			field: "spec.schema.columns[0]", phrase: "minSize must not exceed maxSize",
-		},
-		"unknown profile": {
-			mutate: []mutation{set("time-series", "spec", "schema", "table", "profile")},
-			field:  "spec.schema.table.profile", phrase: `supported values: "key-value"`,
-		},
-		"zero concurrency": {
-			mutate: []mutation{set(int64(0), "spec", "writers", "concurrency")},
-			field:  "spec.writers.concurrency", phrase: "should be greater than or equal to 1",
-		},
-		"no operations in the mix": {
-			mutate: []mutation{
-				set(int64(0), "spec", "workload", "writeRatio"),
-				set(int64(0), "spec", "workload", "readRatio"),
-			},
-			field: "spec.workload", phrase: "writeRatio and workload.readRatio must not both be 0",
-		},
-		"read limit on a row read": {
-			mutate: []mutation{
-				set("row", "spec", "workload", "readPath"),
-				set(int64(5), "spec", "workload", "readLimit"),
-			},
-			field: "spec.workload", phrase: "workload.readLimit applies to partition and index reads",
-		},
-		"read limit of 0": {
-			mutate: []mutation{set(int64(0), "spec", "workload", "readLimit")},
-			field:  "spec.workload.readLimit", phrase: "should be greater than or equal to 1",
-		},
-		"value size min above max": {
-			mutate: []mutation{set(map[string]any{"min": int64(100), "max": int64(10)}, "spec", "workload", "valueSize")},
-			field:  "spec.workload.valueSize", phrase: "min must not exceed max",
-		},
-		"negative write TTL": {
-			mutate: []mutation{set(int64(-1), "spec", "workload", "ttlSeconds")},
-			field:  "spec.workload.ttlSeconds", phrase: "should be greater than or equal to 0",
-		},
-		"negative table TTL": {
-			mutate: []mutation{set(int64(-1), "spec", "schema", "defaultTTLSeconds")},
-			field:  "spec.schema.defaultTTLSeconds", phrase: "should be greater than or equal to 0",
-		},
-		"datacenter size zero": {
-			mutate: []mutation{set(int64(0), "spec", "datacenter", "size")},
-			field:  "spec.datacenter.size", phrase: "should be greater than or equal to 1",
-		},
-		"config section that is not an object": {
-			mutate: []mutation{set("concurrent_writes: 64", "spec", "datacenter", "config", "cassandra-yaml")},
-			field:  "spec.datacenter.config.cassandra-yaml", phrase: `must be of type object`,
-		},
-		"cassandra_yaml typo": {
-			mutate: []mutation{set(map[string]any{"concurrent_writes": int64(64)}, "spec", "datacenter", "config", "cassandra_yaml")},
-			field:  "spec.datacenter.config.cassandra_yaml", phrase: "unknown field",
-		},
-		"no datacenter name": {
-			mutate: []mutation{remove("spec", "datacenterRef", "name")},
-			field:  "spec.datacenterRef.name", phrase: "Required value",
-		},
-	}
-	for name, tc := range cases {
+	for name, tc := range rejectedRuns {
 		t.Run(name, func(t *testing.T) {
 			run := validRun(t, ns)
 			for _, m := range tc.mutate {

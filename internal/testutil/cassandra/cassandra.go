@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/cassbench/cassbench/internal/testutil/kube"
+	"github.com/cassbench/cassbench/internal/testutil/tier"
 )
 
 // Options describe the cluster a test needs. Tests asking for equal options share a cluster.
@@ -67,6 +68,7 @@ var (
 // Start returns a running cluster with the given options, starting (or replacing) it if needed.
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
+	tier.Require(t, tier.Cassandra)
 	opts = normalize(opts)
 	mu.Lock()
 	defer mu.Unlock()

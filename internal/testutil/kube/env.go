@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/testutil/tier"
 )
 
 // Env is a running control plane and an admin client for it.
@@ -59,6 +60,7 @@ func NewScheme() (*runtime.Scheme, error) {
 // several tests should share one through StartEnv in TestMain: each start costs seconds.
 func Start(tb testing.TB) *Env {
 	tb.Helper()
+	tier.Require(tb, tier.Integration)
 	env, stop, err := StartEnv()
 	if err != nil {
 		tb.Fatalf("starting envtest: %v", err)

@@ -1,0 +1,123 @@
+package admission
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+func TestRunSpec(t *testing.T) {
+	type view struct {
+		Keyspace             string
+		Profile              cbv1.TableProfile
+		Factor               int32
+		WriteRatio, Reads    int32
+		WriteCL              cbv1.ConsistencyLevel
+		Concurrency, Retries int32
+		Timeout              time.Duration
+		Conns, Batch         int32
+	}
+	defaults := view{Keyspace: "cassbench", Profile: cbv1.ProfileKeyValue, Factor: 1, WriteRatio: 1, WriteCL: "LOCAL_ONE",
+		Concurrency: 32, Retries: 3, Timeout: 10 * time.Second, Conns: 2, Batch: 1}
+	tests := map[string]struct {
+		yaml string
+		want view
+		err  string
+	}{
+		"manifest with defaults": {
+			yaml: "apiVersion: cassbench.io/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: x}\nspec:\n  datacenterRef: {name: dc1}\n  writers: {replicas: 2, duration: 10s}\n",
+			want: defaults,
+		},
+		"bare spec": {
+			yaml: "datacenterRef: {name: dc1}\nwriters: {replicas: 1, operations: 5}\n",
+			want: defaults,
+		},
+		"json from the controller": {
+			yaml: `{"datacenterRef":{"name":"dc1"},"writers":{"replicas":1,"duration":"1m"},"workload":{"writeRatio":3,"readRatio":1,"writeConsistency":"QUORUM"}}`,
+			want: func() view { v := defaults; v.WriteRatio, v.Reads, v.WriteCL = 3, 1, "QUORUM"; return v }(),
+		},
+		"read only and no retries, as written": {
+			yaml: "datacenterRef: {name: dc1}\nworkload: {writeRatio: 0, readRatio: 1}\nwriters: {replicas: 1, duration: 1s, retries: 0}\n",
+			want: func() view { v := defaults; v.WriteRatio, v.Reads, v.Retries = 0, 1, 0; return v }(),
+		},
+		"reads added to the default writes": {
+			yaml: "datacenterRef: {name: dc1}\nworkload: {readRatio: 1}\nwriters: {replicas: 1, duration: 1s}\n",
+			want: func() view { v := defaults; v.Reads = 1; return v }(),
+		},
+		"typo in a field": {
+			yaml: "datacenterRef: {name: dc1}\nwriters: {replicas: 1, duration: 1s, concurency: 5}\n",
+			err:  `strict decoding error: unknown field "spec.writers.concurency"`,
+		},
+		"read limit on a row read": {
+			yaml: "datacenterRef: {name: dc1}\nworkload: {readRatio: 1, readPath: row, readLimit: 5}\nwriters: {replicas: 1, duration: 1s}\n",
+			err:  "workload.readLimit applies to partition and index reads",
+		},
+		"read limit below 1": {
+			yaml: "datacenterRef: {name: dc1}\nworkload: {readRatio: 1, readLimit: -1}\nwriters: {replicas: 1, duration: 1s}\n",
+			err:  "spec.workload.readLimit: Invalid value: -1: spec.workload.readLimit in body should be greater than or equal to 1",
+		},
+		"a DataStax system keyspace": {
+			yaml: "datacenterRef: {name: dc1}\nschema: {keyspace: dse_x}\nwriters: {replicas: 1, duration: 1s}\n",
+			err:  `spec.schema.keyspace: Invalid value: "dse_x": schema.keyspace must not be a system keyspace`,
+		},
+		"a sweep": {
+			yaml: "apiVersion: cassbench.io/v1alpha1\nkind: BenchmarkSweep\nmetadata: {name: x}\nspec: {}\n",
+			err:  "the file holds a BenchmarkSweep; a BenchmarkRun (or its spec) is needed",
+		},
+		"both bounds": {
+			yaml: "datacenterRef: {name: dc1}\nwriters: {replicas: 1, duration: 1s, operations: 5}\n",
+			err:  `BenchmarkRun.cassbench.io "local" is invalid: spec.writers: Invalid value: spec.writers takes exactly one of duration (e.g. 10m) or operations`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := RunSpec(context.Background(), []byte(tc.yaml))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want it to say %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := view{
+				Keyspace: s.Schema.Keyspace, Profile: s.Schema.Table.Profile, Factor: s.Schema.Replication.Factor,
+				WriteRatio: s.Workload.WriteRatio, Reads: s.Workload.ReadRatio, WriteCL: s.Workload.WriteConsistency,
+				Concurrency: s.Writers.Concurrency, Retries: *s.Writers.Retries, Timeout: s.Writers.RequestTimeout.Duration,
+				Conns: s.Writers.ConnectionsPerHost, Batch: s.Workload.BatchSize,
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("spec (-want +got):\n%s", diff)
+			}
+			if s.Writers.Warmup == nil || s.Schema.DurableWrites == nil || !*s.Schema.DurableWrites {
+				t.Errorf("warmup %v and durableWrites %v not defaulted", s.Writers.Warmup, s.Schema.DurableWrites)
+			}
+		})
+	}
+}
+
+func TestDefaultRunSpec(t *testing.T) {
+	in := &cbv1.BenchmarkRunSpec{
+		DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
+		Workload:      cbv1.WorkloadSpec{ReadRatio: 1},
+		Writers:       cbv1.WritersSpec{Replicas: 2},
+	}
+	got, err := DefaultRunSpec(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// writeRatio 0 is sent, as a Go client would send it: only absent fields are defaulted.
+	if got.Schema.Keyspace != "cassbench" || got.Workload.WriteRatio != 0 || got.Workload.ReadPath != cbv1.ReadPartition ||
+		got.Writers.Concurrency != 32 || got.Writers.Retries == nil || *got.Writers.Retries != 3 {
+		t.Errorf("not defaulted as the CRD says: %+v", got)
+	}
+	if in.Schema.Keyspace != "" {
+		t.Error("DefaultRunSpec changed its argument")
+	}
+}
