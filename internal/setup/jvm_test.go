@@ -99,7 +99,7 @@ func TestCheckJVM(t *testing.T) {
 			pinned: map[string]bool{"memtable_heap_space": true}, verified: []string{"jvm-server-options.max_heap_size"}},
 		"pinned elsewhere, derivers disagree": {want: max("1G"), seen: JVMSeen{Settings: map[string]string{"memtable_heap_space": "64MiB", "memtable_offheap_space": "2048MiB"}},
 			unread: []Unread{{"jvm-server-options.max_heap_size", "memtable_heap_space and memtable_offheap_space are set explicitly, so the heap cannot be derived from them"}}},
-		"floored to MiB": {want: max("1001M"), seen: JVMSeen{Settings: map[string]string{"memtable_heap_space": "250MiB"}}, verified: []string{"jvm-server-options.max_heap_size"}},
+		"floored to MiB":       {want: max("1001M"), seen: JVMSeen{Settings: map[string]string{"memtable_heap_space": "250MiB"}}, verified: []string{"jvm-server-options.max_heap_size"}},
 		"gc without arguments": {want: g1, seen: JVMSeen{Settings: heap512}, unread: []Unread{{g1.GCKey, notLogged}}},
 		"arguments match":      {want: JVMWant{MaxHeap: 512 << 20, MaxHeapKey: "m", InitialHeap: 512 << 20, InitialHeapKey: "i", GC: "UseG1GC", GCKey: "g"}, seen: JVMSeen{Args: args}, verified: []string{"m", "i", "g"}},
 		"arguments differ":     {want: JVMWant{MaxHeap: 8 << 30, MaxHeapKey: "m"}, seen: JVMSeen{Args: args}, err: "node 10.0.0.1: m is 512M (JVM arguments), wanted 8G"},
