@@ -679,7 +679,8 @@ type DatacenterStatus struct {
 	// Nodes seen by the setup Job.
 	// +optional
 	Nodes int32 `json:"nodes,omitempty"`
-	// SettingsVerified lists the cassandra-yaml settings found on every node.
+	// SettingsVerified lists the cassandra-yaml settings found on every node, then the
+	// jvm*-server-options keys (heap, collector) found so.
 	// +optional
 	// +listType=atomic
 	SettingsVerified []string `json:"settingsVerified,omitempty"`
@@ -740,6 +741,12 @@ type Results struct {
 	// +listMapKey=index
 	// +kubebuilder:validation:MaxItems=1000
 	PerWriter []WriterResult `json:"perWriter,omitempty"`
+	// Server is what the Cassandra nodes did during the window.
+	// +optional
+	Server *ServerResults `json:"server,omitempty"`
+	// Bottleneck says whether the writers or the cluster limited the run, and why.
+	// +optional
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
 }
 
 // OperationResults are the counts and latencies of one kind of operation.

@@ -34,6 +34,10 @@ type Summary struct {
 	Reads  *Ops `json:"r,omitempty"`
 	// Error says why the writer failed; empty when it succeeded.
 	Error string `json:"err,omitempty"`
+	// Server is what the nodes this writer watched did in its window (bounded by
+	// MaxServerBytes); CPU is the writer's own CPU use. Both feed the bottleneck verdict.
+	Server *Server    `json:"srv,omitempty"`
+	CPU    *WriterCPU `json:"cpu,omitempty"`
 }
 
 // Ops counts one kind of operation by outcome.
