@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,6 +65,8 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	out.Retries = total.Retries
 	out.Bytes = total.Bytes
 	out.Fastest, out.Slowest = extremes(perWriter)
+	out.Server = server.Merge(reported)
+	out.Bottleneck = server.Judge(out, reported)
 	return out
 }
 

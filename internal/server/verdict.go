@@ -148,3 +148,44 @@ func idle(e Evidence) []string {
 	}
 	return []string{"neither the writers nor the nodes showed strain"}
 }
+
+// Judge gathers the evidence from merged results and the writers' summaries and returns the
+// verdict; results.Merge calls it once the client's figures are known.
+func Judge(r *cbv1.Results, sums []*summary.Summary) *cbv1.Bottleneck {
+	e := Evidence{
+		Operations:   r.Operations,
+		WindowMillis: r.WindowMillis,
+		Timeouts:     r.Errors.WriteTimeout + r.Errors.ReadTimeout + r.Errors.ClientTimeout,
+		Failed: r.Errors.WriteTimeout + r.Errors.ReadTimeout + r.Errors.Unavailable + r.Errors.Overloaded +
+			r.Errors.ClientTimeout + r.Errors.Other,
+		Server: r.Server,
+	}
+	var weighted, ops int64
+	for _, o := range []*cbv1.OperationResults{r.Writes, r.Reads} {
+		if o != nil {
+			weighted += o.Service.Mean * o.Operations
+			ops += o.Operations
+		}
+	}
+	if ops > 0 {
+		e.MeanServiceMicros = weighted / ops
+	}
+	for _, s := range sums {
+		if s == nil || s.CPU == nil {
+			continue
+		}
+		e.CPU = append(e.CPU, *s.CPU)
+		if s.CPU.Rate > 0 {
+			e.TargetRate += s.CPU.Rate
+		} else {
+			e.InFlight += int64(s.CPU.Concurrency)
+		}
+	}
+	if e.TargetRate > 0 {
+		e.InFlight = 0
+	}
+	if len(e.CPU) == 0 && e.Server == nil {
+		return nil
+	}
+	return Verdict(e)
+}

@@ -135,4 +135,8 @@ type WriterCPU struct {
 	SchedP99Micros int64 `json:"s,omitempty"`
 	// GOMAXPROCS the writer ran with.
 	Procs int32 `json:"p,omitempty"`
+	// Concurrency and Rate are the load this writer drove (requests in flight in a closed
+	// loop, operations per second at a fixed rate), for Little's law in the verdict.
+	Concurrency int32 `json:"c,omitempty"`
+	Rate        int64 `json:"r,omitempty"`
 }

@@ -159,7 +159,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	if !eng.stop.Load() {
 		st.enter(phaseMeasuring, window.Start)
+		watching := startWatch(ctx, s, cfg, schema.Keyspace, schema.Table, window.End.Sub(window.Start))
 		eng.run(window, st.measured)
+		sum.Server, sum.CPU = watching.stop(ctx, concurrency, rate)
 	}
 	end := cfg.Now()
 	if !window.End.IsZero() && !eng.stop.Load() {
