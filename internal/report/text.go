@@ -69,6 +69,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		}
 		tw.flush()
 	}
+	serverTable(w, r)
 	return w.err
 }
 
