@@ -803,6 +803,7 @@ type WriterResult struct {
 // +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.results.opsPerSecond`
 // +kubebuilder:printcolumn:name="p99(us)",type=integer,JSONPath=`.status.results.writes.response.p99`
 // +kubebuilder:printcolumn:name="Timeouts",type=string,JSONPath=`.status.results.timeoutRatio`
+// +kubebuilder:printcolumn:name="Bottleneck",type=string,JSONPath=`.status.results.bottleneck.verdict`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // BenchmarkRun is one Cassandra benchmark experiment against a CassandraDatacenter.

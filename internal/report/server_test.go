@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/report/reporttest"
 	"github.com/cassbench/cassbench/internal/server"
@@ -39,4 +40,20 @@ func TestGoldenServer(t *testing.T) {
 			reporttest.Golden(t, filepath.Join("testdata", file), b.Bytes())
 		})
 	}
+}
+
+// A sweep whose runs carry verdicts shows them per point.
+func TestGoldenSweepVerdicts(t *testing.T) {
+	sw := reporttest.Sweep("ns")
+	verdicts := []cbv1.BottleneckVerdict{cbv1.BottleneckWriters, cbv1.BottleneckWriters, cbv1.BottleneckCluster, cbv1.BottleneckUnclear}
+	for i := range sw.Status.Table {
+		if sw.Status.Table[i].Succeeded > 0 {
+			sw.Status.Table[i].Bottleneck = verdicts[i%len(verdicts)]
+		}
+	}
+	var b bytes.Buffer
+	if err := report.Sweep(&b, sw, report.Table); err != nil {
+		t.Fatal(err)
+	}
+	reporttest.Golden(t, filepath.Join("testdata", "sweep-verdicts.txt"), b.Bytes())
 }

@@ -90,6 +90,23 @@ func aggregate(row *cbv1.SweepPoint, rs []*cbv1.Results) {
 	row.OpsPerSecond = mean(ops, n)
 	row.P50, row.P99, row.P999 = mean(p50, n), mean(p99, n), mean(p999, n)
 	row.TimeoutRatio = results.Ratio(timeouts, attempted)
+	row.Bottleneck = verdict(rs)
+}
+
+// verdict is the runs' common bottleneck verdict, Unclear when they disagree, empty when no
+// run has one.
+func verdict(rs []*cbv1.Results) cbv1.BottleneckVerdict {
+	var v cbv1.BottleneckVerdict
+	for _, r := range rs {
+		if r.Bottleneck == nil {
+			continue
+		}
+		if v != "" && v != r.Bottleneck.Verdict {
+			return cbv1.BottleneckUnclear
+		}
+		v = r.Bottleneck.Verdict
+	}
+	return v
 }
 
 // latency is a run's write response latency, or its read latency if it made no writes.
