@@ -55,6 +55,7 @@ func printTable(out io.Writer, runID string, setup *summary.SetupReport, r *cbv1
 		}
 		tw.Flush()
 	}
+	_ = report.Server(out, r)
 }
 
 func bytesText(b int64) string {

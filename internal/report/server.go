@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -68,4 +69,14 @@ func gcPauses(l *cbv1.NodeLogResults) string {
 		return "0"
 	}
 	return fmt.Sprintf("%s (%s, max %s)", server.Count(l.GCPauses), server.Millis(l.GCTotalMillis), server.Millis(l.GCMaxMillis))
+}
+
+// Server writes the verdict and the server section of results on their own, for the local
+// `cassbench run` table.
+func Server(out io.Writer, r *cbv1.Results) error {
+	w := &errWriter{w: out}
+	if r != nil {
+		serverTable(w, r)
+	}
+	return w.err
 }
