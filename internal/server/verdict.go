@@ -20,9 +20,15 @@ type Evidence struct {
 	// total rate asked for (0 for a closed loop).
 	InFlight, TargetRate int64
 	// CPU of each writer that reported it.
-	CPU []summary.WriterCPU
+	CPU []WriterCPU
 	// Server is what the nodes did; nil when they were not read.
 	Server *cbv1.ServerResults
+}
+
+// WriterCPU is one writer's CPU figures and its index.
+type WriterCPU struct {
+	Index int32
+	summary.WriterCPU
 }
 
 // Thresholds of the verdict. A writer at 90% of its CPU has no headroom left for the driver's
@@ -47,7 +53,8 @@ func Verdict(e Evidence) *cbv1.Bottleneck {
 	b := &cbv1.Bottleneck{}
 	var writers, cluster []string
 
-	for i, c := range e.CPU {
+	for _, c := range e.CPU {
+		i := c.Index
 		limit := c.LimitMillicores
 		what := "CPU limit"
 		if limit == 0 && c.Procs > 0 {
@@ -174,7 +181,7 @@ func Judge(r *cbv1.Results, sums []*summary.Summary) *cbv1.Bottleneck {
 		if s == nil || s.CPU == nil {
 			continue
 		}
-		e.CPU = append(e.CPU, *s.CPU)
+		e.CPU = append(e.CPU, WriterCPU{s.Index, *s.CPU})
 		if s.CPU.Rate > 0 {
 			e.TargetRate += s.CPU.Rate
 		} else {

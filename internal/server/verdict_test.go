@@ -12,8 +12,8 @@ import (
 func TestVerdict(t *testing.T) {
 	calm := &cbv1.ServerResults{NodesRead: 3}
 	queued := &cbv1.ServerResults{NodesRead: 3, Total: cbv1.NodeServerResults{PendingPeak: 120, PendingStage: "MutationStage", Dropped: 1204}}
-	busy := []summary.WriterCPU{{UsedMillicores: 300, LimitMillicores: 1000}, {UsedMillicores: 980, LimitMillicores: 1000}}
-	idleCPU := []summary.WriterCPU{{UsedMillicores: 200, LimitMillicores: 1000, Procs: 2}}
+	busy := []WriterCPU{{0, summary.WriterCPU{UsedMillicores: 300, LimitMillicores: 1000}}, {3, summary.WriterCPU{UsedMillicores: 980, LimitMillicores: 1000}}}
+	idleCPU := []WriterCPU{{0, summary.WriterCPU{UsedMillicores: 200, LimitMillicores: 1000, Procs: 2}}}
 	tests := map[string]struct {
 		e    Evidence
 		want cbv1.Bottleneck
@@ -21,10 +21,10 @@ func TestVerdict(t *testing.T) {
 		"writer at its CPU limit, calm cluster": {
 			e: Evidence{Operations: 1000, WindowMillis: 1000, CPU: busy, Server: calm},
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckWriters, WriterCPUPercent: 98,
-				Evidence: []string{"writer 1 used 980m of its 1000m CPU limit (98%)"}},
+				Evidence: []string{"writer 3 used 980m of its 1000m CPU limit (98%)"}},
 		},
 		"throttled and starved writer": {
-			e: Evidence{Operations: 1000, WindowMillis: 1000, CPU: []summary.WriterCPU{{UsedMillicores: 500, Procs: 1, ThrottledPercent: 40, SchedP99Micros: 12000}}, Server: calm},
+			e: Evidence{Operations: 1000, WindowMillis: 1000, CPU: []WriterCPU{{0, summary.WriterCPU{UsedMillicores: 500, Procs: 1, ThrottledPercent: 40, SchedP99Micros: 12000}}}, Server: calm},
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckWriters, WriterCPUPercent: 50, WriterThrottledPercent: 40, WriterSchedP99Micros: 12000,
 				Evidence: []string{"writer 0 was CPU-throttled in 40% of scheduler periods", "writer 0's goroutines waited up to 12 ms for a thread (p99)"}},
 		},
@@ -36,7 +36,7 @@ func TestVerdict(t *testing.T) {
 		"both strained": {
 			e: Evidence{Operations: 1000, WindowMillis: 1000, CPU: busy, Server: queued},
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear, WriterCPUPercent: 98,
-				Evidence: []string{"writer 1 used 980m of its 1000m CPU limit (98%)", "nodes dropped 1,204 messages", "up to 120 tasks waited in MutationStage"}},
+				Evidence: []string{"writer 3 used 980m of its 1000m CPU limit (98%)", "nodes dropped 1,204 messages", "up to 120 tasks waited in MutationStage"}},
 		},
 		"closed loop bound by requests in flight": {
 			// 64 in flight at 4 ms allow 16,000 ops/s; 15,000 were done.
