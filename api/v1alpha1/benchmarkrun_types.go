@@ -695,7 +695,8 @@ type DatacenterStatus struct {
 	// Nodes seen by the setup Job.
 	// +optional
 	Nodes int32 `json:"nodes,omitempty"`
-	// SettingsVerified lists the cassandra-yaml settings found on every node.
+	// SettingsVerified lists the cassandra-yaml settings found on every node, then the
+	// jvm*-server-options keys (heap, collector) found so.
 	// +optional
 	// +listType=atomic
 	SettingsVerified []string `json:"settingsVerified,omitempty"`
@@ -787,6 +788,12 @@ type Results struct {
 	// be merged and compared later without the writers.
 	// +optional
 	Sketches *ResultSketches `json:"sketches,omitempty"`
+	// Server is what the Cassandra nodes did during the window.
+	// +optional
+	Server *ServerResults `json:"server,omitempty"`
+	// Bottleneck says whether the writers or the cluster limited the run, and why.
+	// +optional
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
 }
 
 // ScheduleResults is how an open loop kept to its rate, over all writers.
@@ -932,6 +939,7 @@ type WriterResult struct {
 // +kubebuilder:printcolumn:name="p99(us)",type=integer,JSONPath=`.status.results.writes.response.p99`
 // +kubebuilder:printcolumn:name="Timeouts/op",type=string,JSONPath=`.status.results.timeoutsPerOperation`
 // +kubebuilder:printcolumn:name="Timeouts/attempt",type=string,JSONPath=`.status.results.timeoutsPerAttempt`,priority=1
+// +kubebuilder:printcolumn:name="Bottleneck",type=string,JSONPath=`.status.results.bottleneck.verdict`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // BenchmarkRun is one Cassandra benchmark experiment against a CassandraDatacenter.

@@ -249,6 +249,9 @@ type SweepPoint struct {
 	// Errors counts failed operations of every kind across the runs.
 	// +optional
 	Errors int64 `json:"errors,omitempty"`
+	// Bottleneck is the runs' verdict on who limited them; Unclear when they disagree.
+	// +optional
+	Bottleneck BottleneckVerdict `json:"bottleneck,omitempty"`
 }
 
 // SweepBest names the best point.

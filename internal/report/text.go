@@ -105,6 +105,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		}
 		tw.flush()
 	}
+	serverTable(w, r)
 	return w.err
 }
 
@@ -177,7 +178,15 @@ func sweepTable(out io.Writer, sw *cbv1.BenchmarkSweep) error {
 	if repeats > 1 {
 		header = append(header, "ops/s range")
 	}
-	header = append(header, "p50", "p99", "p99.9", "timeouts", "errors", "runs")
+	header = append(header, "p50", "p99", "p99.9", "timeouts", "errors")
+	verdicts := false
+	for _, p := range sw.Status.Table {
+		verdicts = verdicts || p.Bottleneck != ""
+	}
+	if verdicts {
+		header = append(header, "bottleneck")
+	}
+	header = append(header, "runs")
 	tw.row("%s\n", strings.Join(header, "\t"))
 	for _, p := range sw.Status.Table {
 		mark := ""
@@ -198,6 +207,9 @@ func sweepTable(out io.Writer, sw *cbv1.BenchmarkSweep) error {
 			if repeats > 1 {
 				blank++
 			}
+			if verdicts {
+				blank++
+			}
 			for range blank {
 				cells = append(cells, "-")
 			}
@@ -207,6 +219,9 @@ func sweepTable(out io.Writer, sw *cbv1.BenchmarkSweep) error {
 				cells = append(cells, fmt.Sprintf("%d-%d", p.OpsPerSecondMin, p.OpsPerSecondMax))
 			}
 			cells = append(cells, Micros(p.P50), Micros(p.P99), Micros(p.P999), p.TimeoutRatio, fmt.Sprint(p.Errors))
+			if verdicts {
+				cells = append(cells, orDash(string(p.Bottleneck)))
+			}
 		}
 		cells = append(cells, strings.Join(p.Runs, " "))
 		tw.row("%s\n", strings.Join(cells, "\t"))

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
 )
@@ -83,6 +84,8 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 		}
 	}
 	out.Fastest, out.Slowest = extremes(perWriter)
+	out.Server = server.Merge(reported)
+	out.Bottleneck = server.Judge(out, reported)
 	return out
 }
 

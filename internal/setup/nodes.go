@@ -94,11 +94,14 @@ func describe(all []node) string {
 type nodeState struct {
 	Version  string
 	Settings map[string]string
+	// JVMArgs are the JVM's arguments as logged at start, when system_views.system_logs has
+	// them; nil otherwise.
+	JVMArgs []string
 }
 
 // readNode queries a node's own virtual tables: they are node-local, so the query is pinned
 // to that host instead of being routed.
-func readNode(ctx context.Context, s *gocql.Session, n node, withSettings bool) (nodeState, error) {
+func readNode(ctx context.Context, s *gocql.Session, n node, withSettings, withJVM bool) (nodeState, error) {
 	var st nodeState
 	if err := s.Query("SELECT release_version FROM system.local").SetHostID(n.HostID).ScanContext(ctx, &st.Version); err != nil {
 		return st, fmt.Errorf("node %s: reading its version: %w", n.Addr, err)
@@ -120,5 +123,27 @@ func readNode(ctx context.Context, s *gocql.Session, n node, withSettings bool) 
 	if err := iter.Close(); err != nil {
 		return st, fmt.Errorf("node %s: reading system_views.settings: %w", n.Addr, err)
 	}
+	if withJVM {
+		st.JVMArgs = jvmArgs(ctx, s, n)
+	}
 	return st, nil
+}
+
+// jvmArgs finds Cassandra's "JVM Arguments: [...]" start-up line in the node's
+// system_views.system_logs. That table is fed only where logback.xml routes logs to it (and
+// exists from 4.1), so any failure just means the arguments are not available.
+func jvmArgs(ctx context.Context, s *gocql.Session, n node) []string {
+	iter := s.Query("SELECT message FROM system_views.system_logs WHERE level = 'INFO' ALLOW FILTERING").
+		SetHostID(n.HostID).PageSize(5000).IterContext(ctx)
+	var msg string
+	var args []string
+	for iter.Scan(&msg) {
+		if a, ok := ParseJVMArguments(msg); ok {
+			args = a // the last start wins
+		}
+	}
+	if iter.Close() != nil {
+		return nil
+	}
+	return args
 }

@@ -65,10 +65,17 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	if err != nil {
 		return err
 	}
+	var jvm JVMWant
+	if d := cfg.Spec.Datacenter; d != nil {
+		if jvm, err = ParseJVM(d.Config); err != nil {
+			return err
+		}
+	}
 	if cfg.Preflight {
 		for i := range settings {
 			settings[i].CheckValue = false
 		}
+		jvm = JVMWant{} // the JVM is checked once the datacenter runs with the new options
 	}
 	// Refused here, before anything else, whatever the schema builder would say: setup is
 	// the one place that drops keyspaces.
@@ -108,7 +115,7 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	versions := map[string]bool{}
 	states := make([]nodeState, len(up))
 	for i, n := range up {
-		if states[i], err = readNode(ctx, s, n, len(settings) > 0); err != nil {
+		if states[i], err = readNode(ctx, s, n, len(settings) > 0 || !jvm.Empty(), !jvm.Empty()); err != nil {
 			return err
 		}
 		versions[states[i].Version] = true
@@ -124,6 +131,14 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	}
 	if len(settings) > 0 {
 		fmt.Fprintf(log, "setup: settings verified on every node: %d\n", len(settings))
+	}
+	if !jvm.Empty() {
+		if err := verifyJVM(up, states, jvm, settings, report); err != nil {
+			return err
+		}
+		for _, u := range report.Unverified {
+			fmt.Fprintf(log, "setup: not verified: %s\n", u)
+		}
 	}
 	if cfg.Preflight {
 		return nil
@@ -146,6 +161,46 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 		}
 	}
 	fmt.Fprintf(log, "setup: keyspace %s and table %s ready\n", schema.Keyspace, schema.Table)
+	return nil
+}
+
+// verifyJVM checks the heap and collector on every node; a key counts as verified when every
+// node showed it, and as unverified (with the reason) when some node could not.
+func verifyJVM(up []node, states []nodeState, want JVMWant, settings []Setting, report *summary.SetupReport) error {
+	pinned := map[string]bool{}
+	for _, st := range settings {
+		pinned[st.Name] = true
+	}
+	verifiedOn := map[string]int{}
+	unread := map[Unread]int{}
+	var order []string
+	for i, n := range up {
+		v, u, err := CheckJVM(n.Addr, want, JVMSeen{Args: states[i].JVMArgs, Settings: states[i].Settings}, pinned)
+		if err != nil {
+			return err
+		}
+		for _, k := range v {
+			if verifiedOn[k] == 0 {
+				order = append(order, k)
+			}
+			verifiedOn[k]++
+		}
+		for _, r := range u {
+			unread[r]++
+		}
+	}
+	for _, k := range order {
+		if verifiedOn[k] == len(up) {
+			report.SettingsVerified = append(report.SettingsVerified, k)
+		}
+	}
+	for _, k := range []string{want.MaxHeapKey, want.InitialHeapKey, want.GCKey} {
+		for r, count := range unread {
+			if r.Key == k {
+				report.Unverified = append(report.Unverified, fmt.Sprintf("%s on %d of %d nodes: %s", k, count, len(up), r.Reason))
+			}
+		}
+	}
 	return nil
 }
 

@@ -46,6 +46,10 @@ type Summary struct {
 	Timeline *Timeline `json:"tl,omitempty"`
 	// Error says why the writer failed; empty when it succeeded.
 	Error string `json:"err,omitempty"`
+	// Server is what the nodes this writer watched did in its window (bounded by
+	// MaxServerBytes); CPU is the writer's own CPU use. Both feed the bottleneck verdict.
+	Server *Server    `json:"srv,omitempty"`
+	CPU    *WriterCPU `json:"cpu,omitempty"`
 }
 
 // Measured tells whether the writer measured a window at all: a writer that failed before
@@ -270,8 +274,11 @@ type SetupReport struct {
 	// Nodes is the number of nodes seen up.
 	Nodes int32 `json:"nodes,omitempty"`
 	// SettingsVerified lists the cassandra-yaml settings found with the wanted value on every
-	// node.
+	// node, then the jvm*-server-options keys (heap, collector) found so, named with their
+	// section ("jvm-server-options.max_heap_size").
 	SettingsVerified []string `json:"settingsVerified,omitempty"`
+	// Unverified says which jvm*-server-options keys could not be read on some node, and why.
+	Unverified []string `json:"unverified,omitempty"`
 	// Error says why setup failed: a setting that did not apply names the node, the setting,
 	// the value wanted and the value found.
 	Error string `json:"err,omitempty"`
@@ -284,6 +291,10 @@ func (r *SetupReport) Encode() ([]byte, error) {
 	b, err := json.Marshal(&out)
 	if err != nil {
 		return nil, fmt.Errorf("encoding setup report: %w", err)
+	}
+	for len(b) > MaxBytes && len(out.Unverified) > 0 {
+		out.Unverified = out.Unverified[:len(out.Unverified)/2]
+		b, _ = json.Marshal(&out)
 	}
 	for len(b) > MaxBytes && len(out.SettingsVerified) > 0 {
 		out.SettingsVerified = out.SettingsVerified[:len(out.SettingsVerified)/2]

@@ -119,6 +119,23 @@ func aggregate(row *cbv1.SweepPoint, rs []*cbv1.Results) {
 	if n > 1 && row.OpsPerSecond > 0 {
 		row.OpsPerSecondSpread = results.Ratio(row.OpsPerSecondMax-row.OpsPerSecondMin, row.OpsPerSecond)
 	}
+	row.Bottleneck = verdict(rs)
+}
+
+// verdict is the runs' common bottleneck verdict, Unclear when they disagree, empty when no
+// run has one.
+func verdict(rs []*cbv1.Results) cbv1.BottleneckVerdict {
+	var v cbv1.BottleneckVerdict
+	for _, r := range rs {
+		if r.Bottleneck == nil {
+			continue
+		}
+		if v != "" && v != r.Bottleneck.Verdict {
+			return cbv1.BottleneckUnclear
+		}
+		v = r.Bottleneck.Verdict
+	}
+	return v
 }
 
 // latency is a run's write response latency, or its read latency if it made no writes.

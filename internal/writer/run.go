@@ -180,9 +180,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		smp := newSampler(st.measured, timelineInterval(durationOr(w.Duration, 0)))
 		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 		go func() { timeline <- smp.run(window.Start, stopSampling) }()
+		watching := startWatch(ctx, s, cfg, schema.Keyspace, schema.Table, window.End.Sub(window.Start))
 		res = eng.run(pace(window), st.measured)
 		close(stopSampling)
 		sum.Timeline = <-timeline
+		sum.Server, sum.CPU = watching.stop(ctx, concurrency, rate)
 	}
 	st.enter(phaseDone, time.Now())
 	stop()

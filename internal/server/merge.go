@@ -1,0 +1,152 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/summary"
+)
+
+// Merge combines what the writers saw of their nodes into status.results.server. It returns
+// nil when no writer read any node.
+func Merge(summaries []*summary.Summary) *cbv1.ServerResults {
+	var total summary.ServerNode
+	var nodes []summary.ServerNode
+	var errs []string
+	read := int32(0)
+	seen := false
+	for _, s := range summaries {
+		if s == nil || s.Server == nil {
+			continue
+		}
+		seen = true
+		for _, n := range s.Server.Nodes {
+			nodes = append(nodes, n)
+			total.Add(n)
+			read++
+		}
+		if r := s.Server.Rest; r != nil {
+			total.Add(*r)
+			read += max(r.Count, 1)
+		}
+		if s.Server.Error != "" && len(errs) < 8 {
+			errs = append(errs, fmt.Sprintf("writer %d: %s", s.Index, s.Server.Error))
+		}
+	}
+	if !seen {
+		return nil
+	}
+	sort.SliceStable(nodes, func(i, j int) bool {
+		if a, b := severity(nodes[i]), severity(nodes[j]); a != b {
+			return a > b
+		}
+		return nodes[i].Node < nodes[j].Node
+	})
+	total.Node, total.Count, total.Worst = "", 0, ""
+	out := &cbv1.ServerResults{NodesRead: read, Total: nodeResult(total), Errors: errs}
+	for _, n := range nodes {
+		out.Nodes = append(out.Nodes, nodeResult(n))
+	}
+	out.Anomalies = Anomalies(out)
+	return out
+}
+
+func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
+	r := cbv1.NodeServerResults{
+		Node: n.Node, Mutations: n.Mutations, Reads: n.Reads,
+		PendingPeak: n.PendingPeak, PendingStage: n.PendingStage,
+		BlockedPeak: n.BlockedPeak, Blocked: n.Blocked, Dropped: n.Dropped, Hints: n.Hints,
+		Compactions: n.Compactions, CompactionBacklogBefore: n.BacklogBefore,
+		CompactionBacklogAfter: n.BacklogAfter, CompactionBacklogPeak: n.BacklogPeak,
+		CompactionBytesLeft: n.CompactionBytesLeft, Flushes: n.Flushes,
+		TableMiBBefore: n.TableMiBBefore, TableMiBAfter: n.TableMiBAfter, DiskMiB: n.DiskMiB,
+		CoordinatorWriteP99Micros: n.CoordWriteP99Micros, CoordinatorReadP99Micros: n.CoordReadP99Micros,
+	}
+	if n.Logs {
+		r.Logs = &cbv1.NodeLogResults{GCPauses: n.GCPauses, GCTotalMillis: n.GCTotalMillis, GCMaxMillis: n.GCMaxMillis,
+			Errors: n.LogErrors, OutOfMemory: n.OutOfMemory, Worst: n.Worst}
+	}
+	return r
+}
+
+// pendingWorthSaying is the queue depth in a request stage worth a sentence: a stage's pool
+// takes 32 tasks at once by default, so tasks waiting at all mean the node was saturated,
+// and a handful is noise between samples.
+const pendingWorthSaying = 8
+
+// maxAnomalies bounds the sentences; per-node ones stop earlier so totals always fit.
+const maxAnomalies = 20
+
+// Anomalies says in plain words what went wrong on the server, worst first.
+func Anomalies(r *cbv1.ServerResults) []string {
+	var out []string
+	add := func(format string, a ...any) {
+		if len(out) < maxAnomalies {
+			out = append(out, fmt.Sprintf(format, a...))
+		}
+	}
+	for _, n := range r.Nodes {
+		if len(out) >= maxAnomalies-4 {
+			break
+		}
+		if n.Logs != nil && n.Logs.OutOfMemory > 0 {
+			add("node %s ran out of memory: %q", n.Node, n.Logs.Worst)
+		}
+		if n.Dropped > 0 {
+			add("node %s dropped %s messages", n.Node, Count(n.Dropped))
+		}
+		if n.Blocked > 0 || n.BlockedPeak > 0 {
+			add("node %s blocked %s requests (up to %s at once)", n.Node, Count(max(n.Blocked, n.BlockedPeak)), Count(n.BlockedPeak))
+		}
+		if n.PendingPeak >= pendingWorthSaying {
+			add("node %s queued up to %s tasks in %s", n.Node, Count(n.PendingPeak), n.PendingStage)
+		}
+		if n.Hints > 0 {
+			add("node %s holds %s hint files for other nodes", n.Node, Count(n.Hints))
+		}
+	}
+	t := r.Total
+	if grew := t.CompactionBacklogAfter - t.CompactionBacklogBefore; grew > 0 && t.CompactionBacklogAfter >= 2*max(t.CompactionBacklogBefore, 1) {
+		add("compaction backlog grew from %s to %s tasks", Count(t.CompactionBacklogBefore), Count(t.CompactionBacklogAfter))
+	}
+	if t.Logs != nil && t.Logs.GCPauses > 0 {
+		worst := ""
+		for _, n := range r.Nodes {
+			if n.Logs != nil && n.Logs.GCMaxMillis == t.Logs.GCMaxMillis {
+				worst = " on node " + n.Node
+				break
+			}
+		}
+		add("GC paused %s in total, worst %s%s", Millis(t.Logs.GCTotalMillis), Millis(t.Logs.GCMaxMillis), worst)
+	}
+	return out
+}
+
+// Count renders n with thousands separators: 1,204.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Millis renders a duration in milliseconds as "650 ms" or "4.2 s".
+func Millis(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+}

@@ -1,0 +1,142 @@
+package summary
+
+import "encoding/json"
+
+// Server is what one writer saw of the Cassandra nodes it watched during its window (writer i
+// of N watches the nodes whose position, sorted by address, is i modulo N). It is bounded to
+// MaxServerBytes: nodes beyond what fits are summed into Rest, so totals stay exact.
+type Server struct {
+	Nodes []ServerNode `json:"n,omitempty"`
+	// Rest sums the nodes not listed; its Node is empty and Count says how many.
+	Rest *ServerNode `json:"r,omitempty"`
+	// Error says why the nodes could not be read; the run goes on without these figures.
+	Error string `json:"err,omitempty"`
+}
+
+// MaxServerBytes bounds the encoded Server within a writer's summary.
+const MaxServerBytes = 1024
+
+// ServerNode is one node's figures over the window (or the sum of several, in Rest). Counts
+// are differences between the snapshots at the window's start and end; peaks are the highest
+// seen at any sample.
+type ServerNode struct {
+	Node  string `json:"a,omitempty"`
+	Count int32  `json:"k,omitempty"`
+	// Mutations and Reads completed by the node's MutationStage and ReadStage.
+	Mutations int64 `json:"m,omitempty"`
+	Reads     int64 `json:"rd,omitempty"`
+	// PendingPeak is the most tasks seen waiting in one request stage (PendingStage).
+	PendingPeak  int64  `json:"pp,omitempty"`
+	PendingStage string `json:"ps,omitempty"`
+	// BlockedPeak is the most tasks seen blocked at once; Blocked counts tasks newly blocked
+	// (blocked_tasks_all_time) in any stage, chiefly Native-Transport-Requests.
+	BlockedPeak int64 `json:"bp,omitempty"`
+	Blocked     int64 `json:"bl,omitempty"`
+	// Dropped internode messages (expired, refused for overload) plus drops the node logged.
+	Dropped int64 `json:"dr,omitempty"`
+	// Hints are hint files waiting at the window's end.
+	Hints int64 `json:"h,omitempty"`
+	// Compactions finished; Backlog* are compactions running or queued at start, at end, and
+	// at the highest sample; CompactionBytesLeft is what running ones still had to read.
+	Compactions         int64 `json:"cd,omitempty"`
+	BacklogBefore       int64 `json:"c0,omitempty"`
+	BacklogAfter        int64 `json:"c1,omitempty"`
+	BacklogPeak         int64 `json:"cp,omitempty"`
+	CompactionBytesLeft int64 `json:"cb,omitempty"`
+	// Flushes of memtables (MemtableFlushWriter tasks).
+	Flushes int64 `json:"f,omitempty"`
+	// TableMiB* is the benchmark table's live disk space at start and end; DiskMiB all tables'.
+	TableMiBBefore int64 `json:"t0,omitempty"`
+	TableMiBAfter  int64 `json:"t1,omitempty"`
+	DiskMiB        int64 `json:"d,omitempty"`
+	// CoordWrite/ReadP99Micros is the node's p99 as coordinator for the table at the end.
+	CoordWriteP99Micros int64 `json:"cw,omitempty"`
+	CoordReadP99Micros  int64 `json:"cr,omitempty"`
+	// GC pauses, log errors and the worst line, from system_views.system_logs; Logs is false
+	// where the node does not feed that table, and these figures are then unknown.
+	Logs          bool   `json:"l,omitempty"`
+	GCPauses      int64  `json:"gn,omitempty"`
+	GCTotalMillis int64  `json:"gt,omitempty"`
+	GCMaxMillis   int64  `json:"gm,omitempty"`
+	LogErrors     int64  `json:"le,omitempty"`
+	OutOfMemory   int64  `json:"oom,omitempty"`
+	Worst         string `json:"q,omitempty"`
+}
+
+// Add sums o into n: counts add, peaks and latencies take the larger, the worst line the
+// first seen.
+func (n *ServerNode) Add(o ServerNode) {
+	n.Count += max(o.Count, 1)
+	n.Mutations += o.Mutations
+	n.Reads += o.Reads
+	if o.PendingPeak > n.PendingPeak {
+		n.PendingPeak, n.PendingStage = o.PendingPeak, o.PendingStage
+	}
+	n.BlockedPeak = max(n.BlockedPeak, o.BlockedPeak)
+	n.Blocked += o.Blocked
+	n.Dropped += o.Dropped
+	n.Hints += o.Hints
+	n.Compactions += o.Compactions
+	n.BacklogBefore += o.BacklogBefore
+	n.BacklogAfter += o.BacklogAfter
+	n.BacklogPeak += o.BacklogPeak
+	n.CompactionBytesLeft += o.CompactionBytesLeft
+	n.Flushes += o.Flushes
+	n.TableMiBBefore += o.TableMiBBefore
+	n.TableMiBAfter += o.TableMiBAfter
+	n.DiskMiB += o.DiskMiB
+	n.CoordWriteP99Micros = max(n.CoordWriteP99Micros, o.CoordWriteP99Micros)
+	n.CoordReadP99Micros = max(n.CoordReadP99Micros, o.CoordReadP99Micros)
+	n.Logs = n.Logs || o.Logs
+	n.GCPauses += o.GCPauses
+	n.GCTotalMillis += o.GCTotalMillis
+	n.GCMaxMillis = max(n.GCMaxMillis, o.GCMaxMillis)
+	n.LogErrors += o.LogErrors
+	n.OutOfMemory += o.OutOfMemory
+	if n.Worst == "" {
+		n.Worst = o.Worst
+	}
+}
+
+// Bound moves the last nodes into Rest until the encoding fits MaxServerBytes; callers list
+// the most telling nodes first. Rest keeps no quoted line.
+func (s *Server) Bound() {
+	for {
+		b, _ := json.Marshal(s)
+		if len(b) <= MaxServerBytes || len(s.Nodes) == 0 {
+			if len(b) > MaxServerBytes && s.Rest != nil {
+				s.Rest.PendingStage = ""
+			}
+			if len(s.Error) > 256 {
+				s.Error = s.Error[:256]
+			}
+			return
+		}
+		last := s.Nodes[len(s.Nodes)-1]
+		s.Nodes = s.Nodes[:len(s.Nodes)-1]
+		if s.Rest == nil {
+			s.Rest = &ServerNode{}
+		}
+		last.Worst = ""
+		s.Rest.Add(last)
+		s.Rest.Node = ""
+	}
+}
+
+// WriterCPU is a writer's own CPU over its window: what it used against its cgroup limit,
+// how often the kernel throttled it, and how long runnable goroutines waited for a thread.
+type WriterCPU struct {
+	// UsedMillicores is CPU time over wall time; LimitMillicores the cgroup quota (0: none).
+	UsedMillicores  int64 `json:"u"`
+	LimitMillicores int64 `json:"l,omitempty"`
+	// ThrottledPercent is the share of scheduler periods in which the cgroup was throttled.
+	ThrottledPercent int64 `json:"t,omitempty"`
+	// SchedP99Micros is the Go scheduler's p99 delay before a runnable goroutine ran.
+	SchedP99Micros int64 `json:"s,omitempty"`
+	// GOMAXPROCS the writer ran with.
+	Procs int32 `json:"p,omitempty"`
+	// Concurrency and Rate are the load this writer drove (requests in flight in a closed
+	// loop, operations per second at a fixed rate), for Little's law in the verdict.
+	Concurrency int32 `json:"c,omitempty"`
+	Rate        int64 `json:"r,omitempty"`
+}

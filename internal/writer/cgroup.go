@@ -1,0 +1,151 @@
+package writer
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cassbench/cassbench/internal/summary"
+)
+
+// cgroupDir is where a container sees its own cgroup (v2); tests point it elsewhere.
+var cgroupDir = "/sys/fs/cgroup"
+
+const schedMetric = "/sched/latencies:seconds"
+
+// cpuMeter measures the writer's own CPU over its window: process CPU time against wall time
+// and the cgroup's limit, the cgroup's throttling, and the Go scheduler's delay. These say
+// whether the writer, rather than the cluster, was the limit.
+type cpuMeter struct {
+	start      time.Time
+	cpu0       time.Duration
+	periods0   int64
+	throttled0 int64
+	sched0     *metrics.Float64Histogram
+}
+
+func startCPU() *cpuMeter {
+	m := &cpuMeter{start: time.Now(), cpu0: processCPU(), sched0: schedHistogram()}
+	m.periods0, m.throttled0 = throttling()
+	return m
+}
+
+func (m *cpuMeter) stop() *summary.WriterCPU {
+	wall := time.Since(m.start)
+	out := &summary.WriterCPU{Procs: int32(runtime.GOMAXPROCS(0))}
+	if wall > 0 {
+		out.UsedMillicores = int64(float64(processCPU()-m.cpu0) / float64(wall) * 1000)
+	}
+	out.LimitMillicores = cpuLimit()
+	if p, th := throttling(); p > m.periods0 {
+		out.ThrottledPercent = (th - m.throttled0) * 100 / (p - m.periods0)
+	}
+	if h := schedHistogram(); h != nil && m.sched0 != nil {
+		out.SchedP99Micros = int64(math.Round(quantileOfDelta(m.sched0, h, 0.99) * 1e6))
+	}
+	return out
+}
+
+// processCPU is the user and system time this process used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuLimit reads the cgroup v2 quota as millicores; 0 when there is none.
+func cpuLimit() int64 {
+	b, err := os.ReadFile(cgroupDir + "/cpu.max")
+	if err != nil {
+		return 0
+	}
+	return parseCPUMax(string(b))
+}
+
+// parseCPUMax reads "QUOTA PERIOD" ("max 100000" when unlimited) as millicores.
+func parseCPUMax(s string) int64 {
+	f := strings.Fields(s)
+	if len(f) != 2 || f[0] == "max" {
+		return 0
+	}
+	quota, err1 := strconv.ParseInt(f[0], 10, 64)
+	period, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || period <= 0 {
+		return 0
+	}
+	return quota * 1000 / period
+}
+
+// throttling reads the cgroup's scheduler periods and the periods it was throttled in.
+func throttling() (periods, throttled int64) {
+	b, err := os.ReadFile(cgroupDir + "/cpu.stat")
+	if err != nil {
+		return 0, 0
+	}
+	return parseCPUStat(string(b))
+}
+
+func parseCPUStat(s string) (periods, throttled int64) {
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch f[0] {
+		case "nr_periods":
+			periods = v
+		case "nr_throttled":
+			throttled = v
+		}
+	}
+	return periods, throttled
+}
+
+func schedHistogram() *metrics.Float64Histogram {
+	s := []metrics.Sample{{Name: schedMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return nil
+	}
+	h := s[0].Value.Float64Histogram()
+	return &metrics.Float64Histogram{Counts: append([]uint64(nil), h.Counts...), Buckets: h.Buckets}
+}
+
+// quantileOfDelta is the q-quantile of the observations added between two readings of a
+// cumulative histogram, as the upper bound of the bucket it falls in.
+func quantileOfDelta(before, after *metrics.Float64Histogram, q float64) float64 {
+	if len(before.Counts) != len(after.Counts) {
+		return 0
+	}
+	var total uint64
+	for i := range after.Counts {
+		total += after.Counts[i] - before.Counts[i]
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(math.Ceil(q * float64(total)))
+	var seen uint64
+	for i := range after.Counts {
+		seen += after.Counts[i] - before.Counts[i]
+		if seen >= rank {
+			upper := after.Buckets[i+1]
+			if math.IsInf(upper, 1) {
+				upper = after.Buckets[i]
+			}
+			return upper
+		}
+	}
+	return 0
+}
