@@ -117,7 +117,7 @@ $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 # Every tier in one `go test ./...`, so that packages of all tiers run in parallel; verify
 # checks that every test package is in a tier (hack/test-tiers.sh). Tools the tests call are
 # built first, so that parallel test packages never race to build them.
-test: verify vet lint envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
+test: verify vet lint envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 40m ./...
 
@@ -128,13 +128,17 @@ test-unit: ## Run the unit tests: Go alone, no control plane, no Java.
 	CASSBENCH_TEST_TIERS=unit $(GO) test -count=1 $$(hack/test-tiers.sh unit)
 
 .PHONY: test-integration
-test-integration: envtest-assets cass-operator-crds $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run the packages that need a control plane (envtest): controllers, validation, packaging.
+test-integration: envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run the packages that need a control plane (envtest): controllers, validation, packaging.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh integration)
 
 .PHONY: test-cassandra
 test-cassandra: ## Run the packages that need a real Cassandra (started by hack/cassandra.sh; Java 17).
 	$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh cassandra)
+
+.PHONY: chromium
+chromium: ## Find, or install from Debian's packages, the headless Chromium the HTML report's test opens its page in.
+	@hack/chromium.sh >/dev/null
 
 .PHONY: test-local
 test-local: envtest-assets cass-operator-crds ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).

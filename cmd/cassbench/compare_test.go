@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,31 +13,8 @@ import (
 	"github.com/cassbench/cassbench/internal/compare"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/report/reporttest"
-	"github.com/cassbench/cassbench/internal/results"
-	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
-
-// measuredRun is the fixture run with a 60-interval timeline around opsPerSecond and a
-// response sketch around median microseconds.
-func measuredRun(ns, name string, seed uint64, opsPerSecond, median float64) *cbv1.BenchmarkRun {
-	run := reporttest.Run(ns)
-	run.Name = name
-	r := rand.New(rand.NewPCG(seed, seed+1))
-	tl := &cbv1.Timeline{IntervalMillis: 10_000}
-	for i := range 60 {
-		v := int64(opsPerSecond * (1 + 0.02*r.NormFloat64()))
-		tl.Points = append(tl.Points, cbv1.TimelinePoint{OffsetMillis: int64(i) * 10_000, OpsPerSecond: v, Operations: 10 * v, P99Micros: int64(3 * median)})
-	}
-	sk := sketch.New()
-	for range 50000 {
-		sk.Add(median * math.Exp(0.5*r.NormFloat64()))
-	}
-	res := run.Status.Results
-	res.Timeline, res.OpsPerSecond = tl, int64(opsPerSecond)
-	res.Sketches = &cbv1.ResultSketches{WritesResponse: results.Encode(sk)}
-	return run
-}
 
 // compare says the same of runs in the cluster and of the files their results were saved in;
 // a faster configuration is better, two runs of the same are not different.
@@ -49,9 +24,9 @@ func TestCompareClusterAndFiles(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	runs := []*cbv1.BenchmarkRun{
-		measuredRun(ns, "base", 1, 10000, 1000),
-		measuredRun(ns, "faster", 2, 11500, 900),
-		measuredRun(ns, "again", 3, 10000, 1000),
+		reporttest.Measured(ns, "base", 1, 10000, 1000),
+		reporttest.Measured(ns, "faster", 2, 11500, 900),
+		reporttest.Measured(ns, "again", 3, 10000, 1000),
 	}
 	for _, r := range runs {
 		var file bytes.Buffer

@@ -18,6 +18,7 @@ Usage:
   cassbench run -f FILE      run a BenchmarkRun spec locally: setup, writers, merged results
   cassbench results NAME     print what a BenchmarkRun or BenchmarkSweep measured (-f FILE: from a file)
   cassbench compare A B      is B better than A, or is the difference noise?
+  cassbench report A... -o F one self-contained HTML page of experiments, side by side
   cassbench validate FILE... check BenchmarkRun and BenchmarkSweep manifests as the API server
                              would admit them, without a cluster (- reads stdin)
 
@@ -44,6 +45,8 @@ func main() {
 		code = resultsCommand(ctx, args)
 	case "compare":
 		code = compareCommand(ctx, args)
+	case "report":
+		code = reportCommand(ctx, args)
 	case "validate":
 		code = validateCommand(ctx, args)
 	case "-h", "--help", "help":

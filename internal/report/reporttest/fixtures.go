@@ -4,8 +4,11 @@
 package reporttest
 
 import (
+	"encoding/base64"
 	"flag"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
@@ -17,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/sketch"
 )
 
 var (
@@ -174,4 +178,27 @@ func Golden(t testing.TB, path string, got []byte) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s differs (-want +got; run with -update if the change is intended):\n%s", path, diff)
 	}
+}
+
+// Measured is Run under another name with a 60-interval timeline around opsPerSecond (2%
+// noise) and a merged response sketch of lognormal latencies around median microseconds:
+// what a run that kept its timeline and sketches looks like, for comparisons and reports.
+func Measured(namespace, name string, seed uint64, opsPerSecond, median float64) *cbv1.BenchmarkRun {
+	run := Run(namespace)
+	run.Name = name
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	tl := &cbv1.Timeline{IntervalMillis: 10_000}
+	for i := range 60 {
+		v := int64(opsPerSecond * (1 + 0.02*r.NormFloat64()))
+		tl.Points = append(tl.Points, cbv1.TimelinePoint{OffsetMillis: int64(i) * 10_000, OpsPerSecond: v, Operations: 10 * v, P99Micros: int64(3 * median)})
+	}
+	sk := sketch.New()
+	for range 50000 {
+		sk.Add(median * math.Exp(0.5*r.NormFloat64()))
+	}
+	res := run.Status.Results
+	res.Timeline, res.OpsPerSecond = tl, int64(opsPerSecond)
+	b, _ := sk.MarshalBinary()
+	res.Sketches = &cbv1.ResultSketches{WritesResponse: base64.StdEncoding.EncodeToString(b)}
+	return run
 }

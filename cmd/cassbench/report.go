@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/report"
+)
+
+const reportUsage = `Usage: cassbench report RUN|SWEEP... [-f] -o report.html
+
+Writes one self-contained HTML page (no network needed to view it) with each experiment's
+spec and results, the runs' throughput and p99 over time and latency distributions side by
+side, each sweep's curve, and every run compared with the first: what to paste into a
+design review. With -f the arguments are results files that -o json wrote.
+
+Flags:
+`
+
+func reportCommand(ctx context.Context, args []string) int {
+	return reportMain(ctx, args, os.Stderr)
+}
+
+func reportMain(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var namespace string
+	fs.StringVar(&namespace, "n", "", "namespace (default: the kubeconfig context's, else default)")
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
+	files := fs.Bool("f", false, "the arguments are results files that -o json wrote, not names in the cluster")
+	output := fs.String("o", "", "the HTML file to write (required)")
+	title := fs.String("title", "", "the page's title (default: the experiments' names)")
+	fs.Usage = func() {
+		_, _ = fmt.Fprint(stderr, reportUsage)
+		fs.PrintDefaults()
+	}
+	names, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	fail := func(code int, format string, a ...any) int {
+		_, _ = fmt.Fprintf(stderr, "cassbench report: "+format+"\n", a...)
+		return code
+	}
+	if len(names) == 0 || *output == "" {
+		fs.Usage()
+		return fail(2, "give at least one experiment and -o FILE.html")
+	}
+	var load func(string) (client.Object, error)
+	if *files {
+		load = readResultsFile
+	} else {
+		c, ns, err := resultsClient(*kubeconfig, namespace)
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		load = func(name string) (client.Object, error) {
+			return findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: name}, "")
+		}
+	}
+	var runs []*cbv1.BenchmarkRun
+	var sweeps []*cbv1.BenchmarkSweep
+	for _, name := range names {
+		obj, err := load(name)
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		switch o := obj.(type) {
+		case *cbv1.BenchmarkRun:
+			runs = append(runs, o)
+		case *cbv1.BenchmarkSweep:
+			sweeps = append(sweeps, o)
+		}
+	}
+	if *title == "" {
+		*title = "cassbench: " + strings.Join(names, ", ")
+	}
+	f, err := os.Create(*output)
+	if err != nil {
+		return fail(1, "creating %s: %v", *output, err)
+	}
+	err = report.HTML(f, *title, runs, sweeps, time.Now())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(*output)
+		return fail(1, "writing %s: %v", *output, err)
+	}
+	_, _ = fmt.Fprintf(stderr, "report written to %s\n", *output)
+	return 0
+}
