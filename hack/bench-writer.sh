@@ -7,8 +7,11 @@
 # is the node's, not the client's: on a small machine the node is the bottleneck for both.
 #
 #   hack/bench-writer.sh [--duration 20s] [--concurrency 128] [--threads "1 2"] [--rounds 3]
-#                        [--node-warmup 10s|0] [--no-latte] [--profile]
+#                        [--node-warmup 10s|0] [--no-latte] [--profile] [--baseline REV]
 #
+# --baseline REV also builds the writer of git revision REV and runs it as a third client in
+# every round, so that a change's cost is a ratio against the code before it, measured side
+# by side on the same node (cassbench/baseline in the report).
 # Each thread count is measured in its own rounds, the two clients alternating within a round
 # so that a node that speeds up or slows down over the benchmark (JIT, compaction) weighs on
 # both alike; the report gives every run and the medians. Threads are GOMAXPROCS for the writer
@@ -29,6 +32,7 @@ ROUNDS=3
 NODE_WARMUP=10s
 RUN_LATTE=1
 PROFILE=0
+BASELINE=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
@@ -38,6 +42,7 @@ while [[ $# -gt 0 ]]; do
     --node-warmup) NODE_WARMUP="$2"; shift 2 ;;
     --no-latte) RUN_LATTE=0; shift ;;
     --profile) PROFILE=1; shift ;;
+    --baseline) BASELINE="$2"; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "bench-writer: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -89,6 +94,12 @@ fi
 # --- clients ---------------------------------------------------------------------------------
 log "building cassbench"
 (cd "$ROOT" && go build -o "$OUT/cassbench" ./cmd/cassbench)
+if [[ -n $BASELINE ]]; then
+  log "building the baseline writer at $BASELINE"
+  git -C "$ROOT" worktree add --detach -q "$OUT/baseline-src" "$BASELINE"
+  (cd "$OUT/baseline-src" && go build -o "$OUT/cassbench-baseline" ./cmd/cassbench)
+  git -C "$ROOT" worktree remove --force "$OUT/baseline-src"
+fi
 if [[ $RUN_LATTE == 1 && ! -x $LATTE ]]; then
   log "installing latte $LATTE_VERSION into $CACHE/latte-$LATTE_VERSION (a few minutes, once)"
   if ! cargo install latte-cli --locked --version "$LATTE_VERSION" --root "$CACHE/latte-$LATTE_VERSION" >"$OUT/latte-install.log" 2>&1; then
@@ -151,18 +162,18 @@ fi
 RUNS="$OUT/runs.txt"
 : >"$RUNS"
 
-# run_cassbench THREADS ROUND
+# run_cassbench THREADS ROUND [CLIENT BINARY]
 run_cassbench() {
-  local t=$1 r=$2 cpu rss ok failed
-  "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
+  local t=$1 r=$2 client=${3:-cassbench} bin=${4:-$OUT/cassbench} cpu rss ok failed
+  "$bin" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
     { cat "$OUT/setup.log" >&2; exit 1; }
-  GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/writer-$t-$r.time" \
-    "$OUT/cassbench" writer -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --run-id "bench-$$-$t-$r" \
-    --metrics-addr "" --termination-log "" >"$OUT/writer-$t-$r.json" 2>"$OUT/writer-$t-$r.log"
-  check_node cassbench
-  read -r cpu rss < <(cpu_rss "$OUT/writer-$t-$r.time")
-  read -r ok failed < <(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["w"]; print(w["ok"], sum(v for k, v in w.items() if k in ("wto","rto","una","ovl","cto","oth")))' "$OUT/writer-$t-$r.json")
-  echo "cassbench $t $r $ok $failed $cpu $rss" >>"$RUNS"
+  GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/$client-$t-$r.time" \
+    "$bin" writer -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$r" \
+    --metrics-addr "" --termination-log "" >"$OUT/$client-$t-$r.json" 2>"$OUT/$client-$t-$r.log"
+  check_node "$client"
+  read -r cpu rss < <(cpu_rss "$OUT/$client-$t-$r.time")
+  read -r ok failed < <(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["w"]; print(w["ok"], sum(v for k, v in w.items() if k in ("wto","rto","una","ovl","cto","oth")))' "$OUT/$client-$t-$r.json")
+  echo "$client $t $r $ok $failed $cpu $rss" >>"$RUNS"
 }
 
 # run_latte THREADS ROUND
@@ -189,13 +200,17 @@ for t in $THREADS; do
   for r in $(seq 1 "$ROUNDS"); do
     log "$t thread(s), round $r of $ROUNDS: cassbench writer, $CONCURRENCY in flight for $DURATION"
     run_cassbench "$t" "$r"
+    if [[ -n $BASELINE ]]; then
+      log "$t thread(s), round $r of $ROUNDS: baseline writer ($BASELINE)"
+      run_cassbench "$t" "$r" baseline "$OUT/cassbench-baseline"
+    fi
     if [[ $RUN_LATTE == 1 ]]; then
       log "$t thread(s), round $r of $ROUNDS: latte $LATTE_VERSION, $CONCURRENCY in flight for $DURATION"
       run_latte "$t" "$r"
     fi
   done
 done
-W_RUNTIME=$(grep -h '^runtime:' "$OUT"/writer-*.log | tail -n 1 || true)
+W_RUNTIME=$(grep -h '^runtime:' "$OUT"/cassbench-*.log | tail -n 1 || true)
 
 # --- report ----------------------------------------------------------------------------------
 {
@@ -209,7 +224,7 @@ print("%-16s %7s %5s %10s %8s %8s %13s %13s" % ("client", "threads", "round", "w
 for client, t, r, ok, failed, cpu, rss in runs:
     eff = int(ok) / float(cpu)
     rows.setdefault((int(t), client), []).append((eff, int(rss) / 1024))
-    name = client if client == "cassbench" else "latte " + sys.argv[2]
+    name = "latte " + sys.argv[2] if client == "latte" else client
     print("%-16s %7s %5s %10s %8s %8.2f %13.0f %13.1f" % (name, t, r, ok, failed, float(cpu), eff, int(rss) / 1024))
 print()
 print("medians per thread count:")
@@ -222,6 +237,11 @@ for t in sorted({t for t, _ in rows}):
             statistics.median(e for e, _ in l), max(m for _, m in l),
             statistics.median(e for e, _ in w) / statistics.median(e for e, _ in l),
             " ".join("%.2f" % (a[0] / b[0]) for a, b in zip(w, l)))
+    b = rows.get((t, "baseline"))
+    if b:
+        line += "; baseline %.0f writes/CPU-s; cassbench/baseline %.3f (per round: %s)" % (
+            statistics.median(e for e, _ in b), statistics.median(e for e, _ in w) / statistics.median(e for e, _ in b),
+            " ".join("%.3f" % (a[0] / c[0]) for a, c in zip(w, b)))
     print(line)
 PY
   [[ $RUN_LATTE == 1 ]] || echo "latte: not run"
@@ -244,7 +264,7 @@ def share(suffix):
     return sum(v for k, v in cum.items() if k.endswith(suffix))
 rows = [
     ("requests inside the driver (load goroutines)", share("writer.(*cqlOp).exec")),
-    ("cassbench per operation: generate, time, record", share("writer.(*engine).loop") - share("writer.(*cqlOp).exec")),
+    ("cassbench per operation: generate, time, record", share("writer.(*engine).closed") + share("writer.(*engine).paced") - share("writer.(*cqlOp).exec")),
     ("driver connection reader (responses)", share("v2.(*Conn).serve")),
     ("batched sends (one write per batch)", share("cql.(*batchConn).flush")),
     ("Go scheduler (parking, waking, idle)", share("runtime.mcall")),
