@@ -2,6 +2,7 @@ package summary
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -168,4 +169,38 @@ func TestSetupReportFits(t *testing.T) {
 	if err != nil || back.Nodes != 3 || back.Error == "" {
 		t.Fatalf("%+v %v", back, err)
 	}
+}
+
+// The result channel decision, measured: the largest summary a writer produces — writes and
+// reads with failures, the schedule lag, a full timeline and a full server block — still fits
+// the termination message with p99 and above at 1%, so the channel stays the termination
+// message and no pod log is read.
+func TestLargestSummaryKeepsTheTailAtOnePercent(t *testing.T) {
+	server := &Server{}
+	for i := range 64 {
+		server.Nodes = append(server.Nodes, ServerNode{Node: fmt.Sprintf("10.0.%d.%d", i/250, i%250), Count: 1, Mutations: 123456789,
+			Reads: 98765432, PendingPeak: 1234, PendingStage: "MutationStage", Dropped: 12345, Compactions: 12, Flushes: 34,
+			TableMiBBefore: 1000, TableMiBAfter: 4000, DiskMiB: 50000, CoordWriteP99Micros: 4500, CoordReadP99Micros: 8200})
+	}
+	server.Bound()
+	s := &Summary{Index: 63, Writers: 64, Start: 1e12, End: 1e12 + 36e5, SpanMicros: 36e8, OffsetMillis: -3, OffsetErrorMillis: 1,
+		Writes: ops(21), Reads: ops(22), Lag: wide(23, 200000), Timeline: timeline(MaxPoints), Server: server,
+		Schedule: &Schedule{Target: 70000, Due: 252e6, Missed: 1234, Backlog: 12, Late1ms: 5678, Late10pct: 9012, DrainMicros: 123456}}
+	b, err := s.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, sk := range map[string]*sketch.Sketch{"write response": back.Writes.Response, "read failure": back.Reads.Failure, "lag": back.Lag} {
+		if sk.Level() != 0 {
+			t.Errorf("%s sketch at level %d (accuracy %.1f%%): the tail lost its 1%%", name, sk.Level(), 100*sk.RelativeAccuracy())
+		}
+		if _, bound := sk.QuantileBound(0.99); bound {
+			t.Errorf("%s: p99 is only a bound", name)
+		}
+	}
+	t.Logf("largest summary: %d of %d bytes; timeline %d points; server %d nodes listed", len(b), MaxBytes, len(back.Timeline.Points), len(back.Server.Nodes))
 }
