@@ -24,8 +24,8 @@ noise. Each argument is a BenchmarkRun, a BenchmarkSweep (the runs of its best p
 point N with NAME@N), or with -f a results file that -o json wrote; join repeats of one
 configuration with commas (a1,a2,a3). Throughput is compared with Welch's t-test, over the
 repeats when both sides have two or more, else over the intervals of the runs' timelines;
-latency percentiles by bootstrap over the repeats' sketches, else by order-statistic
-intervals within one run. When there is too little data to tell, it says so.
+latency percentiles by bootstrap over the repeats' sketches, which needs two or more runs a
+side. When there is too little data to tell, it says so.
 
 Flags:
 `

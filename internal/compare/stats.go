@@ -102,17 +102,3 @@ func resampled(runs []*sketch.Sketch, q float64, r *rand.Rand) float64 {
 	}
 	return m.Quantile(q)
 }
-
-// RankInterval is the distribution-free confidence interval, at level 1-alpha, of quantile q
-// of one sketch: the values at the ranks n*q -+ z*sqrt(n*q*(1-q)) (the normal approximation
-// of the binomial order statistics). It is the uncertainty of sampling within one run only.
-func RankInterval(s *sketch.Sketch, q, alpha float64) (Interval, bool) {
-	n := float64(s.Count())
-	if n < 20 {
-		return Interval{}, false
-	}
-	z := distuv.UnitNormal.Quantile(1 - alpha/2)
-	half := z * math.Sqrt(n*q*(1-q))
-	lo, hi := math.Max(0, (n*q-half)/n), math.Min(1, (n*q+half)/n)
-	return Interval{s.Quantile(lo), s.Quantile(hi)}, true
-}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/utils/ptr"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/compare"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
@@ -173,4 +176,42 @@ func TestSkewedWriterClocks(t *testing.T) {
 func ratio(s string) float64 {
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
+}
+
+// Two real runs of the same spec are not told apart by compare: run side by side, so that
+// whatever the machine does weighs on both alike, their throughput over the timeline's
+// intervals and their latency percentiles differ by noise only.
+func TestCompareTwoRunsOfTheSameSpec(t *testing.T) {
+	c := cluster(t)
+	side := func(keyspace string) *cbv1.BenchmarkRunSpec {
+		s := spec(keyspace, func(b *builders.BenchmarkRunBuilder) {
+			b.Duration(8 * time.Second).Warmup(2 * time.Second).Concurrency(8)
+		})
+		setUp(t, c, s)
+		return s
+	}
+	a, b := side("it_compare_a"), side("it_compare_b")
+	var sa, sb []*summary.Summary
+	done := make(chan struct{})
+	go func() { sa = mustRun(t, c, a); close(done) }()
+	sb = mustRun(t, c, b)
+	<-done
+	run := func(name string, sums []*summary.Summary) *cbv1.BenchmarkRun {
+		r := &cbv1.BenchmarkRun{Status: cbv1.BenchmarkRunStatus{Results: results.Merge(sums)}}
+		r.Name = name
+		return r
+	}
+	cmp := compare.Compare(compare.Side{Name: "a", Runs: []*cbv1.BenchmarkRun{run("a", sa)}},
+		compare.Side{Name: "b", Runs: []*cbv1.BenchmarkRun{run("b", sb)}}, 0.01)
+	var out strings.Builder
+	_ = compare.Text(&out, []compare.Comparison{cmp})
+	t.Log("\n" + out.String())
+	for _, r := range cmp.Rows {
+		if r.Significant {
+			t.Errorf("%s: %s between two runs of the same spec (%+.1f%%)", r.Metric, r.Verdict, r.DiffPercent)
+		}
+		if r.Metric == "ops/s" && r.Verdict != compare.NoDifference {
+			t.Errorf("ops/s: %s (%s): the runs' timelines should give eight intervals each", r.Verdict, r.Method)
+		}
+	}
 }
