@@ -93,7 +93,9 @@ func ParseLogs(lines []LogLine, from, to time.Time) Logs {
 			out.Warnings++
 			quote(warnRank, msg)
 		}
-		if strings.Contains(msg, "OutOfMemoryError") || strings.Contains(strings.ToLower(msg), "out of memory") {
+		// "java.lang.OutOfMemoryError" is the error itself; the bare class name also appears in
+		// JVM options (-XX:+HeapDumpOnOutOfMemoryError) logged at start.
+		if strings.Contains(msg, "java.lang.OutOfMemoryError") || strings.Contains(strings.ToLower(msg), "out of memory") {
 			out.OutOfMemory++
 			quote(oomRank, msg)
 		}

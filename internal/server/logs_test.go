@@ -18,6 +18,7 @@ func TestParseLogs(t *testing.T) {
 		{At: at(3), Level: "INFO", Logger: "org.apache.cassandra.metrics.MessagingMetrics", Message: "MUTATION_REQ messages were dropped in last 5000 ms: 3 internal and 12 cross node. Mean internal dropped latency: 2300 ms"},
 		{At: at(4), Level: "WARN", Logger: "org.apache.cassandra.db.ColumnFamilyStore", Message: "Flushing largest memtable"},
 		{At: at(20), Level: "ERROR", Logger: "x", Message: "after the window"},
+		{At: at(6), Level: "INFO", Logger: "org.apache.cassandra.service.CassandraDaemon", Message: "JVM Arguments: [-Xmx512M, -XX:+HeapDumpOnOutOfMemoryError, -XX:+ExitOnOutOfMemoryError]"},
 	}
 	got := ParseLogs(lines, at(0), at(10))
 	want := Logs{Available: true, GCPauses: 2, GCTotalMillis: 1450, GCMaxMillis: 1200, Dropped: 15, Warnings: 2,

@@ -365,3 +365,54 @@ func scriptPath(t testing.TB) string {
 	}
 	return filepath.Join(rootDir, "hack", "cassandra.sh")
 }
+
+// RestartNodeWith restarts node i with another heap (when heap is not empty) and extra JVM
+// options, as a node whose settings drifted from the others'. Like StopNode it first waits
+// until no other test process uses the cluster. The cluster then no longer matches the
+// options it was started with, so the next Start (of this or any test process) replaces it.
+func (c *Cluster) RestartNodeWith(t testing.TB, i int, heap string, jvmOpts ...string) {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	script := c.own(t, i)
+	args := []string{"restart", "--node", strconv.Itoa(i)}
+	if heap != "" {
+		args = append(args, "--heap", heap)
+	}
+	for _, o := range jvmOpts {
+		args = append(args, "--jvm-opt", o)
+	}
+	run(t, script, args...)
+	delete(stopped, i)
+	share()
+}
+
+// SystemLogsConfig writes (once) a logback configuration that also routes the node's log to
+// system_views.system_logs, and returns the JVM option that selects it. It lives in the cache
+// directory, not the test's, since the node keeps using it after the test.
+func SystemLogsConfig(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(kube.CacheDir(), "cassandra")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "logback-system-logs.xml")
+	const cfg = `<configuration scan="false">
+  <appender name="SYSTEMLOG" class="ch.qos.logback.core.FileAppender">
+    <file>${cassandra.logdir}/system.log</file>
+    <encoder><pattern>%-5level [%thread] %date{ISO8601} %F:%L - %msg%n</pattern></encoder>
+  </appender>
+  <appender name="CQLLOG" class="org.apache.cassandra.utils.logging.VirtualTableAppender">
+    <filter class="ch.qos.logback.classic.filter.ThresholdFilter"><level>INFO</level></filter>
+  </appender>
+  <root level="INFO">
+    <appender-ref ref="SYSTEMLOG"/>
+    <appender-ref ref="CQLLOG"/>
+  </root>
+</configuration>
+`
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "-Dlogback.configurationFile=file://" + path
+}
