@@ -5,6 +5,7 @@ package writer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"k8s.io/utils/ptr"
@@ -60,108 +61,177 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if cfg.Writers < 1 || cfg.Index < 0 || cfg.Index >= cfg.Writers {
 		return fail(fmt.Errorf("writer index %d is not in [0, %d)", cfg.Index, cfg.Writers))
 	}
+	ld, err := newLoad(ctx, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	defer ld.close()
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	ld.observe(runCtx)
+	begin, err := ld.meet(ctx, sum)
+	if err != nil {
+		return fail(err)
+	}
+	abort := watch(runCtx, ld.eng, ld.st, Budget{MaxPercent: ptrOr(cfg.Spec.Writers.MaxErrorPercent, 0)})
+	ld.measure(ctx, begin, sum)
+	ld.st.enter(phaseDone, time.Now())
+	stop()
+
+	if err := abort(); err != nil {
+		return fail(err)
+	}
+	if err := nothingSucceeded(sum, ld.eng.lastErr.Load()); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(fmt.Errorf("writer interrupted: %w", err))
+	}
+	return sum, nil
+}
+
+// load is one writer's load: the session, the workload and the engine that drives it.
+type load struct {
+	cfg         Config
+	schema      *workload.Schema
+	session     *gocql.Session
+	timeout     time.Duration
+	concurrency int
+	// rate is this writer's share of an open loop's rate; 0 in a closed loop.
+	rate      int64
+	eng       *engine
+	st        *state
+	deadlines *cql.Deadlines
+	restoreGC func()
+}
+
+// newLoad builds the workload, connects, prepares the statements (so that a missing table
+// fails the writer at once and the first measured operations do not pay for preparing) and
+// gives the engine one operation per request in flight.
+func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	spec := cfg.Spec
 	w := spec.Writers
 	schema, err := workload.BuildSchema(spec, cfg.Datacenter)
 	if err != nil {
-		return fail(fmt.Errorf("building schema: %w", err))
+		return nil, fmt.Errorf("building schema: %w", err)
 	}
 	writeCL, err := cql.ParseConsistency(string(spec.Workload.WriteConsistency))
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	readCL, err := cql.ParseConsistency(string(spec.Workload.ReadConsistency))
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	concurrency := int(max(w.Concurrency, 1))
 	// A generator is a pure function of the operation number, so all goroutines share one.
 	gen, err := workload.NewGenerator(spec, cfg.Index, cfg.Writers)
 	if err != nil {
-		return fail(fmt.Errorf("building the workload: %w", err))
+		return nil, fmt.Errorf("building the workload: %w", err)
+	}
+	ld := &load{cfg: cfg, schema: schema, concurrency: int(max(w.Concurrency, 1)), timeout: durationOr(w.RequestTimeout, 10*time.Second)}
+	if w.Rate != nil {
+		ld.rate = Share(*w.Rate, cfg.Writers, cfg.Index)
 	}
 
 	conn := cfg.Conn
 	// Statements are fully qualified; the session keyspace is there for token-aware routing,
 	// which looks the replicas up by the keyspace of the session when a routing key is given.
 	conn.Keyspace = schema.Keyspace
-	conn.Timeout = durationOr(w.RequestTimeout, 10*time.Second)
+	conn.Timeout = ld.timeout
 	// Every request of the session runs under a context with a deadline: the load's under
 	// one Deadline per goroutine, the others under their own timeouts.
 	conn.ContextTimeouts = true
 	conn.NumConns = int(max(w.ConnectionsPerHost, 1))
-	s, err := cql.Connect(conn)
-	if err != nil {
-		if strings.Contains(err.Error(), "does not exist") {
+	if ld.session, err = cql.Connect(conn); err != nil {
+		if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(err.Error(), "does not exist") {
 			err = fmt.Errorf("%w (did cassbench setup run?)", err)
 		}
-		return fail(err)
+		return nil, err
 	}
-	defer s.Close()
-	defer tuneGC()()
-	meta, err := prepare(ctx, s, gen, spec.Workload.ReadRatio > 0, conn.Timeout)
+	ld.restoreGC = tuneGC()
+	meta, err := prepare(ctx, ld.session, gen, spec.Workload.ReadRatio > 0, ld.timeout)
 	if err != nil {
-		return fail(err)
+		ld.close()
+		return nil, err
 	}
-
-	st := newState(concurrency)
-	eng := &engine{retries: int(ptr.Deref(w.Retries, 3)), backoff: DefaultBackoff, log: func(o Outcome, err error) {
+	ld.st = newState(ld.concurrency)
+	ld.eng = &engine{retries: int(ptr.Deref(w.Retries, 3)), backoff: DefaultBackoff, log: func(o Outcome, err error) {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: first %s error: %v\n", cfg.Index, cfg.Writers, o, err)
 	}}
-	deadlines := cql.NewDeadlines(conn.Timeout)
-	defer deadlines.Stop()
-	for range concurrency {
-		eng.ops = append(eng.ops, newCQLOp(s, gen, spec.Workload, writeCL, readCL, meta, deadlines.New()))
+	ld.deadlines = cql.NewDeadlines(ld.timeout)
+	for range ld.concurrency {
+		ld.eng.ops = append(ld.eng.ops, newCQLOp(ld.session, gen, spec.Workload, writeCL, readCL, meta, ld.deadlines.New()))
 	}
+	return ld, nil
+}
 
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
+func (ld *load) close() {
+	if ld.deadlines != nil {
+		ld.deadlines.Stop()
+	}
+	if ld.restoreGC != nil {
+		ld.restoreGC()
+	}
+	ld.session.Close()
+}
+
+// observe serves /metrics and prints progress until ctx ends.
+func (ld *load) observe(ctx context.Context) {
+	cfg := ld.cfg
 	if cfg.MetricsAddr != "" {
-		if _, err := serveMetrics(runCtx, cfg.MetricsAddr, newCollector(st, cfg.Index)); err != nil {
+		if _, err := serveMetrics(ctx, cfg.MetricsAddr, newCollector(ld.st, cfg.Index)); err != nil {
 			fmt.Fprintf(cfg.Progress, "writer %d/%d: not serving metrics: %v\n", cfg.Index, cfg.Writers, err)
 		}
 	}
-	go report(runCtx, cfg, st, durationOr(w.Duration, 0))
+	go report(ctx, cfg, ld.st, durationOr(cfg.Spec.Writers.Duration, 0))
+}
 
-	// Writers' clocks may disagree; Cassandra's is the one they share.
-	clock, err := measureOffset(ctx, s, cfg.Now, conn.Timeout)
+// meet measures this writer's clock against Cassandra's, which is the one all writers
+// share, waits at the start barrier for the others, and returns the common start on this
+// writer's monotonic clock, which the load is timed by.
+func (ld *load) meet(ctx context.Context, sum *summary.Summary) (time.Time, error) {
+	cfg := ld.cfg
+	clock, err := measureOffset(ctx, ld.session, cfg.Now, ld.timeout)
 	if err != nil {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: not correcting for clock offset: %v\n", cfg.Index, cfg.Writers, err)
 	}
 	sum.OffsetMillis, sum.OffsetErrorMillis = clock.Offset.Round(time.Millisecond).Milliseconds(), clock.Error.Round(time.Millisecond).Milliseconds()
 	barrier := Barrier{
-		Session: s, Keyspace: schema.Keyspace, Run: cfg.RunID, Index: cfg.Index, Writers: cfg.Writers,
-		Consistency: BarrierConsistency(spec.Schema.Replication.Factor),
-		Timeout:     cfg.BarrierTimeout, RequestTimeout: conn.Timeout, Now: cfg.Now, Offset: clock.Offset,
+		Session: ld.session, Keyspace: ld.schema.Keyspace, Run: cfg.RunID, Index: cfg.Index, Writers: cfg.Writers,
+		Consistency: BarrierConsistency(cfg.Spec.Schema.Replication.Factor),
+		Timeout:     cfg.BarrierTimeout, RequestTimeout: ld.timeout, Now: cfg.Now, Offset: clock.Offset,
 	}
 	start, err := barrier.Wait(ctx)
 	if err != nil {
-		return fail(err)
+		return time.Time{}, err
 	}
-	// The common start on this writer's monotonic clock, which the load is timed by.
 	begin := time.Now().Add(start.Add(clock.Offset).Sub(cfg.Now()))
 	sleepCtx(ctx, time.Until(begin))
-	wall := wallClock(cfg.Now)
+	return begin, nil
+}
 
-	abort := watch(runCtx, eng, st, Budget{MaxPercent: ptrOr(w.MaxErrorPercent, 0)})
-	rate := int64(0)
-	if w.Rate != nil {
-		rate = Share(*w.Rate, cfg.Writers, cfg.Index)
+// pace makes a phase an open loop at this writer's rate, when it has one.
+func (ld *load) pace(p phase) phase {
+	if ld.rate > 0 {
+		p.Rate = ld.rate
+		p.Poisson, p.Seed = ld.cfg.Spec.Writers.Arrivals == cbv1.ArrivalsPoisson, uint64(ld.cfg.Index)
+		// Evenly spaced writers are offset by a share of their interval, so that N of them
+		// do not all fire in the same instant.
+		p.Start = p.Start.Add(time.Second * time.Duration(ld.cfg.Index) / time.Duration(ld.rate*int64(ld.cfg.Writers)))
 	}
-	pace := func(p phase) phase {
-		if rate > 0 {
-			p.Rate = rate
-			p.Poisson, p.Seed = w.Arrivals == cbv1.ArrivalsPoisson, uint64(cfg.Index)
-			// Evenly spaced writers are offset by a share of their interval, so that N of
-			// them do not all fire in the same instant.
-			p.Start = p.Start.Add(time.Second * time.Duration(cfg.Index) / time.Duration(rate*int64(cfg.Writers)))
-		}
-		return p
-	}
+	return p
+}
+
+// measure runs the warm-up and the measured window from begin, with the timeline and the
+// server's figures sampled alongside, and writes what the window measured into sum.
+func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summary) {
+	w, cfg, st, eng := ld.cfg.Spec.Writers, ld.cfg, ld.st, ld.eng
+	wall := wallClock(cfg.Now)
 	warmup := durationOr(w.Warmup, 0)
 	if warmup > 0 {
 		st.enter(phaseWarmup, begin)
-		eng.run(pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
+		eng.run(ld.pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
 	}
 	window := phase{Start: begin.Add(warmup), Limit: -1}
 	if d := durationOr(w.Duration, 0); d > 0 {
@@ -170,7 +240,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if w.Operations != nil {
 		window.Limit = Share(*w.Operations, cfg.Writers, cfg.Index)
 	}
-	if w.Rate != nil && rate == 0 {
+	if w.Rate != nil && ld.rate == 0 {
 		// A rate below the writer count leaves this writer nothing to do.
 		window.Limit = 0
 	}
@@ -180,43 +250,32 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		smp := newSampler(st.measured, timelineInterval(durationOr(w.Duration, 0)))
 		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 		go func() { timeline <- smp.run(window.Start, stopSampling) }()
-		watching := startWatch(ctx, s, cfg, schema.Keyspace, schema.Table, window.End.Sub(window.Start))
-		res = eng.run(pace(window), st.measured)
+		watching := startWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table, window.End.Sub(window.Start))
+		res = eng.run(ld.pace(window), st.measured)
 		close(stopSampling)
 		sum.Timeline = <-timeline
-		sum.Server, sum.CPU = watching.stop(ctx, concurrency, rate)
+		sum.Server, sum.CPU = watching.stop(ctx, ld.concurrency, ld.rate)
 	}
-	st.enter(phaseDone, time.Now())
-	stop()
 
 	if !res.First.IsZero() {
 		sum.Start, sum.End = wall(res.First).UnixMilli(), wall(res.Last).UnixMilli()
 		sum.SpanMicros = res.Last.Sub(res.First).Microseconds()
 	}
-	if spec.Workload.WriteRatio > 0 || spec.Workload.ReadRatio == 0 {
+	wl := cfg.Spec.Workload
+	if wl.WriteRatio > 0 || wl.ReadRatio == 0 {
 		sum.Writes = summarize(st.measured.kind(Write))
 	}
-	if spec.Workload.ReadRatio > 0 {
+	if wl.ReadRatio > 0 {
 		sum.Reads = summarize(st.measured.kind(Read))
 	}
-	if rate > 0 {
+	if ld.rate > 0 {
 		lag, late1ms, lateTenth := summarizePace(st.measured)
 		sum.Lag = lag
-		sum.Schedule = &summary.Schedule{Target: rate, Due: res.Due, Missed: res.Missed, Backlog: res.Backlog, Late1ms: late1ms, Late10pct: lateTenth}
+		sum.Schedule = &summary.Schedule{Target: ld.rate, Due: res.Due, Missed: res.Missed, Backlog: res.Backlog, Late1ms: late1ms, Late10pct: lateTenth}
 		if !window.End.IsZero() && res.Last.After(window.End) {
 			sum.Schedule.DrainMicros = res.Last.Sub(window.End).Microseconds()
 		}
 	}
-	if err := abort(); err != nil {
-		return fail(err)
-	}
-	if err := nothingSucceeded(sum, eng.lastErr.Load()); err != nil {
-		return fail(err)
-	}
-	if err := ctx.Err(); err != nil {
-		return fail(fmt.Errorf("writer interrupted: %w", err))
-	}
-	return sum, nil
 }
 
 // wallClock maps a reading of the monotonic clock to the writer's wall clock as now tells
