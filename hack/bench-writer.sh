@@ -7,8 +7,10 @@
 # is the node's, not the client's: on a small machine the node is the bottleneck for both.
 #
 #   hack/bench-writer.sh [--duration 20s] [--concurrency 128] [--threads "1 2"] [--rounds 3]
-#                        [--node-warmup 10s|0] [--no-latte] [--profile] [--baseline REV]
+#                        [--node-warmup 10s|0] [--no-latte] [--profile] [--baseline REV] [--stock]
 #
+# --stock also runs the writer with writers.driverIO: Stock (the driver's own sends and
+# routing, without cassbench's batching layer) in every round: cassbench/stock in the report.
 # --baseline REV also builds the writer of git revision REV and runs it as a third client in
 # every round, so that a change's cost is a ratio against the code before it, measured side
 # by side on the same node (cassbench/baseline in the report).
@@ -33,6 +35,7 @@ NODE_WARMUP=10s
 RUN_LATTE=1
 PROFILE=0
 BASELINE=""
+STOCK=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
@@ -43,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --no-latte) RUN_LATTE=0; shift ;;
     --profile) PROFILE=1; shift ;;
     --baseline) BASELINE="$2"; shift 2 ;;
+    --stock) STOCK=1; shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "bench-writer: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -116,6 +120,8 @@ spec:
   writers: {replicas: 1, concurrency: $CONCURRENCY, duration: $DURATION, connectionsPerHost: 1}
 EOF
 
+sed "s/connectionsPerHost: 1}/connectionsPerHost: 1, driverIO: Stock}/" "$OUT/spec.yaml" >"$OUT/spec-stock.yaml"
+
 cat >"$OUT/latte.rn" <<'EOF'
 use latte::*;
 
@@ -162,13 +168,13 @@ fi
 RUNS="$OUT/runs.txt"
 : >"$RUNS"
 
-# run_cassbench THREADS ROUND [CLIENT BINARY]
+# run_cassbench THREADS ROUND [CLIENT BINARY SPEC]
 run_cassbench() {
-  local t=$1 r=$2 client=${3:-cassbench} bin=${4:-$OUT/cassbench} cpu rss ok failed
-  "$bin" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
+  local t=$1 r=$2 client=${3:-cassbench} bin=${4:-$OUT/cassbench} spec=${5:-$OUT/spec.yaml} cpu rss ok failed
+  "$bin" setup -f "$spec" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
     { cat "$OUT/setup.log" >&2; exit 1; }
   GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/$client-$t-$r.time" \
-    "$bin" writer -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$r" \
+    "$bin" writer -f "$spec" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$r" \
     --metrics-addr "" --termination-log "" >"$OUT/$client-$t-$r.json" 2>"$OUT/$client-$t-$r.log"
   check_node "$client"
   read -r cpu rss < <(cpu_rss "$OUT/$client-$t-$r.time")
@@ -204,6 +210,10 @@ for t in $THREADS; do
       log "$t thread(s), round $r of $ROUNDS: baseline writer ($BASELINE)"
       run_cassbench "$t" "$r" baseline "$OUT/cassbench-baseline"
     fi
+    if [[ $STOCK == 1 ]]; then
+      log "$t thread(s), round $r of $ROUNDS: the writer with the driver's stock I/O"
+      run_cassbench "$t" "$r" stock "$OUT/cassbench" "$OUT/spec-stock.yaml"
+    fi
     if [[ $RUN_LATTE == 1 ]]; then
       log "$t thread(s), round $r of $ROUNDS: latte $LATTE_VERSION, $CONCURRENCY in flight for $DURATION"
       run_latte "$t" "$r"
@@ -237,11 +247,12 @@ for t in sorted({t for t, _ in rows}):
             statistics.median(e for e, _ in l), max(m for _, m in l),
             statistics.median(e for e, _ in w) / statistics.median(e for e, _ in l),
             " ".join("%.2f" % (a[0] / b[0]) for a, b in zip(w, l)))
-    b = rows.get((t, "baseline"))
-    if b:
-        line += "; baseline %.0f writes/CPU-s; cassbench/baseline %.3f (per round: %s)" % (
-            statistics.median(e for e, _ in b), statistics.median(e for e, _ in w) / statistics.median(e for e, _ in b),
-            " ".join("%.3f" % (a[0] / c[0]) for a, c in zip(w, b)))
+    for other in ("baseline", "stock"):
+        b = rows.get((t, other))
+        if b:
+            line += "; %s %.0f writes/CPU-s; cassbench/%s %.3f (per round: %s)" % (
+                other, statistics.median(e for e, _ in b), other, statistics.median(e for e, _ in w) / statistics.median(e for e, _ in b),
+                " ".join("%.3f" % (a[0] / c[0]) for a, c in zip(w, b)))
     print(line)
 PY
   [[ $RUN_LATTE == 1 ]] || echo "latte: not run"

@@ -511,6 +511,14 @@ type WritersSpec struct {
 	// +kubebuilder:validation:Maximum=64
 	ConnectionsPerHost int32 `json:"connectionsPerHost,omitempty"`
 
+	// DriverIO chooses how the writers' requests reach the driver's connections: Batched
+	// sends whatever requests queued while a send was under way in one write and routes each
+	// request to its replica itself (cassbench's own layer, the cheaper in client CPU), Stock
+	// leaves both to the driver as it ships, to rule that layer out of a result.
+	// +optional
+	// +kubebuilder:default=Batched
+	DriverIO DriverIO `json:"driverIO,omitempty"`
+
 	// Image runs the writers and the setup Job; defaults to the manager's own image.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
@@ -582,6 +590,15 @@ type Deadlines struct {
 	// +kubebuilder:validation:XValidation:rule="self > duration('0s')",message="must be longer than 0s"
 	Run *metav1.Duration `json:"run,omitempty"`
 }
+
+// DriverIO is how writers talk to the driver's connections.
+// +kubebuilder:validation:Enum=Batched;Stock
+type DriverIO string
+
+const (
+	DriverIOBatched DriverIO = "Batched"
+	DriverIOStock   DriverIO = "Stock"
+)
 
 // Arrivals is how an open loop spaces its operations.
 // +kubebuilder:validation:Enum=Uniform;Poisson

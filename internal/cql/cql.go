@@ -41,6 +41,10 @@ type Options struct {
 	// NumConns is connections per host.
 	NumConns int
 	Keyspace string
+	// Stock leaves sending and routing to the driver as it ships: no batched sends, no
+	// routing of our own, the driver's per-request timer (ContextTimeouts is ignored). It is
+	// there so that a result can be checked against the plain driver.
+	Stock bool
 }
 
 // Cluster builds the driver configuration.
@@ -79,6 +83,17 @@ func (o Options) Cluster() (*gocql.ClusterConfig, error) {
 	c.PoolConfig.HostSelectionPolicy = newRoutedPolicy(gocql.TokenAwareHostPolicy(fallback))
 	if o.Username != "" {
 		c.Authenticator = gocql.PasswordAuthenticator{Username: o.Username, Password: o.Password}
+	}
+	if o.Stock {
+		c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(fallback)
+		if o.TLS || o.CAFile != "" {
+			tc, err := o.tlsConfig()
+			if err != nil {
+				return nil, err
+			}
+			c.SslOpts = &gocql.SslOptions{Config: tc, EnableHostVerification: !o.InsecureSkipVerify}
+		}
+		return c, nil
 	}
 	d := &hostDialer{
 		dialer:    net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: c.SocketKeepalive},

@@ -7,6 +7,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/workload"
 )
@@ -19,9 +20,12 @@ func TestInsertsMatchRowCount(t *testing.T) {
 		writers   int32
 		ops       int64
 		batchSize int32
+		io        cbv1.DriverIO
 	}{
 		"two writers, single inserts": {writers: 2, ops: 20000, batchSize: 1},
 		"one writer, batches of 10":   {writers: 1, ops: 1000, batchSize: 10},
+		// The driver as it ships, with neither batched sends nor routing of our own.
+		"stock driver I/O": {writers: 2, ops: 20000, batchSize: 1, io: cbv1.DriverIOStock},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -29,6 +33,7 @@ func TestInsertsMatchRowCount(t *testing.T) {
 				b.Writers(tc.writers).Operations(tc.ops).Concurrency(32)
 			})
 			s.Workload.BatchSize = tc.batchSize
+			s.Writers.DriverIO = tc.io
 			setUp(t, c, s)
 			var inserted int64
 			for _, sum := range mustRun(t, c, s) {

@@ -143,6 +143,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	// one Deadline per goroutine, the others under their own timeouts.
 	conn.ContextTimeouts = true
 	conn.NumConns = int(max(w.ConnectionsPerHost, 1))
+	conn.Stock = w.DriverIO == cbv1.DriverIOStock
 	if ld.session, err = cql.Connect(conn); err != nil {
 		if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(err.Error(), "does not exist") {
 			err = fmt.Errorf("%w (did cassbench setup run?)", err)
