@@ -29,6 +29,16 @@ const (
 	ConditionWritersComplete = "WritersComplete"
 	// ConditionDatacenterRestored is True once the datacenter is back as it was and unlocked.
 	ConditionDatacenterRestored = "DatacenterRestored"
+
+	// kstatus conditions, derived from the others so that Flux, Argo CD and
+	// `kubectl wait --for=condition=Ready` understand a run without knowing its kind.
+
+	// ConditionReady is True only once the run succeeded.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the run has work left, False once it is finished.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True once the run failed: nothing will make it succeed.
+	ConditionStalled = "Stalled"
 )
 
 // Condition reasons.
@@ -54,7 +64,24 @@ const (
 	ReasonKeptChanges            = "KeptChanges"
 	ReasonNothingToRestore       = "NothingToRestore"
 	ReasonSucceeded              = "Succeeded"
-	ReasonFailed                 = "Failed"
-	ReasonDeleted                = "Deleted"
 	ReasonInvalidSpec            = "InvalidSpec"
+	// ReasonDatacenterInvalid: cass-operator marked the datacenter Valid=False.
+	ReasonDatacenterInvalid = "DatacenterInvalid"
+	// ReasonDatacenterUnsuitable: the datacenter cannot take the run as it is (stopped, a
+	// config secret, too few nodes for its racks or the replication factor, JVM options its
+	// server version does not read); the run failed before touching it.
+	ReasonDatacenterUnsuitable = "DatacenterUnsuitable"
+	// ReasonDatacenterDrifted: someone else changed the datacenter while the run held it.
+	ReasonDatacenterDrifted = "DatacenterDrifted"
+	// ReasonRefused: the apiserver (validation, a webhook, a policy engine or RBAC) refused a
+	// write the run needs; retrying cannot help.
+	ReasonRefused = "Refused"
+	// ReasonImageNotAllowed: the run names an image the manager is not allowed to run.
+	ReasonImageNotAllowed = "ImageNotAllowed"
+	// ReasonStoppingJobs: the run's own Jobs are being stopped before the datacenter is given back.
+	ReasonStoppingJobs = "StoppingJobs"
+	// ReasonRestoreStuck: the original size could not be restored within the deadline.
+	ReasonRestoreStuck = "RestoreStuck"
+	// ReasonLockLost: someone removed the run's lock before the run could restore the datacenter.
+	ReasonLockLost = "LockLost"
 )

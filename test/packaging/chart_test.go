@@ -256,7 +256,7 @@ func checkPodMonitor(t *testing.T, pm *unstructured.Unstructured, watching bool,
 	if !selector.Matches(labels.Set(job.Spec.Template.Labels)) {
 		t.Errorf("PodMonitor selector %s does not match writer pods %v", selector, job.Spec.Template.Labels)
 	}
-	setup, err := jobs.Setup(run, jobs.Target{Image: "x", Host: "h", Port: 9042, CassandraDatacenter: "dc1", Nodes: 1})
+	setup, err := jobs.Setup(run, jobs.Target{Image: "x", Host: "h", Port: 9042, CassandraDatacenter: "dc1", Nodes: 1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
