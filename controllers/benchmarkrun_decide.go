@@ -385,7 +385,11 @@ func (d *decider) preflight(t jobs.Target) bool {
 		d.requeue(prepareDeadline(run).Sub(d.o.now))
 		return false
 	}
-	if _, failure := setupReport(job, d.o.pods[jobs.ComponentPreflight], jobs.ComponentPreflight); failure != "" {
+	report, failure := setupReport(job, d.o.pods[jobs.ComponentPreflight], jobs.ComponentPreflight)
+	if d.awaitReport(job, report == nil && failure != "", cbv1.ConditionDatacenterReady, cbv1.ReasonCheckingSettings) {
+		return false
+	}
+	if failure != "" {
 		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingsInvalid, failure+"; the datacenter was not changed")
 		return false
 	}
@@ -448,6 +452,9 @@ func (d *decider) setUp(t jobs.Target) bool {
 		return false
 	}
 	report, failure := setupReport(job, d.o.pods[jobs.ComponentSetup], jobs.ComponentSetup)
+	if d.awaitReport(job, report == nil && failure != "", cbv1.ConditionSchemaReady, cbv1.ReasonSetupRunning) {
+		return false
+	}
 	if report != nil {
 		st := run.Status.Datacenter
 		st.CassandraVersion, st.Nodes, st.SettingsVerified = report.CassandraVersion, report.Nodes, report.SettingsVerified
@@ -459,6 +466,25 @@ func (d *decider) setUp(t jobs.Target) bool {
 	d.set(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded,
 		fmt.Sprintf("Cassandra %s on %d nodes; %d settings verified on every node; schema created",
 			orUnknown(report.CassandraVersion), report.Nodes, len(report.SettingsVerified)))
+	return true
+}
+
+// reportGrace is how long after its Job finished a pod's report may take to be seen: the
+// Job's status and its pods come through different watches, in no set order.
+const reportGrace = 30 * time.Second
+
+// awaitReport tells whether to wait for the pods of a Job that finished successfully when
+// reports are missing, rather than fail the run for want of them.
+func (d *decider) awaitReport(job *batchv1.Job, missing bool, stage, reason string) bool {
+	if _, ok := jobs.Finished(job); !ok || !missing {
+		return false
+	}
+	until := jobs.FinishedAt(job).Add(reportGrace)
+	if !d.o.now.Before(until) {
+		return false
+	}
+	d.set(stage, metav1.ConditionFalse, reason, fmt.Sprintf("Job %s finished; reading what its pods reported", job.Name))
+	d.requeue(until.Sub(d.o.now))
 	return true
 }
 
@@ -526,8 +552,11 @@ func (d *decider) load(t jobs.Target) {
 		d.requeue(min(d.o.progressInterval, deadline.Sub(d.o.now)))
 		return
 	}
-	run.Status.Progress = nil
 	missing := missingWriters(summaries, n)
+	if d.awaitReport(job, len(missing) > 0, cbv1.ConditionWritersComplete, cbv1.ReasonWritersRunning) {
+		return
+	}
+	run.Status.Progress = nil
 	if len(problems) == 0 && len(missing) == 0 {
 		d.set(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded,
 			fmt.Sprintf("all %d writers finished and reported", n))

@@ -135,6 +135,14 @@ func job(component string, finished, failed, foreign bool) *batchv1.Job {
 	return j
 }
 
+// finishedAt sets when a finished Job reached its final condition.
+func finishedAt(j *batchv1.Job, d time.Duration) *batchv1.Job {
+	for i := range j.Status.Conditions {
+		j.Status.Conditions[i].LastTransitionTime = metav1.NewTime(t0.Add(d))
+	}
+	return j
+}
+
 // pod is a terminated pod of a Job, with its termination message.
 func pod(j *batchv1.Job, index int32, exit int32, message string) corev1.Pod {
 	p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", j.Name, index), Namespace: "bench", UID: types.UID(fmt.Sprintf("%s-pod-%d", j.UID, index)),
@@ -309,6 +317,11 @@ func TestDecide(t *testing.T) {
 		})), conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterInvalid"}},
 		"ready: setup starts": {o: observed(aRun(patched), aDC(mine, atTarget)), create: jobs.ComponentSetup,
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "True/DatacenterReady", cbv1.ConditionSchemaReady: "False/SetupRunning"}},
+
+		"setup finished, its pod not seen yet: wait for it, not fail": {o: observed(aRun(patched, dcReady), aDC(mine, atTarget), finishedAt(job(jobs.ComponentSetup, true, false, false), 4*time.Minute+50*time.Second)),
+			requeue: true, conds: map[string]string{cbv1.ConditionSchemaReady: "False/SetupRunning"}},
+		"setup finished long ago without a report: failed": {o: observed(aRun(patched, dcReady), aDC(mine, atTarget), finishedAt(job(jobs.ComponentSetup, true, false, false), time.Minute)),
+			conds: map[string]string{cbv1.ConditionSchemaReady: "False/SetupFailed"}},
 
 		// After ready: readiness no longer gates, drift fails the run.
 		"a rolling restart after ready does not fail the run": {o: observed(aRun(patched, dcReady, schemaReady, func(r *cbv1.BenchmarkRun) {

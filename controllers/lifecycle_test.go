@@ -1,0 +1,340 @@
+package controllers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/play"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// denyInNamespace installs a ValidatingAdmissionPolicy, as a policy engine or webhook would,
+// that refuses creates and updates of one resource in one namespace unless expression holds,
+// and waits until the apiserver enforces it (probe must then be refused).
+func denyInNamespace(t *testing.T, ns, group, resource, expression, message string, probe func() error) {
+	t.Helper()
+	ctx := context.Background()
+	name := "deny-" + ns
+	policy := &admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+					Rule:       admissionv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: []string{resource}},
+				},
+			}}},
+			Validations: []admissionv1.Validation{{Expression: expression, Message: message}},
+		},
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}},
+		},
+	}
+	pl.Create(t, policy, binding)
+	t.Cleanup(func() {
+		_ = env.Client.Delete(ctx, binding)
+		_ = env.Client.Delete(ctx, policy)
+	})
+	play.Eventually(t, 30*time.Second, "waiting for the policy to be enforced", func() error {
+		if err := probe(); err == nil || !strings.Contains(err.Error(), message) {
+			return fmt.Errorf("probe not refused yet: %v", err)
+		}
+		return nil
+	})
+}
+
+// A rule on Jobs (Kyverno, Gatekeeper, a ValidatingAdmissionPolicy) refuses the writers: the
+// run fails within seconds naming the apiserver's message, and gives the datacenter back.
+func TestRefusedJobFailsTheRunAndGivesTheDatacenterBack(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	const msg = "writer Jobs are not allowed in this namespace"
+	denyInNamespace(t, ns, "batch", "jobs", "!has(object.metadata.labels) || !('cassbench.io/component' in object.metadata.labels) || object.metadata.labels['cassbench.io/component'] != 'writer'", msg,
+		func() error {
+			probe := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns, Labels: map[string]string{cbv1.ComponentLabel: "writer"}},
+				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{Name: "c", Image: "x"}}}}}}
+			return env.Client.Create(context.Background(), probe, client.DryRunAll)
+		})
+	startManager(t, managerConfig(t, ns))
+	gen := pl.Datacenter(t, dc).Generation
+	run := builders.MakeBenchmarkRun("refused", ns).Datacenter("dc1").Size(4).Writers(2).Duration(time.Minute).Obj()
+	pl.Create(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	setup := pl.WaitJob(t, ns, "refused-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 4})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+
+	start := time.Now()
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonRefused)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the refusal took %s to fail the run", took)
+	}
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, msg) || !strings.Contains(c.Message, "refused-writer") {
+		t.Errorf("the failure does not name the Job and the apiserver's message: %s", c.Message)
+	}
+	if c := findCond(got, cbv1.ConditionStalled); c.Status != metav1.ConditionTrue {
+		t.Errorf("Stalled %s, want True for a failed run", c.Status)
+	}
+	if c := findCond(got, cbv1.ConditionReady); c.Status != metav1.ConditionFalse {
+		t.Errorf("Ready %s", c.Status)
+	}
+	d := pl.Datacenter(t, dc)
+	if d.Spec.Size != 3 || d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("not given back: size %d lock %q", d.Spec.Size, d.Annotations[cbv1.LockAnnotation])
+	}
+}
+
+// A webhook that refuses the datacenter's patch (as cass-operator's refuses a size change
+// while it scales, or JVM sections on 3.11) fails the run at once and releases the lock.
+func TestRefusedDatacenterPatchFailsTheRunAndReleasesTheLock(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	const msg = "size changes are frozen"
+	denyInNamespace(t, ns, "cassandra.datastax.com", "cassandradatacenters", "object.spec.size == oldObject.spec.size", msg, func() error {
+		probe := pl.Datacenter(t, dc)
+		probe.Spec.Size = 9
+		return env.Client.Update(context.Background(), probe, client.DryRunAll)
+	})
+	startManager(t, managerConfig(t, ns))
+	run := builders.MakeBenchmarkRun("frozen", ns).Datacenter("dc1").Size(5).Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, run)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonRefused)
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, msg) {
+		t.Errorf("the failure does not carry the apiserver's message: %s", c.Message)
+	}
+	d := pl.Datacenter(t, dc)
+	if d.Spec.Size != 3 || d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("not given back: size %d lock %q", d.Spec.Size, d.Annotations[cbv1.LockAnnotation])
+	}
+}
+
+// Someone else's change to the datacenter mid-run (a GitOps sync putting its size back) is
+// drift, not a deadline: the run fails naming it, its writers are stopped before the lock is
+// released, and the next queued run starts only after that.
+func TestDriftMidRunStopsTheWritersBeforeTheNextRunStarts(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	startManager(t, managerConfig(t, ns))
+	gen := pl.Datacenter(t, dc).Generation
+	run := builders.MakeBenchmarkRun("drifted", ns).Datacenter("dc1").Size(4).Writers(2).Duration(time.Hour).Obj()
+	pl.Create(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	setup := pl.WaitJob(t, ns, "drifted-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 4})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	writers := pl.WaitJob(t, ns, "drifted-writer")
+	pl.JobRunning(t, writers, 2)
+	pl.Pods(t, writers, map[int32]play.PodResult{0: {Running: true}, 1: {Running: true}})
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have one-second resolution
+	next := builders.MakeBenchmarkRun("next", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, next)
+	pl.WaitCondition(t, next, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy)
+
+	// A GitOps sync puts the declared size back, and cass-operator starts scaling down.
+	synced := pl.Datacenter(t, dc)
+	synced.Spec.Size = 3
+	if err := env.Client.Update(context.Background(), synced); err != nil {
+		t.Fatal(err)
+	}
+	got := pl.WaitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterDrifted)
+	if c := findCond(got, cbv1.ConditionDatacenterReady); !strings.Contains(c.Message, "spec.size is 3") {
+		t.Errorf("drift not named: %s", c.Message)
+	}
+	play.Eventually(t, 10*time.Second, "writers suspended", func() error {
+		j := pl.WaitJob(t, ns, "drifted-writer")
+		if !ptr.Deref(j.Spec.Suspend, false) {
+			return errNotYet
+		}
+		return nil
+	})
+	// The Job controller has not stopped the pods yet: the lock must hold.
+	time.Sleep(time.Second)
+	if holder := pl.Datacenter(t, dc).Annotations[cbv1.LockAnnotation]; holder != ns+"/drifted" {
+		t.Fatalf("released while its writers still run: lock %q", holder)
+	}
+	if n := pl.Run(t, next); n.Status.StartTime != nil {
+		t.Fatal("the next run started while the drifted run's writers still ran")
+	}
+	pl.JobRunning(t, writers, 0) // the Job controller deleted the suspended Job's pods
+	done := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonDatacenterDrifted)
+	if c := findCond(done, cbv1.ConditionDatacenterRestored); c.Status != metav1.ConditionTrue {
+		t.Errorf("DatacenterRestored %s/%s: %s", c.Status, c.Reason, c.Message)
+	}
+	d := pl.Datacenter(t, dc)
+	if d.Spec.Size != 3 || !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) {
+		t.Errorf("datacenter size %d config %s", d.Spec.Size, d.Spec.Config)
+	}
+	play.Eventually(t, 10*time.Second, "the next run takes the datacenter", func() error {
+		if pl.Datacenter(t, dc).Annotations[cbv1.LockAnnotation] != ns+"/next" {
+			return errNotYet
+		}
+		return nil
+	})
+}
+
+// A run deleted with --cascade=orphan and created again under the same name runs its own
+// Jobs: the earlier run's Job is deleted, not adopted, and its pods' reports are not read.
+func TestRecreatedRunDoesNotAdoptTheEarlierRunsJobs(t *testing.T) {
+	ns := env.Namespace(t)
+	readyDatacenter(t, ns, "dc1", 1)
+	startManager(t, managerConfig(t, ns))
+	ctx := context.Background()
+	first := builders.MakeBenchmarkRun("again", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, first)
+	setup := pl.WaitJob(t, ns, "again-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "4.0.0-earlier", Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	oldWriters := pl.WaitJob(t, ns, "again-writer")
+	pl.Pods(t, oldWriters, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 1, 777, "")}})
+
+	if err := env.Client.Delete(ctx, first, client.PropagationPolicy(metav1.DeletePropagationOrphan)); err != nil {
+		t.Fatal(err)
+	}
+	// Play the garbage collector: orphan the Jobs, then let the run go.
+	play.Eventually(t, 20*time.Second, "the run gives the datacenter back", func() error {
+		got := &cbv1.BenchmarkRun{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), got); err != nil {
+			return err
+		}
+		if controllerutil.ContainsFinalizer(got, cbv1.Finalizer) {
+			return errNotYet
+		}
+		return nil
+	})
+	var js batchv1.JobList
+	if err := env.Client.List(ctx, &js, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range js.Items {
+		j := &js.Items[i]
+		j.OwnerReferences = nil
+		if err := env.Client.Update(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := &cbv1.BenchmarkRun{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), got); err == nil {
+		got.Finalizers = nil
+		if err := env.Client.Update(ctx, got); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+	play.Eventually(t, 10*time.Second, "the first run is gone", func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), &cbv1.BenchmarkRun{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("still there: %v", err)
+		}
+		return nil
+	})
+
+	second := builders.MakeBenchmarkRun("again", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, second)
+	var newSetup *batchv1.Job
+	play.Eventually(t, 20*time.Second, "the second run's own setup Job", func() error {
+		j := &batchv1.Job{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "again-setup"}, j); err != nil {
+			return err
+		}
+		if !metav1.IsControlledBy(j, second) {
+			return fmt.Errorf("Job again-setup is still the earlier run's")
+		}
+		newSetup = j
+		return nil
+	})
+	if c := findCond(pl.Run(t, second), cbv1.ConditionSchemaReady); c.Status == metav1.ConditionTrue {
+		t.Fatalf("the second run read the earlier setup report: %s", c.Message)
+	}
+	pl.Pods(t, newSetup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 1})}})
+	pl.FinishJob(t, newSetup, []int32{0}, nil)
+	var writers *batchv1.Job
+	play.Eventually(t, 20*time.Second, "the second run's own writer Job", func() error {
+		j := &batchv1.Job{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "again-writer"}, j); err != nil {
+			return err
+		}
+		if !metav1.IsControlledBy(j, second) {
+			return fmt.Errorf("Job again-writer is still the earlier run's")
+		}
+		writers = j
+		return nil
+	})
+	pl.Pods(t, writers, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 1, 1000, "")}})
+	pl.FinishJob(t, writers, []int32{0}, nil)
+	done := pl.WaitCondition(t, second, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
+	if v := done.Status.Datacenter.CassandraVersion; v != "5.0.4" {
+		t.Errorf("setup report from the earlier run: version %q", v)
+	}
+	if r := done.Status.Results; r == nil || r.Operations != 1000 {
+		t.Errorf("results include the earlier run's writer: %+v", r)
+	}
+	if len(done.Status.WriterReports) != 1 || done.Status.WriterReports[0].PodUID == "" {
+		t.Errorf("writer reports %+v", done.Status.WriterReports)
+	}
+}
+
+// Refusals that need the datacenter are made before it is touched.
+func TestUnsuitableRunFailsBeforeTheDatacenterIsTouched(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := builders.MakeDatacenter("dc1", ns).Cluster("c1").Size(3).Config(originalConfig).AllowBenchmarks("true").Obj()
+	dc.Spec.Stopped = true
+	pl.Create(t, dc)
+	pl.Settle(t, dc)
+	before := pl.Datacenter(t, dc)
+	startManager(t, managerConfig(t, ns))
+	run := builders.MakeBenchmarkRun("stopped", ns).Datacenter("dc1").Size(4).Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, run)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonDatacenterUnsuitable)
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "stopped") {
+		t.Errorf("message %s", c.Message)
+	}
+	image := builders.MakeBenchmarkRun("foreign-image", ns).Datacenter("dc1").Image("evil.example/steal:1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, image)
+	pl.WaitCondition(t, image, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonImageNotAllowed)
+	after := pl.Datacenter(t, dc)
+	if after.Generation != before.Generation || after.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("datacenter touched: generation %d -> %d, lock %q", before.Generation, after.Generation, after.Annotations[cbv1.LockAnnotation])
+	}
+}
+
+// The superuser's credentials go only to the datacenter's own service: a run naming another
+// host must bring its own credentials, and the apiserver refuses it otherwise.
+func TestServiceWithoutCredentialsIsRefusedAtAdmission(t *testing.T) {
+	ns := env.Namespace(t)
+	run := builders.MakeBenchmarkRun("exfil", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	run.Spec.Connection = &cbv1.ConnectionSpec{Service: "attacker.example.com"}
+	err := env.Client.Create(context.Background(), run)
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "credentialsSecretRef") {
+		t.Fatalf("created or refused for another reason: %v", err)
+	}
+	run.Spec.Connection.CredentialsSecretRef = &corev1.LocalObjectReference{Name: "mine"}
+	if err := env.Client.Create(context.Background(), run, client.DryRunAll); err != nil {
+		t.Errorf("refused with its own credentials: %v", err)
+	}
+	bad := builders.MakeBenchmarkRun("pull", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	bad.Spec.Writers.ImagePullPolicy = "always"
+	if err := env.Client.Create(context.Background(), bad, client.DryRunAll); !apierrors.IsInvalid(err) {
+		t.Errorf("imagePullPolicy always admitted: %v", err)
+	}
+}
