@@ -219,6 +219,9 @@ func crashScenario(t *testing.T, at int, keep bool) ([]string, bool) {
 	if c := findCond(got, cbv1.ConditionReady); c.Status != metav1.ConditionTrue {
 		t.Errorf("crash after write %d: Ready %s", at, c.Status)
 	}
+	if status, msg := argoHealth(t, got); status != "Healthy" {
+		t.Errorf("crash after write %d: Argo CD health %s: %s", at, status, msg)
+	}
 	d := pl.Datacenter(t, dc)
 	wantSize, wantConfig := int32(3), originalConfig
 	if keep {

@@ -101,6 +101,9 @@ func TestRefusedJobFailsTheRunAndGivesTheDatacenterBack(t *testing.T) {
 	if c := findCond(got, cbv1.ConditionReady); c.Status != metav1.ConditionFalse {
 		t.Errorf("Ready %s", c.Status)
 	}
+	if status, msg := argoHealth(t, got); status != "Degraded" || !strings.Contains(msg, msg) {
+		t.Errorf("Argo CD health %s: %s, want Degraded", status, msg)
+	}
 	d := pl.Datacenter(t, dc)
 	if d.Spec.Size != 3 || d.Annotations[cbv1.LockAnnotation] != "" {
 		t.Errorf("not given back: size %d lock %q", d.Spec.Size, d.Annotations[cbv1.LockAnnotation])
@@ -151,7 +154,13 @@ func TestDriftMidRunStopsTheWritersBeforeTheNextRunStarts(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond) // creation timestamps have one-second resolution
 	next := builders.MakeBenchmarkRun("next", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
 	pl.Create(t, next)
-	pl.WaitCondition(t, next, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy)
+	queued := pl.WaitCondition(t, next, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy)
+	if status, msg := argoHealth(t, queued); status != "Progressing" || !strings.Contains(msg, "Queued") {
+		t.Errorf("Argo CD health of a queued run %s: %s", status, msg)
+	}
+	if c := findCond(queued, cbv1.ConditionReconciling); c.Status != metav1.ConditionTrue {
+		t.Errorf("Reconciling %s while queued", c.Status)
+	}
 
 	// A GitOps sync puts the declared size back, and cass-operator starts scaling down.
 	synced := pl.Datacenter(t, dc)

@@ -75,6 +75,7 @@ nodeSelector: {kubernetes.io/os: linux}
 tolerations: [{key: dedicated, operator: Equal, value: benchmarks, effect: NoSchedule}]
 podAnnotations: {example.com/team: perf}
 extraArgs: [--zap-log-level=debug]
+allowedImages: ["registry.example.com/perf/*"]
 `
 		},
 		wantImage:       "registry.example.com/perf/cassbench:v9.9.9",
