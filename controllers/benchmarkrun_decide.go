@@ -219,6 +219,10 @@ func (d *decider) take(dc *cassdcapi.CassandraDatacenter, holder types.Namespace
 		d.waitToFind(reason, msg)
 		return
 	}
+	if msg := datacenter.CrossNamespaceDenied(run, dc); msg != "" {
+		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingNotAllowed, msg+"; the datacenter was not changed")
+		return
+	}
 	if reason, msg := datacenter.Unsuitable(run, dc); reason != "" {
 		d.fail(cbv1.ConditionDatacenterReady, reason, msg+"; the datacenter was not changed")
 		return

@@ -284,6 +284,20 @@ func TestDecide(t *testing.T) {
 		}), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.ServerVersion = "3.11.17" })),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUnsuitable"}},
 
+		"free-form JVM flags from another namespace": {o: func() observation {
+			run := aRun(func(r *cbv1.BenchmarkRun) {
+				r.Namespace = "team-b"
+				r.Spec.DatacenterRef.Namespace = "bench"
+				r.Spec.Connection = &cbv1.ConnectionSpec{CredentialsSecretRef: &corev1.LocalObjectReference{Name: "mine"}}
+				r.Spec.Datacenter.Config.JvmServerOptions = &runtime.RawExtension{Raw: []byte(`{"additional-jvm-opts":["-javaagent:/x.jar"]}`)}
+			})
+			o := observed(run, aDC(func(dc *cassdcapi.CassandraDatacenter) {
+				dc.Annotations[cbv1.AllowBenchmarksAnnotation] = "bench,team-b"
+			}))
+			o.queueHead = types.NamespacedName{Namespace: "team-b", Name: "r"}
+			return o
+		}(), conds: map[string]string{cbv1.ConditionDatacenterReady: "False/SettingNotAllowed"}},
+
 		// Recording, checking, patching.
 		"locked: the originals are recorded before any change": {o: observed(aRun(), aDC(mine)),
 			check: func(t *testing.T, s step) {

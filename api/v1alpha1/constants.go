@@ -76,6 +76,10 @@ const (
 	// ReasonRefused: the apiserver (validation, a webhook, a policy engine or RBAC) refused a
 	// write the run needs; retrying cannot help.
 	ReasonRefused = "Refused"
+	// ReasonSettingNotAllowed: a run from another namespace than its datacenter's sets a
+	// setting that only the datacenter's own namespace may (code loading, commands, JMX,
+	// security, data directories).
+	ReasonSettingNotAllowed = "SettingNotAllowed"
 	// ReasonImageNotAllowed: the run names an image the manager is not allowed to run.
 	ReasonImageNotAllowed = "ImageNotAllowed"
 	// ReasonStoppingJobs: the run's own Jobs are being stopped before the datacenter is given back.

@@ -118,3 +118,61 @@ func Pending(dc *cassdcapi.CassandraDatacenter) string {
 	}
 	return strings.Join(busy, "; ")
 }
+
+// crossNamespaceDenied are the cassandra-yaml keys a run from another namespace may not set:
+// they load classes, run commands, move data or weaken security in the datacenter owner's
+// Cassandra. A key ending in _class or _class_name is denied as well.
+var crossNamespaceDenied = map[string]bool{
+	"authenticator": true, "authorizer": true, "role_manager": true, "network_authorizer": true, "cidr_authorizer": true,
+	"crypto_provider": true, "seed_provider": true, "partitioner": true, "back_pressure_strategy": true,
+	"audit_logging_options": true, "full_query_logging_options": true,
+	"client_encryption_options": true, "server_encryption_options": true, "transparent_data_encryption_options": true,
+	"user_defined_functions_enabled": true, "enable_user_defined_functions": true,
+	"scripted_user_defined_functions_enabled": true, "enable_scripted_user_defined_functions": true,
+	"user_defined_functions_threads_enabled": true, "enable_user_defined_functions_threads": true,
+	"data_file_directories": true, "commitlog_directory": true, "saved_caches_directory": true, "hints_directory": true,
+	"cdc_raw_directory": true, "local_system_data_file_directory": true, "startup_checks": true,
+}
+
+// crossNamespaceDeniedJVM are substrings of JVM option keys (in the jvm*-server-options and
+// cassandra-env-sh sections) a run from another namespace may not set: free-form flags
+// (additional-jvm-opts can carry -javaagent or -XX:OnError commands), JMX, agents and debugging.
+var crossNamespaceDeniedJVM = []string{"additional", "jmx", "agent", "debug", "on_error", "on_out_of_memory", "heap_dump"}
+
+// CrossNamespaceDenied names the settings a run from another namespace than its datacenter's
+// may not set, or returns "" when it sets none. The datacenter's owner lends its size and
+// tuning knobs, not its JVM or its security.
+func CrossNamespaceDenied(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter) string {
+	if run.Namespace == dc.Namespace || run.Spec.Datacenter == nil {
+		return ""
+	}
+	var denied []string
+	for section, raw := range Sections(run.Spec.Datacenter.Config) {
+		var keys map[string]any
+		if json.Unmarshal(raw.Raw, &keys) != nil {
+			continue
+		}
+		for key := range keys {
+			lower := strings.ToLower(key)
+			if section == "cassandra-yaml" {
+				if crossNamespaceDenied[lower] || strings.HasSuffix(lower, "_class") || strings.HasSuffix(lower, "_class_name") {
+					denied = append(denied, section+"."+key)
+				}
+				continue
+			}
+			for _, s := range crossNamespaceDeniedJVM {
+				if strings.Contains(strings.ReplaceAll(lower, "-", "_"), s) {
+					denied = append(denied, section+"."+key)
+					break
+				}
+			}
+		}
+	}
+	if len(denied) == 0 {
+		return ""
+	}
+	sort.Strings(denied)
+	return fmt.Sprintf("a run from namespace %s may not set %s on CassandraDatacenter %s/%s: these settings load code, run commands, "+
+		"move data or change security in another team's Cassandra (see docs/datacenter-lifecycle.md); run from namespace %s or drop them",
+		run.Namespace, strings.Join(denied, ", "), dc.Namespace, dc.Name, dc.Namespace)
+}

@@ -71,3 +71,44 @@ func TestNativePort(t *testing.T) {
 		t.Errorf("configured port %d", p)
 	}
 }
+
+func TestCrossNamespaceDenied(t *testing.T) {
+	run := func(ns string, config *cbv1.DatacenterConfig) *cbv1.BenchmarkRun {
+		r := &cbv1.BenchmarkRun{}
+		r.Namespace = ns
+		r.Spec.Datacenter = &cbv1.DatacenterTuning{Config: config}
+		return r
+	}
+	dc := dcWith() // namespace db
+	cases := map[string]struct {
+		run  *cbv1.BenchmarkRun
+		want string // a denied key named in the message; empty when allowed
+	}{
+		"tuning from another namespace": {run: run("bench", &cbv1.DatacenterConfig{
+			CassandraYaml:      raw(`{"concurrent_writes":64,"memtable_heap_space":"2048MiB"}`),
+			JvmServerOptions:   raw(`{"max_heap_size":"8G","initial_heap_size":"8G"}`),
+			Jvm17ServerOptions: raw(`{"garbage_collector":"ZGC"}`)})},
+		"free-form JVM flags": {run: run("bench", &cbv1.DatacenterConfig{JvmServerOptions: raw(`{"additional-jvm-opts":["-javaagent:/tmp/x.jar"]}`)}),
+			want: "jvm-server-options.additional-jvm-opts"},
+		"JMX through cassandra-env-sh": {run: run("bench", &cbv1.DatacenterConfig{CassandraEnvSh: raw(`{"jmx-remote-ssl":false}`)}),
+			want: "cassandra-env-sh.jmx-remote-ssl"},
+		"a class to load": {run: run("bench", &cbv1.DatacenterConfig{CassandraYaml: raw(`{"authenticator":"AllowAllAuthenticator"}`)}),
+			want: "cassandra-yaml.authenticator"},
+		"a command to run": {run: run("bench", &cbv1.DatacenterConfig{CassandraYaml: raw(`{"full_query_logging_options":{"archive_command":"sh -c x"}}`)}),
+			want: "cassandra-yaml.full_query_logging_options"},
+		"any _class_name": {run: run("bench", &cbv1.DatacenterConfig{CassandraYaml: raw(`{"commitlog_compression_class_name":"x"}`)}),
+			want: "commitlog_compression_class_name"},
+		"the datacenter's own namespace may": {run: run("db", &cbv1.DatacenterConfig{JvmServerOptions: raw(`{"additional-jvm-opts":["-Dx=y"]}`)})},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			msg := CrossNamespaceDenied(tc.run, dc)
+			if tc.want == "" && msg != "" {
+				t.Errorf("refused: %s", msg)
+			}
+			if tc.want != "" && !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q does not name %s", msg, tc.want)
+			}
+		})
+	}
+}
