@@ -874,6 +874,11 @@ func resolveTarget(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, im
 			return t, cbv1.ReasonInvalidSpec, "spec.connection.service needs spec.connection.credentialsSecretRef: " +
 				"the datacenter's superuser credentials are sent only to the datacenter's own service"
 		}
+		if dc.Namespace == run.Namespace && conn.CredentialsSecretRef.Name == dc.GetSuperuserSecretNamespacedName().Name {
+			return t, cbv1.ReasonInvalidSpec, fmt.Sprintf("spec.connection.credentialsSecretRef names the datacenter's superuser secret %s, "+
+				"which is sent only to the datacenter's own service, not to spec.connection.service %s: name a secret of your own",
+				conn.CredentialsSecretRef.Name, conn.Service)
+		}
 		t.Host = conn.Service
 	}
 	if conn != nil && conn.Port != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -345,5 +347,61 @@ func TestServiceWithoutCredentialsIsRefusedAtAdmission(t *testing.T) {
 	bad.Spec.Writers.ImagePullPolicy = "always"
 	if err := env.Client.Create(context.Background(), bad, client.DryRunAll); !apierrors.IsInvalid(err) {
 		t.Errorf("imagePullPolicy always admitted: %v", err)
+	}
+}
+
+// A run author who may create BenchmarkRuns but not read secrets cannot get the datacenter's
+// superuser credentials sent anywhere: not to a host of their choosing, not through the
+// superuser secret named as their own, not into an image of their choosing.
+func TestRunAuthorCannotExfiltrateTheSuperuserCredentials(t *testing.T) {
+	ns := env.Namespace(t)
+	readyDatacenter(t, ns, "dc1", 1)
+	ctx := context.Background()
+	superuser := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "c1-superuser", Namespace: ns},
+		StringData: map[string]string{"username": "admin", "password": "s3cret"}}
+	pl.Create(t, superuser)
+	role := filepath.Join(t.TempDir(), "author.yaml")
+	if err := os.WriteFile(role, []byte(`apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: run-author
+rules:
+- apiGroups: [cassbench.io]
+  resources: [benchmarkruns]
+  verbs: [create, get, list, watch]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	author, err := client.New(env.ServiceAccountConfig(t, ns, "author", role), client.Options{Scheme: env.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := author.Get(ctx, client.ObjectKeyFromObject(superuser), &corev1.Secret{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("the author can read the superuser secret: %v", err)
+	}
+	startManager(t, managerConfig(t, ns))
+
+	toAttacker := builders.MakeBenchmarkRun("to-attacker", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	toAttacker.Spec.Connection = &cbv1.ConnectionSpec{Service: "collector.attacker.example"}
+	if err := author.Create(ctx, toAttacker); !apierrors.IsInvalid(err) {
+		t.Errorf("a run sending the superuser's credentials to another host was admitted: %v", err)
+	}
+	named := builders.MakeBenchmarkRun("named-secret", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	named.Spec.Connection = &cbv1.ConnectionSpec{Service: "collector.attacker.example",
+		CredentialsSecretRef: &corev1.LocalObjectReference{Name: "c1-superuser"}}
+	if err := author.Create(ctx, named); err != nil {
+		t.Fatal(err)
+	}
+	image := builders.MakeBenchmarkRun("own-image", ns).Datacenter("dc1").Image("attacker.example/dump-env:1").Writers(1).Duration(time.Second).Obj()
+	if err := author.Create(ctx, image); err != nil {
+		t.Fatal(err)
+	}
+	got := pl.WaitCondition(t, named, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonInvalidSpec)
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "superuser secret") {
+		t.Errorf("message %s", c.Message)
+	}
+	pl.WaitCondition(t, image, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonImageNotAllowed)
+	if n := pl.CountJobs(t, ns); n != 0 {
+		t.Errorf("%d Jobs were created: their pods would have received the credentials", n)
 	}
 }
