@@ -105,7 +105,7 @@ type decider struct {
 }
 
 func (d *decider) set(t string, status metav1.ConditionStatus, reason, msg string) {
-	conditions.Set(&d.run.Status.Conditions, d.run.Generation, t, status, reason, msg)
+	conditions.SetAt(&d.run.Status.Conditions, d.run.Generation, d.o.now, t, status, reason, msg)
 }
 
 func (d *decider) fail(t, reason, msg string) { d.set(t, metav1.ConditionFalse, reason, msg) }
@@ -655,7 +655,8 @@ func (d *decider) giveBack(since time.Time) bool {
 		if !ptr.Deref(job.Spec.Suspend, false) {
 			d.s.stop = append(d.s.stop, job)
 		}
-		if !ptr.Deref(job.Spec.Suspend, false) || job.Status.Active > 0 {
+		// Suspended pods get their grace period: they may load the datacenter until gone.
+		if !ptr.Deref(job.Spec.Suspend, false) || job.Status.Active > 0 || ptr.Deref(job.Status.Terminating, 0) > 0 {
 			running = append(running, job.Name)
 		}
 	}

@@ -4,6 +4,8 @@
 package conditions
 
 import (
+	"time"
+
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +14,11 @@ import (
 // Set sets a condition stamped with generation and tells whether its status or reason
 // changed: a state change worth an event. Succeeded is final: once set it never changes.
 func Set(conds *[]metav1.Condition, generation int64, t string, status metav1.ConditionStatus, reason, message string) bool {
+	return SetAt(conds, generation, time.Now(), t, status, reason, message)
+}
+
+// SetAt is Set with the time a changed status transitioned, for callers with their own clock.
+func SetAt(conds *[]metav1.Condition, generation int64, now time.Time, t string, status metav1.ConditionStatus, reason, message string) bool {
 	old := meta.FindStatusCondition(*conds, t)
 	if t == cbv1.ConditionSucceeded && old != nil {
 		return false
@@ -23,6 +30,7 @@ func Set(conds *[]metav1.Condition, generation int64, t string, status metav1.Co
 		Reason:             reason,
 		Message:            message,
 		ObservedGeneration: generation,
+		LastTransitionTime: metav1.NewTime(now),
 	})
 	return changed
 }
