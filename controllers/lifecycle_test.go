@@ -19,6 +19,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -403,5 +404,33 @@ rules:
 	pl.WaitCondition(t, image, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonImageNotAllowed)
 	if n := pl.CountJobs(t, ns); n != 0 {
 		t.Errorf("%d Jobs were created: their pods would have received the credentials", n)
+	}
+}
+
+// Requests above limits pass the CRD but not the Job's validation: the run fails naming the
+// apiserver's message instead of retrying with the datacenter locked.
+func TestRequestsAboveLimitsFailTheRunWithinSeconds(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 1)
+	startManager(t, managerConfig(t, ns))
+	run := builders.MakeBenchmarkRun("greedy", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	run.Spec.Writers.Resources = corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
+	}
+	pl.Create(t, run)
+	setup := pl.WaitJob(t, ns, "greedy-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	start := time.Now()
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonRefused)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s", took)
+	}
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "must be less than or equal to cpu limit") {
+		t.Errorf("the failure does not carry the apiserver's message: %s", c.Message)
+	}
+	if d := pl.Datacenter(t, dc); d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("still locked by %s", d.Annotations[cbv1.LockAnnotation])
 	}
 }
