@@ -62,7 +62,7 @@ func denyInNamespace(t *testing.T, ns, group, resource, expression, message stri
 	})
 	play.Eventually(t, 30*time.Second, "waiting for the policy to be enforced", func() error {
 		if err := probe(); err == nil || !strings.Contains(err.Error(), message) {
-			return fmt.Errorf("probe not refused yet: %v", err)
+			return fmt.Errorf("probe not refused yet: %w", err)
 		}
 		return nil
 	})
@@ -256,7 +256,7 @@ func TestRecreatedRunDoesNotAdoptTheEarlierRunsJobs(t *testing.T) {
 	}
 	play.Eventually(t, 10*time.Second, "the first run is gone", func() error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), &cbv1.BenchmarkRun{}); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("still there: %v", err)
+			return fmt.Errorf("still there: %w", err)
 		}
 		return nil
 	})
