@@ -434,3 +434,43 @@ func TestRequestsAboveLimitsFailTheRunWithinSeconds(t *testing.T) {
 		t.Errorf("still locked by %s", d.Annotations[cbv1.LockAnnotation])
 	}
 }
+
+// A finished writer's pod deleted before its Job completes (a node drain) loses nothing: its
+// report was stored the first time it was read.
+func TestAWritersResultSurvivesItsPod(t *testing.T) {
+	ns := env.Namespace(t)
+	readyDatacenter(t, ns, "dc1", 1)
+	startManager(t, managerConfig(t, ns))
+	ctx := context.Background()
+	run := builders.MakeBenchmarkRun("drained", ns).Datacenter("dc1").Writers(2).Duration(time.Second).Obj()
+	pl.Create(t, run)
+	setup := pl.WaitJob(t, ns, "drained-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	writers := pl.WaitJob(t, ns, "drained-writer")
+	pl.JobRunning(t, writers, 2)
+	pl.Pods(t, writers, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 2, 4000, "")}, 1: {Running: true}})
+	play.Eventually(t, 10*time.Second, "writer 0's report stored", func() error {
+		if got := pl.Run(t, run); len(got.Status.WriterReports) != 1 {
+			return fmt.Errorf("reports %+v", got.Status.WriterReports)
+		}
+		return nil
+	})
+	var pods corev1.PodList
+	if err := env.Client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{cbv1.ComponentLabel: "writer"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range pods.Items {
+		if pods.Items[i].Annotations[batchv1.JobCompletionIndexAnnotation] == "0" {
+			if err := env.Client.Delete(ctx, &pods.Items[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pl.Pods(t, writers, map[int32]play.PodResult{1: {Message: play.WriterSummary(t, 1, 2, 6000, "")}})
+	pl.FinishJob(t, writers, []int32{0, 1}, nil)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
+	if r := got.Status.Results; r == nil || r.Operations != 10000 || r.WritersReported != 2 {
+		t.Errorf("results %+v", r)
+	}
+}
