@@ -42,8 +42,11 @@ const DefaultProgressInterval = 10 * time.Second
 // back. Each pass observes, decides (decide, pure) and performs what was decided.
 type BenchmarkRunReconciler struct {
 	client.Client
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
+	// APIReader reads what the cache does not hold: the datacenter's own pods, only while a
+	// restore waits for cass-operator to finish resizing.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
 	// Image runs setup and writer pods unless a run names its own.
 	Image string
 	// AllowedImages are the images besides Image a run may name (a trailing * matches a prefix).
@@ -119,7 +122,39 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 	if err := r.observeJobs(ctx, run, &o); err != nil {
 		return o, err
 	}
+	if o.dc != nil && r.APIReader != nil && datacenter.Resizing(o.dc) && (!run.DeletionTimestamp.IsZero() || pendingOutcome(run) != nil) {
+		var pods corev1.PodList
+		if err := r.APIReader.List(ctx, &pods, client.InNamespace(o.dc.Namespace), client.MatchingLabels(o.dc.GetDatacenterLabels())); err != nil {
+			return o, fmt.Errorf("listing the pods of CassandraDatacenter %s: %w", key, err)
+		}
+		o.dcPendingPods = notReady(pods.Items)
+	}
 	return o, nil
+}
+
+// notReady names the pods that are not running and ready, with why, in name order.
+func notReady(pods []corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		ready := false
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				ready = true
+			}
+		}
+		if ready && p.DeletionTimestamp == nil {
+			continue
+		}
+		why := string(p.Status.Phase)
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message != "" {
+				why += ": " + c.Message
+			}
+		}
+		out = append(out, p.Name+" ("+why+")")
+	}
+	sort.Strings(out)
+	return out
 }
 
 // observeJobs reads the run's Jobs and their pods. Only Jobs the run controls count, and only

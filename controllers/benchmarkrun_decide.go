@@ -56,6 +56,9 @@ type observation struct {
 	foreign map[string]*batchv1.Job
 	// progressInterval between progress updates while writers run.
 	progressInterval time.Duration
+	// dcPendingPods are the datacenter's pods that are not ready, read only while a restore
+	// waits for cass-operator to finish resizing.
+	dcPendingPods []string
 }
 
 // dcChange is a patch of the datacenter: only the fields set change.
@@ -671,7 +674,7 @@ func (d *decider) giveBack(since time.Time) bool {
 		d.set(cbv1.ConditionDatacenterRestored, metav1.ConditionTrue, cbv1.ReasonNothingToRestore, "the datacenter no longer exists or was never reachable")
 		return true
 	}
-	plan := planRestore(run, dc, expired)
+	plan := planRestore(run, dc, d.o.dcPendingPods, expired)
 	if plan.change != nil {
 		d.s.dc = plan.change
 	}
@@ -705,7 +708,7 @@ type restorePlan struct {
 // size and config goes back to the original if it still holds what the run set. A value
 // that is neither was set by someone else and stays. The lock is released when the run holds
 // it; a datacenter another run holds is not touched.
-func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, expired bool) restorePlan {
+func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, pendingPods []string, expired bool) restorePlan {
 	me := types.NamespacedName{Namespace: run.Namespace, Name: run.Name}
 	holder, locked := datacenter.LockHolder(dc)
 	mine := locked && holder == me
@@ -772,6 +775,9 @@ func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, expi
 		// cass-operator refuses a size change while it scales; the config goes back now, the
 		// size once it can, within the deadline.
 		pending := datacenter.Pending(dc)
+		if len(pendingPods) > 0 {
+			pending += "; pods not ready: " + strings.Join(pendingPods, ", ")
+		}
 		if !expired {
 			c.lock = nil
 			return restorePlan{change: change(c), status: metav1.ConditionFalse, reason: cbv1.ReasonRestoring, message: fmt.Sprintf(

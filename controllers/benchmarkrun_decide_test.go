@@ -384,12 +384,17 @@ func TestDecide(t *testing.T) {
 		"restore while cass-operator scales: the config now, the size later": {o: observed(aRun(patched, writerFail), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterScalingUp))),
 			dc: "config=" + compact(json.RawMessage(origConfig)), requeue: true,
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/Restoring"}},
-		"restore still blocked at the deadline: RestoreStuck, released": {o: at(observed(aRun(patched, writerFail), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterScalingUp))), time.Hour),
+		"restore still blocked at the deadline: RestoreStuck, released": {o: func() observation {
+			o := at(observed(aRun(patched, writerFail), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterScalingUp))), time.Hour)
+			o.dcPendingPods = []string{"c1-dc1-r1-sts-4 (Pending: 0/3 nodes are available: insufficient cpu)"}
+			return o
+		}(),
 			dc:    "config=" + compact(json.RawMessage(origConfig)) + " lock=-",
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/RestoreStuck", cbv1.ConditionSucceeded: "False/WriterFailed"},
 			check: func(t *testing.T, s step) {
 				c := meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionDatacenterRestored)
-				if !strings.Contains(c.Message, "dc1-r1-sts-4 is Pending") || !strings.Contains(c.Message, "spec.size back to 3") {
+				if !strings.Contains(c.Message, "dc1-r1-sts-4 is Pending") || !strings.Contains(c.Message, "c1-dc1-r1-sts-4 (Pending: 0/3 nodes") ||
+					!strings.Contains(c.Message, "spec.size back to 3") {
 					t.Errorf("RestoreStuck does not say what is pending and what to do: %s", c.Message)
 				}
 			}},
@@ -503,5 +508,21 @@ func TestOwnedIgnoresAnEarlierRunsJobsAndPods(t *testing.T) {
 	}
 	if len(pods[jobs.ComponentSetup]) != 0 {
 		t.Errorf("read the earlier run's setup pod")
+	}
+}
+
+func TestNotReadyNamesPendingPods(t *testing.T) {
+	ready := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sts-0"}}
+	ready.Status.Phase = corev1.PodRunning
+	ready.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	pending := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sts-4"}}
+	pending.Status.Phase = corev1.PodPending
+	pending.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Message: "0/3 nodes are available"}}
+	starting := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sts-3"}}
+	starting.Status.Phase = corev1.PodRunning
+	got := notReady([]corev1.Pod{ready, pending, starting})
+	want := []string{"sts-3 (Running)", "sts-4 (Pending: 0/3 nodes are available)"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("notReady = %q, want %q", got, want)
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/cassbench/cassbench/internal/datacenter"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"github.com/cassbench/cassbench/internal/testutil/play"
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -472,5 +474,49 @@ func TestAWritersResultSurvivesItsPod(t *testing.T) {
 	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
 	if r := got.Status.Results; r == nil || r.Operations != 10000 || r.WritersReported != 2 {
 		t.Errorf("results %+v", r)
+	}
+}
+
+// A scale-up that cannot finish (a pod that cannot be scheduled keeps ScalingUp True, and
+// cass-operator refuses size changes meanwhile) does not hold the datacenter for ever: the
+// restore waits until the deadline, then releases the lock and names the pending pod and what
+// to do.
+func TestRestoreStuckBehindAScaleUpReleasesTheLockAndSaysWhy(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	startManager(t, managerConfig(t, ns))
+	gen := pl.Datacenter(t, dc).Generation
+	run := builders.MakeBenchmarkRun("stuck-scale", ns).Datacenter("dc1").Size(5).Writers(1).Duration(time.Second).Obj()
+	run.Spec.Deadlines.Prepare = &metav1.Duration{Duration: 3 * time.Second}
+	pl.Create(t, run)
+	play.Eventually(t, 10*time.Second, "patched", func() error {
+		if pl.Datacenter(t, dc).Generation == gen {
+			return errNotYet
+		}
+		return nil
+	})
+	patched := pl.Datacenter(t, dc)
+	if err := kube.SetDatacenterStatus(context.Background(), env.Client, dc, func(s *cassdcapi.CassandraDatacenterStatus) {
+		kube.SetDatacenterCondition(s, cassdcapi.DatacenterScalingUp, corev1.ConditionTrue, "")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stuck := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "c1-dc1-default-sts-4", Namespace: ns, Labels: patched.GetDatacenterLabels()},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "cassandra", Image: "cassandra"}}}}
+	pl.Create(t, stuck)
+	stuck.Status.Phase = corev1.PodPending
+	stuck.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+		Message: "0/3 nodes are available: 3 Insufficient cpu"}}
+	if err := env.Client.Status().Update(context.Background(), stuck); err != nil {
+		t.Fatal(err)
+	}
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExpired)
+	c := findCond(got, cbv1.ConditionDatacenterRestored)
+	if c.Reason != cbv1.ReasonRestoreStuck || !strings.Contains(c.Message, "c1-dc1-default-sts-4 (Pending: 0/3 nodes are available") ||
+		!strings.Contains(c.Message, "spec.size back to 3") {
+		t.Errorf("DatacenterRestored %s: %s", c.Reason, c.Message)
+	}
+	if d := pl.Datacenter(t, dc); d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("still locked by %s", d.Annotations[cbv1.LockAnnotation])
 	}
 }

@@ -103,6 +103,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	}
 	r := &BenchmarkRunReconciler{
 		Client:           c,
+		APIReader:        mgr.GetAPIReader(),
 		Recorder:         mgr.GetEventRecorder("cassbench"),
 		Clock:            o.Clock,
 		Image:            o.Image,
