@@ -29,24 +29,34 @@ import (
 // errCrashed is what every write of a manager that "died" gets.
 var errCrashed = errors.New("the manager crashed")
 
-// crashingClient counts the reconciler's API writes; after write number `at` it plays a
-// manager killed right after that write: the write went through, and nothing after it does.
+// crashPoint is one write of a run: the n-th write (from 1) of its kind, e.g. the second
+// "patch v1beta1.CassandraDatacenter".
+type crashPoint struct {
+	what string
+	n    int
+}
+
+func (p crashPoint) String() string { return fmt.Sprintf("%s #%d", p.what, p.n) }
+
+// crashingClient records the reconciler's API writes; at its crash point it plays a manager
+// killed right after that write: the write went through, and nothing after it does.
 type crashingClient struct {
 	client.Client
-	at int
+	at crashPoint
 	mu sync.Mutex
-	// writes names every write made, in order.
-	writes  []string
+	// writes names every write made, in order, each the n-th of its kind.
+	writes  []crashPoint
+	dead    bool
 	crashed chan struct{}
 }
 
-func newCrashingClient(c client.Client, at int) *crashingClient {
+func newCrashingClient(c client.Client, at crashPoint) *crashingClient {
 	return &crashingClient{Client: c, at: at, crashed: make(chan struct{})}
 }
 
 func (c *crashingClient) write(what string, f func() error) error {
 	c.mu.Lock()
-	if c.at > 0 && len(c.writes) >= c.at {
+	if c.dead {
 		c.mu.Unlock()
 		return errCrashed
 	}
@@ -54,8 +64,16 @@ func (c *crashingClient) write(what string, f func() error) error {
 	err := f()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.writes = append(c.writes, what)
-	if len(c.writes) == c.at {
+	n := 1
+	for _, w := range c.writes {
+		if w.what == what {
+			n++
+		}
+	}
+	p := crashPoint{what: what, n: n}
+	c.writes = append(c.writes, p)
+	if p == c.at {
+		c.dead = true
 		close(c.crashed)
 	}
 	return err
@@ -98,7 +116,7 @@ func (s crashingStatus) Update(ctx context.Context, o client.Object, opts ...cli
 
 // startCrashingManager starts a manager whose BenchmarkRun reconciler writes through a
 // crashing client.
-func startCrashingManager(t *testing.T, cfg *rest.Config, at int) (*manager, *crashingClient) {
+func startCrashingManager(t *testing.T, cfg *rest.Config, at crashPoint) (*manager, *crashingClient) {
 	t.Helper()
 	var cc *crashingClient
 	mgr, err := controllers.NewManager(cfg, controllers.Options{
@@ -164,11 +182,11 @@ func (a *autopilot) step(t *testing.T) {
 	}
 }
 
-// crashScenario runs one full run with the manager killed after write number at (0: never),
-// restarted at once, and returns the writes the first manager made and whether it died (a
-// run that took fewer writes finished first). It checks that the run
+// crashScenario runs one full run with the manager killed right after the write at (the zero
+// point: never), restarted at once, and returns the writes the first manager made and whether
+// it died (timing decides how many status writes a run makes: a later one may not happen). It checks that the run
 // succeeded with every writer's result, and that the datacenter is back and unlocked.
-func crashScenario(t *testing.T, at int, keep bool) ([]string, bool) {
+func crashScenario(t *testing.T, at crashPoint, keep bool) ([]crashPoint, bool) {
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 3)
 	cfg := managerConfig(t, ns)
@@ -186,7 +204,7 @@ func crashScenario(t *testing.T, at int, keep bool) ([]string, bool) {
 	for {
 		if time.Now().After(deadline) {
 			got := pl.Run(t, run)
-			t.Fatalf("crash after write %d: the run did not finish: phase %s, finalizers %v, conditions %+v", at, got.Status.Phase, got.Finalizers, got.Status.Conditions)
+			t.Fatalf("crash after %s: the run did not finish: phase %s, finalizers %v, conditions %+v", at, got.Status.Phase, got.Finalizers, got.Status.Conditions)
 		}
 		a.step(t)
 		select {
@@ -205,22 +223,20 @@ func crashScenario(t *testing.T, at int, keep bool) ([]string, bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if restarted {
-		cc.mu.Lock()
-		t.Logf("the manager died after write %d: %s", at, cc.writes[at-1])
-		cc.mu.Unlock()
+		t.Logf("the manager died right after %s", at)
 	}
 	got := pl.Run(t, run)
 	if c := findCond(got, cbv1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
-		t.Errorf("crash after write %d: Succeeded %s/%s: %s", at, c.Status, c.Reason, c.Message)
+		t.Errorf("crash after %s: Succeeded %s/%s: %s", at, c.Status, c.Reason, c.Message)
 	}
 	if r := got.Status.Results; r == nil || r.Operations != 2000 || r.WritersReported != 2 {
-		t.Errorf("crash after write %d: results %+v", at, r)
+		t.Errorf("crash after %s: results %+v", at, r)
 	}
 	if c := findCond(got, cbv1.ConditionReady); c.Status != metav1.ConditionTrue {
-		t.Errorf("crash after write %d: Ready %s", at, c.Status)
+		t.Errorf("crash after %s: Ready %s", at, c.Status)
 	}
 	if status, msg := argoHealth(t, got); status != "Healthy" {
-		t.Errorf("crash after write %d: Argo CD health %s: %s", at, status, msg)
+		t.Errorf("crash after %s: Argo CD health %s: %s", at, status, msg)
 	}
 	d := pl.Datacenter(t, dc)
 	wantSize, wantConfig := int32(3), originalConfig
@@ -228,22 +244,22 @@ func crashScenario(t *testing.T, at int, keep bool) ([]string, bool) {
 		wantSize, wantConfig = 5, `{"cassandra-yaml":{"concurrent_writes":128,"num_tokens":16},"jvm-server-options":{"max_heap_size":"4G"}}`
 	}
 	if d.Spec.Size != wantSize || !datacenter.SameJSON(d.Spec.Config, json.RawMessage(wantConfig)) {
-		t.Errorf("crash after write %d: datacenter at size %d config %s, want %d %s", at, d.Spec.Size, d.Spec.Config, wantSize, wantConfig)
+		t.Errorf("crash after %s: datacenter at size %d config %s, want %d %s", at, d.Spec.Size, d.Spec.Config, wantSize, wantConfig)
 	}
 	if holder := d.Annotations[cbv1.LockAnnotation]; holder != "" {
-		t.Errorf("crash after write %d: datacenter still locked by %s", at, holder)
+		t.Errorf("crash after %s: datacenter still locked by %s", at, holder)
 	}
 	var js batchv1.JobList
 	if err := env.Client.List(context.Background(), &js, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	if len(js.Items) != 3 {
-		t.Errorf("crash after write %d: %d Jobs, want preflight, setup and writer once each", at, len(js.Items))
+		t.Errorf("crash after %s: %d Jobs, want preflight, setup and writer once each", at, len(js.Items))
 	}
 	m.stop()
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	return append([]string(nil), cc.writes...), restarted
+	return append([]crashPoint(nil), cc.writes...), restarted
 }
 
 // TestCrashAfterEveryWrite kills the manager after each API write of a full run in turn —
@@ -251,28 +267,35 @@ func crashScenario(t *testing.T, at int, keep bool) ([]string, bool) {
 // checks that every run still ends Succeeded with its results and the datacenter restored and
 // unlocked.
 func TestCrashAfterEveryWrite(t *testing.T) {
-	var writes []string
-	t.Run("no crash", func(t *testing.T) { writes, _ = crashScenario(t, 0, false) })
+	var writes []crashPoint
+	t.Run("no crash", func(t *testing.T) { writes, _ = crashScenario(t, crashPoint{}, false) })
 	if len(writes) == 0 {
 		t.Fatal("no writes counted")
 	}
-	t.Logf("a full run without a crash made %d writes:\n  %s", len(writes), strings.Join(writes, "\n  "))
-	// How many writes a run makes depends a little on timing (progress updates, conflicts):
-	// crash after each write until a run finishes before its crash point.
-	covered := 0
-	for at := 1; at <= 60; at++ {
+	var names []string
+	for _, w := range writes {
+		names = append(names, w.String())
+	}
+	t.Logf("a full run without a crash made %d writes:\n  %s", len(writes), strings.Join(names, "\n  "))
+	covered, kinds := 0, map[string]bool{}
+	for _, at := range writes {
 		died := false
-		t.Run(fmt.Sprintf("after write %d", at), func(t *testing.T) { _, died = crashScenario(t, at, false) })
-		if !died {
-			break
+		t.Run("after "+at.String(), func(t *testing.T) { _, died = crashScenario(t, at, false) })
+		if died {
+			covered++
+			kinds[at.what] = true
 		}
-		covered++
 	}
-	for _, at := range []int{3, covered - 2} {
-		t.Run(fmt.Sprintf("keepChanges, after write %d", at), func(t *testing.T) { crashScenario(t, at, true) })
+	for _, at := range []crashPoint{{"patch v1beta1.CassandraDatacenter", 2}, {"patch v1beta1.CassandraDatacenter", 3}} {
+		t.Run("keepChanges, after "+at.String(), func(t *testing.T) { crashScenario(t, at, true) })
 	}
-	t.Logf("%d crash points covered (plus 2 with keepChanges)", covered)
+	t.Logf("%d of %d crash points covered, of %d kinds of write (plus 2 with keepChanges)", covered, len(writes), len(kinds))
+	for _, w := range writes {
+		if !kinds[w.what] {
+			t.Errorf("no crash after any %q", w.what)
+		}
+	}
 	if covered < len(writes)-3 {
-		t.Errorf("only %d crash points, while a full run makes %d writes", covered, len(writes))
+		t.Errorf("only %d crash points of %d writes", covered, len(writes))
 	}
 }
