@@ -8,6 +8,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/k8ssandra/cass-operator v1.31.0
 	github.com/prometheus/client_golang v1.23.2
+	github.com/yuin/gopher-lua v1.1.1
 	go.uber.org/zap v1.27.1
 	golang.org/x/sys v0.41.0
 	gonum.org/v1/gonum v0.16.0

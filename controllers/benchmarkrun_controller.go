@@ -1,13 +1,17 @@
-// Package controllers holds the BenchmarkRun reconciler: orchestration and I/O only; the
-// decisions live in internal/ and in benchmarkrun_status.go.
+// Package controllers holds the reconcilers: orchestration and I/O only; the decisions live in
+// internal/ and in the pure files benchmarkrun_decide.go and *_status.go.
 package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/datacenter"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -19,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -34,13 +39,20 @@ const DefaultProgressInterval = 10 * time.Second
 
 // BenchmarkRunReconciler takes a BenchmarkRun from applied to Succeeded: it locks, sizes and
 // tunes the datacenter, runs setup and writer Jobs, collects results and gives the datacenter
-// back.
+// back. Each pass observes, decides (decide, pure) and performs what was decided.
 type BenchmarkRunReconciler struct {
 	client.Client
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
+	// APIReader reads what the cache does not hold: the datacenter's own pods, only while a
+	// restore waits for cass-operator to finish resizing.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
 	// Image runs setup and writer pods unless a run names its own.
 	Image string
+	// AllowedImages are the images besides Image a run may name (a trailing * matches a prefix).
+	AllowedImages []string
+	// WatchNamespaces are the namespaces the manager's cache holds; empty means all.
+	WatchNamespaces []string
 	// ProgressInterval between progress updates while writers run.
 	ProgressInterval time.Duration
 }
@@ -49,182 +61,330 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=cassbench.io,resources=benchmarkruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cassbench.io,resources=benchmarkruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cassandra.datastax.com,resources=cassandradatacenters,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile moves one run forward by as many steps as it can take now.
-func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
+// Reconcile observes the run and what it touches, decides the next step and performs it.
+func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	run := &cbv1.BenchmarkRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	before := run.DeepCopy()
-	defer func() {
-		run.Status.ObservedGeneration = run.Generation
-		run.Status.Phase = phase(run)
-		if equality.Semantic.DeepEqual(before.Status, run.Status) {
-			return
-		}
-		// Diff status only: the finalizer patch may have moved the metadata since `before`.
-		// The patch is conditional on the version read, so a pass that worked from a stale
-		// cache cannot overwrite a newer status; the newer version's event brings the run
-		// back with fresh data.
-		base := run.DeepCopy()
-		base.Status = before.Status
-		perr := r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
-		if perr != nil && !apierrors.IsNotFound(perr) && !apierrors.IsConflict(perr) {
-			result, err = ctrl.Result{}, fmt.Errorf("writing status: %w", perr)
-		}
-	}()
-
-	if !run.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.finalize(ctx, run)
-	}
-	if finished(run) {
-		return ctrl.Result{}, r.removeFinalizer(ctx, run)
-	}
-	if o := pendingOutcome(run); o != nil {
-		return r.giveBack(ctx, run, o)
-	}
-	if !controllerutil.ContainsFinalizer(run, cbv1.Finalizer) {
-		// The finalizer goes on before the run can touch the datacenter, so that deleting the
-		// run can always put the datacenter back.
-		patch := client.MergeFrom(run.DeepCopy())
-		controllerutil.AddFinalizer(run, cbv1.Finalizer)
-		if err := r.Patch(ctx, run, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
-		}
-	}
-	return r.advance(ctx, run)
-}
-
-// advance runs the ordered phases of a run; each returns done=false to stop this pass.
-func (r *BenchmarkRunReconciler) advance(ctx context.Context, run *cbv1.BenchmarkRun) (ctrl.Result, error) {
-	dc, res, err := r.findDatacenter(ctx, run)
-	if dc == nil || err != nil {
-		return res, err
-	}
-	if done, err := r.takeDatacenter(ctx, run, dc); !done || err != nil {
+	o, err := r.observe(ctx, run)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
-	target, err := r.target(run, dc)
+	s := decide(o)
+	status, err := r.perform(ctx, run, o.dc, s)
 	if err != nil {
-		r.fail(run, cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, err.Error())
-		return ctrl.Result{}, nil
+		// Nothing of this pass's status is written: the next pass decides again from what
+		// is there.
+		return ctrl.Result{}, err
 	}
-	if done, res, err := r.preflight(ctx, run, target); !done || err != nil {
-		return res, err
+	if err := r.writeStatus(ctx, run, status); err != nil {
+		return ctrl.Result{}, err
 	}
-	if done, res, err := r.prepareDatacenter(ctx, run, dc); !done || err != nil {
-		return res, err
-	}
-	target.Nodes = run.Status.Datacenter.Size
-	if done, res, err := r.setUp(ctx, run, target); !done || err != nil {
-		return res, err
-	}
-	return r.runWriters(ctx, run, target)
+	return ctrl.Result{RequeueAfter: s.requeueAfter}, nil
 }
 
-// findDatacenter gets the run's datacenter and checks that it admits the run. It returns a nil
-// datacenter when the run must wait.
-func (r *BenchmarkRunReconciler) findDatacenter(ctx context.Context, run *cbv1.BenchmarkRun) (*cassdcapi.CassandraDatacenter, ctrl.Result, error) {
+// observe reads everything decide needs.
+func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.BenchmarkRun) (observation, error) {
+	o := observation{run: run, now: r.Clock.Now(), image: r.Image, allowedImages: r.AllowedImages, progressInterval: r.ProgressInterval}
 	key := datacenter.Key(run)
-	dc := &cassdcapi.CassandraDatacenter{}
-	err := r.Get(ctx, key, dc)
-	if apierrors.IsNotFound(err) {
-		return nil, r.waitToFind(run, cbv1.ReasonDatacenterNotFound,
-			fmt.Sprintf("CassandraDatacenter %s not found; waiting for it to be created", key)), nil
-	}
-	if err != nil {
-		return nil, ctrl.Result{}, fmt.Errorf("getting CassandraDatacenter %s: %w", key, err)
-	}
-	if run.Status.StartTime == nil {
-		// Admission is checked until the run holds the datacenter; withdrawing the opt-in
-		// mid-run does not strand a tuned datacenter.
-		if ok, reason, msg := datacenter.Allows(dc, run.Namespace); !ok {
-			return nil, r.waitToFind(run, reason, msg), nil
+	if len(r.WatchNamespaces) > 0 && !slices.Contains(r.WatchNamespaces, key.Namespace) {
+		o.notWatched = true
+	} else {
+		dc := &cassdcapi.CassandraDatacenter{}
+		err := r.Get(ctx, key, dc)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return o, fmt.Errorf("getting CassandraDatacenter %s: %w", key, err)
+		default:
+			o.dc = dc
 		}
 	}
-	return dc, ctrl.Result{}, nil
-}
-
-// waitToFind records why the run cannot start yet and fails it once the deadline passes.
-func (r *BenchmarkRunReconciler) waitToFind(run *cbv1.BenchmarkRun, reason, msg string) ctrl.Result {
-	deadline := findDeadline(run)
-	now := r.Clock.Now()
-	if !now.Before(deadline) {
-		r.fail(run, cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExpired,
-			fmt.Sprintf("%s; gave up after deadlines.prepare (%s)", msg, prepareTimeout(run)))
-		// The status write this causes brings the run back to give up.
-		return ctrl.Result{}
-	}
-	r.condition(run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, reason,
-		fmt.Sprintf("%s (until %s)", msg, deadline.UTC().Format(time.RFC3339)))
-	return ctrl.Result{RequeueAfter: deadline.Sub(now)}
-}
-
-// fail marks a stage failed; the next pass gives the datacenter back and ends the run.
-func (r *BenchmarkRunReconciler) fail(run *cbv1.BenchmarkRun, conditionType, reason, msg string) {
-	r.condition(run, conditionType, metav1.ConditionFalse, reason, msg)
-}
-
-// condition sets a condition and emits an event when its status or reason changed.
-func (r *BenchmarkRunReconciler) condition(run *cbv1.BenchmarkRun, t string, status metav1.ConditionStatus, reason, msg string) {
-	if setCondition(run, t, status, reason, msg) {
-		kind := corev1.EventTypeNormal
-		if status == metav1.ConditionFalse && failedReasons[reason] {
-			kind = corev1.EventTypeWarning
+	if o.dc != nil {
+		if holder, locked := datacenter.LockHolder(o.dc); locked && holder != client.ObjectKeyFromObject(run) {
+			alive, err := r.holderAlive(ctx, holder)
+			if err != nil {
+				return o, err
+			}
+			o.holderAlive = alive
 		}
-		r.Recorder.Eventf(run, nil, kind, reason, t, "%s", msg)
+		head, position, err := r.queueHead(ctx, run, o.dc)
+		if err != nil {
+			return o, err
+		}
+		o.queueHead, o.queuePosition = head, position
 	}
+	if err := r.observeJobs(ctx, run, &o); err != nil {
+		return o, err
+	}
+	if o.dc != nil && r.APIReader != nil && datacenter.Resizing(o.dc) && (!run.DeletionTimestamp.IsZero() || pendingOutcome(run) != nil) {
+		var pods corev1.PodList
+		if err := r.APIReader.List(ctx, &pods, client.InNamespace(o.dc.Namespace), client.MatchingLabels(o.dc.GetDatacenterLabels())); err != nil {
+			return o, fmt.Errorf("listing the pods of CassandraDatacenter %s: %w", key, err)
+		}
+		o.dcPendingPods = notReady(pods.Items)
+	}
+	return o, nil
 }
 
-// finalize gives the datacenter back for a run being deleted, then lets it go.
-func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *cbv1.BenchmarkRun) error {
-	if !controllerutil.ContainsFinalizer(run, cbv1.Finalizer) {
-		return nil
+// notReady names the pods that are not running and ready, with why, in name order.
+func notReady(pods []corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		ready := false
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				ready = true
+			}
+		}
+		if ready && p.DeletionTimestamp == nil {
+			continue
+		}
+		why := string(p.Status.Phase)
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message != "" {
+				why += ": " + c.Message
+			}
+		}
+		out = append(out, p.Name+" ("+why+")")
 	}
-	done, err := r.release(ctx, run)
-	if err != nil || !done {
-		return err
-	}
-	return r.removeFinalizer(ctx, run)
+	sort.Strings(out)
+	return out
 }
 
-func (r *BenchmarkRunReconciler) removeFinalizer(ctx context.Context, run *cbv1.BenchmarkRun) error {
-	if !controllerutil.ContainsFinalizer(run, cbv1.Finalizer) {
-		return nil
+// observeJobs reads the run's Jobs and their pods. Only Jobs the run controls count, and only
+// pods those Jobs control: a Job or pod left by an earlier run of the same name (deleted with
+// --cascade=orphan) is never read as this run's.
+func (r *BenchmarkRunReconciler) observeJobs(ctx context.Context, run *cbv1.BenchmarkRun, o *observation) error {
+	var list batchv1.JobList
+	if err := r.List(ctx, &list, client.InNamespace(run.Namespace), client.MatchingLabels{cbv1.RunLabel: run.Name}); err != nil {
+		return fmt.Errorf("listing Jobs: %w", err)
 	}
-	patch := client.MergeFrom(run.DeepCopy())
-	controllerutil.RemoveFinalizer(run, cbv1.Finalizer)
-	if err := r.Patch(ctx, run, patch); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("removing finalizer: %w", err)
+	var pods corev1.PodList
+	if len(list.Items) > 0 {
+		if err := r.List(ctx, &pods, client.InNamespace(run.Namespace), client.MatchingLabels{cbv1.RunLabel: run.Name}); err != nil {
+			return fmt.Errorf("listing pods: %w", err)
+		}
 	}
+	o.jobs, o.foreign, o.pods = owned(run, list.Items, pods.Items)
 	return nil
 }
 
-// giveBack ends a run whose work is over: restore and unlock the datacenter, then set the
-// final condition. Results already in status stay there.
-func (r *BenchmarkRunReconciler) giveBack(ctx context.Context, run *cbv1.BenchmarkRun, o *outcome) (ctrl.Result, error) {
-	done, err := r.release(ctx, run)
-	if err != nil || !done {
-		return ctrl.Result{}, err
+// owned sorts what carries the run's label into the run's own Jobs by component, Jobs of
+// the run's name that are not its own, and the pods its own Jobs control, by component.
+func owned(run *cbv1.BenchmarkRun, jobList []batchv1.Job, podList []corev1.Pod) (map[string]*batchv1.Job, map[string]*batchv1.Job, map[string][]corev1.Pod) {
+	own, foreign, pods := map[string]*batchv1.Job{}, map[string]*batchv1.Job{}, map[string][]corev1.Pod{}
+	components := map[types.UID]string{}
+	for i := range jobList {
+		job := &jobList[i]
+		if !metav1.IsControlledBy(job, run) {
+			foreign[job.Name] = job
+			continue
+		}
+		component := job.Labels[cbv1.ComponentLabel]
+		own[component] = job
+		components[job.UID] = component
 	}
-	if run.Status.CompletionTime == nil {
-		now := metav1.NewTime(r.Clock.Now())
-		run.Status.CompletionTime = &now
+	sorted := append([]corev1.Pod(nil), podList...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, p := range sorted {
+		ref := metav1.GetControllerOf(&p)
+		if ref == nil {
+			continue
+		}
+		if component, ok := components[ref.UID]; ok {
+			pods[component] = append(pods[component], p)
+		}
 	}
-	status, reason := metav1.ConditionTrue, cbv1.ReasonSucceeded
-	if !o.succeeded {
-		status, reason = metav1.ConditionFalse, o.reason
+	return own, foreign, pods
+}
+
+// holderAlive tells whether the run named in a lock still needs it. A lock whose run is gone
+// (its finalizer was removed by hand) or finished (a lock annotation put back by GitOps or a
+// backup) is stale and may be taken.
+func (r *BenchmarkRunReconciler) holderAlive(ctx context.Context, holder client.ObjectKey) (bool, error) {
+	other := &cbv1.BenchmarkRun{}
+	err := r.Get(ctx, holder, other)
+	if apierrors.IsNotFound(err) {
+		return false, nil
 	}
-	r.condition(run, cbv1.ConditionSucceeded, status, reason, o.message)
-	run.Status.Progress = nil
-	// The finalizer goes in the next pass (finished), once this status is stored: patching it
-	// now would load the stored status into run and lose what this pass decided, and the next
-	// pass would find the lock gone and report that the run never held the datacenter.
-	return ctrl.Result{}, nil
+	if err != nil {
+		return false, fmt.Errorf("getting lock holder %s: %w", holder, err)
+	}
+	return !finished(other), nil
+}
+
+// queueHead returns the run whose turn it is on the datacenter, and the given run's position.
+// Only runs the datacenter admits are queued, so a refused run cannot block others.
+func (r *BenchmarkRunReconciler) queueHead(ctx context.Context, run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter) (client.ObjectKey, int, error) {
+	var all cbv1.BenchmarkRunList
+	if err := r.List(ctx, &all, client.MatchingFields{datacenterIndex: client.ObjectKeyFromObject(dc).String()}); err != nil {
+		return client.ObjectKey{}, 0, fmt.Errorf("listing runs of CassandraDatacenter %s: %w", client.ObjectKeyFromObject(dc), err)
+	}
+	var waiting []cbv1.BenchmarkRun
+	for _, other := range all.Items {
+		if finished(&other) || !other.DeletionTimestamp.IsZero() || pendingOutcome(&other) != nil {
+			continue
+		}
+		if ok, _, _ := datacenter.Allows(dc, other.Namespace); !ok {
+			continue
+		}
+		waiting = append(waiting, other)
+	}
+	me := client.ObjectKeyFromObject(run)
+	queue := datacenter.Queue(waiting)
+	if len(queue) == 0 {
+		// The cache has not seen this run yet; it is alone.
+		return me, 1, nil
+	}
+	position := len(queue) + 1
+	for i := range queue {
+		if client.ObjectKeyFromObject(&queue[i]) == me {
+			position = i + 1
+		}
+	}
+	return client.ObjectKeyFromObject(&queue[0]), position, nil
+}
+
+// perform carries out a step in order: finalizer, stop Jobs, datacenter, Jobs. It returns the
+// status to write: the step's, or, when the apiserver refused a write for good, the observed
+// status with the refusal failing the stage. Any other error is returned, and nothing of the
+// step's status is written.
+func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, s step) (cbv1.BenchmarkRunStatus, error) {
+	status := s.status
+	refused := func(stage, what string, err error) (cbv1.BenchmarkRunStatus, error) {
+		st := *run.Status.DeepCopy()
+		reason := cbv1.ReasonRefused
+		msg := fmt.Sprintf("the apiserver refused %s: %v", what, err)
+		if stage == cbv1.ConditionDatacenterRestored {
+			msg += "; restore the datacenter by hand from status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)"
+		}
+		conditions.Set(&st.Conditions, run.Generation, stage, metav1.ConditionFalse, reason, msg)
+		ctrl.LoggerFrom(ctx).Info("write refused", "what", what, "error", err.Error())
+		return st, nil
+	}
+	if s.addFinalizer {
+		patch := client.MergeFrom(run.DeepCopy())
+		controllerutil.AddFinalizer(run, cbv1.Finalizer)
+		if err := r.Patch(ctx, run, patch); err != nil {
+			return status, fmt.Errorf("adding finalizer: %w", err)
+		}
+	}
+	for _, job := range s.stop {
+		patch := client.MergeFrom(job.DeepCopy())
+		job.Spec.Suspend = ptr.To(true)
+		if err := r.Patch(ctx, job, patch); err != nil && !apierrors.IsNotFound(err) {
+			return status, fmt.Errorf("suspending Job %s: %w", job.Name, err)
+		}
+	}
+	if job := s.deleteForeign; job != nil {
+		err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground), client.Preconditions{UID: &job.UID})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return status, fmt.Errorf("deleting Job %s left by an earlier run: %w", job.Name, err)
+		}
+	}
+	if c := s.dc; c != nil {
+		generation, err := r.patchDatacenter(ctx, c, dc.DeepCopy())
+		if terminal(err) {
+			return refused(c.stage, c.what+" CassandraDatacenter "+datacenter.Key(run).String(), err)
+		}
+		if err != nil {
+			return status, err
+		}
+		if c.restore && status.Datacenter != nil {
+			status.Datacenter.RestoredGeneration = generation
+		}
+	}
+	if job := s.create; job != nil {
+		err := r.Create(ctx, job)
+		if terminal(err) {
+			return refused(s.createStage, "creating Job "+job.Name, err)
+		}
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return status, fmt.Errorf("creating Job %s: %w", job.Name, err)
+		}
+	}
+	if s.removeFinalizer {
+		patch := client.MergeFrom(run.DeepCopy())
+		controllerutil.RemoveFinalizer(run, cbv1.Finalizer)
+		if err := r.Patch(ctx, run, patch); err != nil && !apierrors.IsNotFound(err) {
+			return status, fmt.Errorf("removing finalizer: %w", err)
+		}
+	}
+	return status, nil
+}
+
+// terminal tells whether the apiserver refused a write for good: invalid (422), forbidden by
+// RBAC, a webhook or a policy engine (403), or malformed (400). Retrying cannot help.
+func terminal(err error) bool {
+	return err != nil && (apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err))
+}
+
+// patchDatacenter applies a change to the datacenter, conditional on the version the pass
+// decided from, and returns the generation it produced.
+func (r *BenchmarkRunReconciler) patchDatacenter(ctx context.Context, c *dcChange, dc *cassdcapi.CassandraDatacenter) (int64, error) {
+	key := client.ObjectKeyFromObject(dc)
+	patch := client.MergeFromWithOptions(dc.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	if c.size != nil {
+		dc.Spec.Size = *c.size
+	}
+	if c.setConfig {
+		dc.Spec.Config = append(json.RawMessage(nil), c.config...)
+	}
+	if c.lock != nil {
+		if *c.lock == "" {
+			delete(dc.Annotations, cbv1.LockAnnotation)
+		} else {
+			if dc.Annotations == nil {
+				dc.Annotations = map[string]string{}
+			}
+			dc.Annotations[cbv1.LockAnnotation] = *c.lock
+		}
+	}
+	if err := r.Patch(ctx, dc, patch); err != nil {
+		// A conflict means someone wrote since this pass read: the next pass looks again.
+		return 0, fmt.Errorf("%s CassandraDatacenter %s: %w", c.what, key, err)
+	}
+	return dc.Generation, nil
+}
+
+// writeStatus stores the decided status when it changed, and emits one event per condition
+// that changed state. The patch is conditional on the version read, so a pass that worked
+// from a stale cache cannot overwrite a newer status; the newer version's event brings the run
+// back with fresh data.
+func (r *BenchmarkRunReconciler) writeStatus(ctx context.Context, run *cbv1.BenchmarkRun, status cbv1.BenchmarkRunStatus) error {
+	before := run.Status
+	next := run.DeepCopy()
+	next.Status = *status.DeepCopy()
+	derive(next)
+	if equality.Semantic.DeepEqual(before, next.Status) {
+		return nil
+	}
+	base := run.DeepCopy()
+	base.Status = before
+	err := r.Status().Patch(ctx, next, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("writing status: %w", err)
+	}
+	if err != nil {
+		return nil
+	}
+	for _, c := range conditions.Changed(before.Conditions, next.Status.Conditions) {
+		if c.Type == cbv1.ConditionReady || c.Type == cbv1.ConditionReconciling || c.Type == cbv1.ConditionStalled {
+			continue
+		}
+		kind := corev1.EventTypeNormal
+		if (c.Status == metav1.ConditionFalse && failedReasons[c.Reason]) || warningReasons[c.Reason] {
+			kind = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(run, nil, kind, c.Reason, c.Type, "%s", c.Message)
+	}
+	return nil
 }
 
 // SetupWithManager registers the reconciler: it owns its Jobs and watches datacenters through

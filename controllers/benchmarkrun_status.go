@@ -4,6 +4,7 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/conditions"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -16,6 +17,8 @@ type outcome struct {
 	succeeded bool
 	reason    string
 	message   string
+	// since is when the outcome was reached: giving back is bounded from then.
+	since time.Time
 }
 
 // failedReasons are condition reasons after which the run cannot succeed.
@@ -26,11 +29,20 @@ var failedReasons = map[string]bool{
 	cbv1.ReasonSettingsInvalid:        true,
 	cbv1.ReasonWriterFailed:           true,
 	cbv1.ReasonInvalidSpec:            true,
-	reasonDatacenterInvalid:           true,
+	cbv1.ReasonDatacenterInvalid:      true,
+	cbv1.ReasonDatacenterUnsuitable:   true,
+	cbv1.ReasonDatacenterDrifted:      true,
+	cbv1.ReasonRefused:                true,
+	cbv1.ReasonImageNotAllowed:        true,
+	cbv1.ReasonSettingNotAllowed:      true,
+	cbv1.ReasonLockLost:               true,
 }
 
-// reasonDatacenterInvalid: cass-operator marked the datacenter Valid=False.
-const reasonDatacenterInvalid = "DatacenterInvalid"
+// warningReasons are reasons worth a Warning event whatever the condition's status.
+var warningReasons = map[string]bool{
+	cbv1.ReasonRestoreStuck: true,
+	cbv1.ReasonLockLost:     true,
+}
 
 // pendingOutcome tells whether the run's work is over, and how it went. Nil means the run
 // still has work to do.
@@ -38,11 +50,12 @@ func pendingOutcome(run *cbv1.BenchmarkRun) *outcome {
 	for _, t := range []string{cbv1.ConditionDatacenterReady, cbv1.ConditionSchemaReady, cbv1.ConditionWritersComplete} {
 		c := meta.FindStatusCondition(run.Status.Conditions, t)
 		if c != nil && c.Status == metav1.ConditionFalse && failedReasons[c.Reason] {
-			return &outcome{reason: c.Reason, message: c.Message}
+			return &outcome{reason: c.Reason, message: c.Message, since: c.LastTransitionTime.Time}
 		}
 	}
-	if meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionWritersComplete) {
-		return &outcome{succeeded: true, reason: cbv1.ReasonSucceeded, message: "every writer finished and reported; results are in status.results"}
+	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionWritersComplete); c != nil && c.Status == metav1.ConditionTrue {
+		return &outcome{succeeded: true, reason: cbv1.ReasonSucceeded, message: "every writer finished and reported; results are in status.results",
+			since: c.LastTransitionTime.Time}
 	}
 	return nil
 }
@@ -55,20 +68,32 @@ func finished(run *cbv1.BenchmarkRun) bool {
 // setCondition sets a condition stamped with the run's generation and tells whether its
 // status or reason changed: a state change worth an event.
 func setCondition(run *cbv1.BenchmarkRun, t string, status metav1.ConditionStatus, reason, message string) bool {
-	old := meta.FindStatusCondition(run.Status.Conditions, t)
-	changed := old == nil || old.Status != status || old.Reason != reason
-	if t == cbv1.ConditionSucceeded && old != nil {
-		// Succeeded is final: it never flips once set.
-		return false
+	return conditions.Set(&run.Status.Conditions, run.Generation, t, status, reason, message)
+}
+
+// lifecycleConditions are the conditions the run's stages set; kstatus' are derived from them.
+var lifecycleConditions = []string{
+	cbv1.ConditionDatacenterReady, cbv1.ConditionSchemaReady, cbv1.ConditionWritersComplete,
+	cbv1.ConditionDatacenterRestored, cbv1.ConditionSucceeded,
+}
+
+// derive fills in what status derives from the conditions: the phase and kstatus' Ready,
+// Reconciling and Stalled.
+func derive(run *cbv1.BenchmarkRun) {
+	run.Status.ObservedGeneration = run.Generation
+	run.Status.Phase = phase(run)
+	var latest *metav1.Condition
+	for _, t := range lifecycleConditions {
+		c := meta.FindStatusCondition(run.Status.Conditions, t)
+		if c != nil && (latest == nil || !c.LastTransitionTime.Before(&latest.LastTransitionTime)) {
+			latest = c
+		}
 	}
-	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{
-		Type:               t,
-		Status:             status,
-		Reason:             reason,
-		Message:            message,
-		ObservedGeneration: run.Generation,
-	})
-	return changed
+	msg := "waiting to start"
+	if latest != nil {
+		msg = latest.Message
+	}
+	conditions.Kstatus(&run.Status.Conditions, run.Generation, string(run.Status.Phase), msg)
 }
 
 // phase derives the one-word phase from the conditions.
@@ -101,7 +126,8 @@ func phase(run *cbv1.BenchmarkRun) cbv1.Phase {
 	return cbv1.PhasePending
 }
 
-// prepareTimeout is the run's bound on waiting for and preparing its datacenter.
+// prepareTimeout is the run's bound on waiting for and preparing its datacenter, and on
+// giving it back.
 func prepareTimeout(run *cbv1.BenchmarkRun) time.Duration {
 	if d := run.Spec.Deadlines.Prepare; d != nil && d.Duration > 0 {
 		return d.Duration

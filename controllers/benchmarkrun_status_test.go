@@ -1,17 +1,13 @@
 package controllers
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/google/go-cmp/cmp"
-	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 )
 
@@ -121,45 +117,5 @@ func TestDeadlines(t *testing.T) {
 	run.Spec.Writers.Duration, run.Spec.Writers.Operations = nil, ptr.To[int64](1000)
 	if got := runTimeout(run); got != 2*time.Hour {
 		t.Errorf("operations-bounded run timeout %s", got)
-	}
-}
-
-// A pass that restored and unlocked the datacenter may lose its status write; the next pass
-// must still report what happened, from the datacenter itself.
-func TestReleasedEarlierReadsTheDatacenter(t *testing.T) {
-	original := `{"cassandra-yaml":{"concurrent_writes":32}}`
-	changed := &cbv1.DatacenterStatus{OriginalSize: ptr.To[int32](3), Changed: true, HadConfig: true,
-		OriginalConfig: &runtime.RawExtension{Raw: []byte(original)}}
-	dcAt := func(size int32, config string) *cassdcapi.CassandraDatacenter {
-		dc := &cassdcapi.CassandraDatacenter{ObjectMeta: metav1.ObjectMeta{Name: "dc1", Namespace: "db"}}
-		dc.Spec.Size, dc.Spec.Config = size, json.RawMessage(config)
-		return dc
-	}
-	cases := map[string]struct {
-		st     *cbv1.DatacenterStatus
-		keep   bool
-		dc     *cassdcapi.CassandraDatacenter
-		status metav1.ConditionStatus
-		reason string
-	}{
-		"never changed":      {st: &cbv1.DatacenterStatus{OriginalSize: ptr.To[int32](3)}, dc: dcAt(3, original), status: metav1.ConditionTrue, reason: cbv1.ReasonNothingToRestore},
-		"never locked":       {st: nil, dc: dcAt(3, original), status: metav1.ConditionTrue, reason: cbv1.ReasonNothingToRestore},
-		"restored earlier":   {st: changed, dc: dcAt(3, `{"cassandra-yaml": {"concurrent_writes": 32}}`), status: metav1.ConditionTrue, reason: cbv1.ReasonRestored},
-		"kept":               {st: changed, keep: true, dc: dcAt(5, `{}`), status: metav1.ConditionTrue, reason: cbv1.ReasonKeptChanges},
-		"lock removed early": {st: changed, dc: dcAt(5, `{"cassandra-yaml":{"concurrent_writes":64}}`), status: metav1.ConditionFalse, reason: reasonLockLost},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			r := &BenchmarkRunReconciler{Recorder: events.NewFakeRecorder(10)}
-			run := &cbv1.BenchmarkRun{}
-			if tc.keep {
-				run.Spec.Datacenter = &cbv1.DatacenterTuning{KeepChanges: true}
-			}
-			r.releasedEarlier(run, tc.dc, tc.st)
-			c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored)
-			if c == nil || c.Status != tc.status || c.Reason != tc.reason {
-				t.Errorf("DatacenterRestored %+v, want %s/%s", c, tc.status, tc.reason)
-			}
-		})
 	}
 }

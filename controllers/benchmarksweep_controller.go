@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/sweep"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -50,6 +51,11 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	defer func() {
 		sw.Status.ObservedGeneration = sw.Generation
 		sw.Status.Phase = sweepPhase(sw)
+		progress := "validating the points"
+		if sw.Status.Progress != "" {
+			progress = "points " + sw.Status.Progress
+		}
+		conditions.Kstatus(&sw.Status.Conditions, sw.Generation, string(sw.Status.Phase), progress)
 		if equality.Semantic.DeepEqual(before.Status, sw.Status) {
 			return
 		}

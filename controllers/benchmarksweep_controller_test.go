@@ -196,6 +196,12 @@ func TestSweepRunsItsPointsOneAtATimeAndTabulates(t *testing.T) {
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, cbv1.ConditionValid) {
 		t.Errorf("not Valid: %+v", got.Status.Conditions)
 	}
+	if !meta.IsStatusConditionTrue(got.Status.Conditions, cbv1.ConditionStalled) || meta.IsStatusConditionTrue(got.Status.Conditions, cbv1.ConditionReady) {
+		t.Errorf("kstatus conditions of a failed sweep: %+v", got.Status.Conditions)
+	}
+	if status, msg := argoHealth(t, got); status != "Degraded" || !strings.Contains(msg, "1 of 4 points failed") {
+		t.Errorf("Argo CD health %s: %s, want Degraded naming the failed point", status, msg)
+	}
 	type row struct {
 		Values  []string
 		Runs    []string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/sweep"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,19 +21,7 @@ func sweepFinished(sw *cbv1.BenchmarkSweep) bool {
 // setSweepCondition sets a condition stamped with the sweep's generation and tells whether its
 // status or reason changed. Succeeded is final: it never flips once set.
 func setSweepCondition(sw *cbv1.BenchmarkSweep, t string, status metav1.ConditionStatus, reason, message string) bool {
-	old := meta.FindStatusCondition(sw.Status.Conditions, t)
-	if t == cbv1.ConditionSucceeded && old != nil {
-		return false
-	}
-	changed := old == nil || old.Status != status || old.Reason != reason
-	meta.SetStatusCondition(&sw.Status.Conditions, metav1.Condition{
-		Type:               t,
-		Status:             status,
-		Reason:             reason,
-		Message:            message,
-		ObservedGeneration: sw.Generation,
-	})
-	return changed
+	return conditions.Set(&sw.Status.Conditions, sw.Generation, t, status, reason, message)
 }
 
 // sweepPhase derives the one-word phase from the conditions.

@@ -32,13 +32,19 @@ type Options struct {
 	// LeaderElectionNamespace is needed when running outside a cluster with leader election.
 	LeaderElectionNamespace string
 	Image                   string
-	ProgressInterval        time.Duration
-	Clock                   clock.PassiveClock
+	// AllowedImages are the images besides Image that runs may name in spec.writers.image; a
+	// trailing * matches a prefix. Their pods receive Cassandra credentials.
+	AllowedImages    []string
+	ProgressInterval time.Duration
+	Clock            clock.PassiveClock
 	// SkipNameValidation lets one process build the manager more than once (tests restart it).
 	SkipNameValidation bool
 	// WatchNamespaces limits the cache, and so everything the manager sees, to these
 	// namespaces; empty watches all. The Helm chart then grants its role there only.
 	WatchNamespaces []string
+	// WrapClient, when set, wraps the client the BenchmarkRun reconciler writes through (tests
+	// inject faults with it).
+	WrapClient func(client.Client) client.Client
 }
 
 // Scheme holds every type the manager reads or writes.
@@ -91,11 +97,18 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 			return nil, fmt.Errorf("adding readiness check: %w", err)
 		}
 	}
+	c := mgr.GetClient()
+	if o.WrapClient != nil {
+		c = o.WrapClient(c)
+	}
 	r := &BenchmarkRunReconciler{
-		Client:           mgr.GetClient(),
+		Client:           c,
+		APIReader:        mgr.GetAPIReader(),
 		Recorder:         mgr.GetEventRecorder("cassbench"),
 		Clock:            o.Clock,
 		Image:            o.Image,
+		AllowedImages:    o.AllowedImages,
+		WatchNamespaces:  o.WatchNamespaces,
 		ProgressInterval: o.ProgressInterval,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {

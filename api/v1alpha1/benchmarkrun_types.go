@@ -526,6 +526,7 @@ type WritersSpec struct {
 
 	// ImagePullPolicy of the writer image.
 	// +optional
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
 	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
 
 	// Resources of each writer container. A CPU limit also sets how many threads a writer
@@ -550,13 +551,15 @@ type WritersSpec struct {
 }
 
 // ConnectionSpec overrides how writers reach Cassandra.
+// +kubebuilder:validation:XValidation:rule="!has(self.service) || has(self.credentialsSecretRef)",message="connection.service needs connection.credentialsSecretRef: the datacenter's superuser credentials are only sent to the datacenter's own service"
 type ConnectionSpec struct {
 	// CredentialsSecretRef names a secret with keys username and password; defaults to the
-	// datacenter's superuser secret.
+	// datacenter's superuser secret, which is used only with the datacenter's own service.
 	// +optional
 	CredentialsSecretRef *corev1.LocalObjectReference `json:"credentialsSecretRef,omitempty"`
 
-	// Service is the host writers connect to; defaults to <cluster>-<dc>-service.
+	// Service is the host writers connect to; defaults to <cluster>-<dc>-service. Setting it
+	// requires CredentialsSecretRef.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Service string `json:"service,omitempty"`
@@ -629,7 +632,8 @@ type BenchmarkRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: Succeeded, DatacenterReady, SchemaReady, WritersComplete, DatacenterRestored.
+	// Conditions: Succeeded, DatacenterReady, SchemaReady, WritersComplete, DatacenterRestored,
+	// and kstatus' Ready, Reconciling and Stalled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -666,6 +670,40 @@ type BenchmarkRunStatus struct {
 	// Results merged from every writer that reported.
 	// +optional
 	Results *Results `json:"results,omitempty"`
+
+	// WriterReports keep what each writer's pod reported, stored the first time it is read,
+	// so that results survive the pod (a node drain, garbage collection) and are merged from
+	// what was stored, never from pods that may belong to someone else.
+	// +optional
+	// +listType=map
+	// +listMapKey=index
+	// +kubebuilder:validation:MaxItems=1000
+	WriterReports []WriterReport `json:"writerReports,omitempty"`
+}
+
+// WriterReport is what one writer pod left behind when it terminated.
+type WriterReport struct {
+	// Index of the writer.
+	Index int32 `json:"index"`
+	// PodUID of the pod that reported.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	PodUID string `json:"podUID,omitempty"`
+	// Pod name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Pod string `json:"pod,omitempty"`
+	// ExitCode of the writer container.
+	// +optional
+	ExitCode int32 `json:"exitCode,omitempty"`
+	// Reason the kubelet gave for the container's termination.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Reason string `json:"reason,omitempty"`
+	// Summary is the writer's termination message, exactly as written.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Summary string `json:"summary,omitempty"`
 }
 
 // ResolvedSettings are the values the controller filled in.
@@ -696,11 +734,14 @@ type DatacenterStatus struct {
 	// Size during the run.
 	// +optional
 	Size int32 `json:"size,omitempty"`
-	// Changed is true once the run has patched the datacenter.
+	// Changed is true once the run has seen the datacenter at its size and config and they
+	// differ from the originals. Restoring does not depend on it: it compares the datacenter
+	// with the originals and the run's target.
 	// +optional
 	Changed bool `json:"changed,omitempty"`
-	// PatchedGeneration is the datacenter generation the run's patch produced; readiness waits
-	// for cass-operator to observe it.
+	// PatchedGeneration is the datacenter's generation when the run first saw it at its size
+	// and config; readiness waits for cass-operator to observe it, and any later generation
+	// while the run holds the datacenter is someone else's change (drift).
 	// +optional
 	PatchedGeneration int64 `json:"patchedGeneration,omitempty"`
 	// RestoredGeneration is the generation the restore patch produced.
@@ -717,6 +758,12 @@ type DatacenterStatus struct {
 	// +optional
 	// +listType=atomic
 	SettingsVerified []string `json:"settingsVerified,omitempty"`
+	// SettingsUnverified lists the JVM settings the run asked for that could not be read on
+	// some node, with why: the result is not attributed to them as verified.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	SettingsUnverified []string `json:"settingsUnverified,omitempty"`
 }
 
 // WritersStatus counts writer pods by state.

@@ -32,6 +32,16 @@ const (
 	// ConditionTargetRateReached, on runs with a rate, is False when the writers achieved less
 	// than 98% of it.
 	ConditionTargetRateReached = "TargetRateReached"
+
+	// kstatus conditions, derived from the others so that Flux, Argo CD and
+	// `kubectl wait --for=condition=Ready` understand a run without knowing its kind.
+
+	// ConditionReady is True only once the run succeeded.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the run has work left, False once it is finished.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True once the run failed: nothing will make it succeed.
+	ConditionStalled = "Stalled"
 )
 
 // Reasons of ConditionTargetRateReached.
@@ -63,7 +73,28 @@ const (
 	ReasonKeptChanges            = "KeptChanges"
 	ReasonNothingToRestore       = "NothingToRestore"
 	ReasonSucceeded              = "Succeeded"
-	ReasonFailed                 = "Failed"
-	ReasonDeleted                = "Deleted"
 	ReasonInvalidSpec            = "InvalidSpec"
+	// ReasonDatacenterInvalid: cass-operator marked the datacenter Valid=False.
+	ReasonDatacenterInvalid = "DatacenterInvalid"
+	// ReasonDatacenterUnsuitable: the datacenter cannot take the run as it is (stopped, a
+	// config secret, too few nodes for its racks or the replication factor, JVM options its
+	// server version does not read); the run failed before touching it.
+	ReasonDatacenterUnsuitable = "DatacenterUnsuitable"
+	// ReasonDatacenterDrifted: someone else changed the datacenter while the run held it.
+	ReasonDatacenterDrifted = "DatacenterDrifted"
+	// ReasonRefused: the apiserver (validation, a webhook, a policy engine or RBAC) refused a
+	// write the run needs; retrying cannot help.
+	ReasonRefused = "Refused"
+	// ReasonSettingNotAllowed: a run from another namespace than its datacenter's sets a
+	// setting that only the datacenter's own namespace may (code loading, commands, JMX,
+	// security, data directories).
+	ReasonSettingNotAllowed = "SettingNotAllowed"
+	// ReasonImageNotAllowed: the run names an image the manager is not allowed to run.
+	ReasonImageNotAllowed = "ImageNotAllowed"
+	// ReasonStoppingJobs: the run's own Jobs are being stopped before the datacenter is given back.
+	ReasonStoppingJobs = "StoppingJobs"
+	// ReasonRestoreStuck: the original size could not be restored within the deadline.
+	ReasonRestoreStuck = "RestoreStuck"
+	// ReasonLockLost: someone removed the run's lock before the run could restore the datacenter.
+	ReasonLockLost = "LockLost"
 )

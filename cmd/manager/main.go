@@ -28,6 +28,14 @@ func main() {
 		}
 		return nil
 	})
+	flag.Func("allowed-images", "comma-separated images runs may name in spec.writers.image besides --writer-image; a trailing * matches a prefix (default none: only --writer-image)", func(v string) error {
+		for _, image := range strings.Split(v, ",") {
+			if image = strings.TrimSpace(image); image != "" {
+				o.AllowedImages = append(o.AllowedImages, image)
+			}
+		}
+		return nil
+	})
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()

@@ -104,6 +104,9 @@ func TestReady(t *testing.T) {
 		"scaling up":                     {dc: dcWith(cond(cassdcapi.DatacenterScalingUp, corev1.ConditionTrue)), wrote: 4, pending: "ScalingUp"},
 		"scaling down":                   {dc: dcWith(cond(cassdcapi.DatacenterScalingDown, corev1.ConditionTrue)), wrote: 4, pending: "ScalingDown"},
 		"requires update":                {dc: dcWith(cond(cassdcapi.DatacenterRequiresUpdate, corev1.ConditionTrue)), wrote: 4, pending: "RequiresUpdate"},
+		"replacing nodes":                {dc: dcWith(cond(cassdcapi.DatacenterReplacingNodes, corev1.ConditionTrue)), wrote: 4, pending: "ReplacingNodes"},
+		"resuming":                       {dc: dcWith(cond(cassdcapi.DatacenterResuming, corev1.ConditionTrue)), wrote: 4, pending: "Resuming"},
+		"resizing volumes":               {dc: dcWith(cond(cassdcapi.DatacenterResizingVolumes, corev1.ConditionTrue)), wrote: 4, pending: "ResizingVolumes"},
 		"busy conditions False are fine": {dc: dcWith(cond(cassdcapi.DatacenterUpdating, corev1.ConditionFalse)), wrote: 4, ready: true},
 		"progress Updating": {dc: dcWith(func(dc *cassdcapi.CassandraDatacenter) {
 			dc.Status.CassandraOperatorProgress = cassdcapi.ProgressUpdating

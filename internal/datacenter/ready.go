@@ -17,6 +17,9 @@ var busyConditions = []cassdcapi.DatacenterConditionType{
 	cassdcapi.DatacenterScalingDown,
 	cassdcapi.DatacenterRollingRestart,
 	cassdcapi.DatacenterRequiresUpdate,
+	cassdcapi.DatacenterReplacingNodes,
+	cassdcapi.DatacenterResuming,
+	cassdcapi.DatacenterResizingVolumes,
 }
 
 // Ready tells whether cass-operator has applied the datacenter spec at generation `wrote` (or

@@ -61,19 +61,20 @@ func PreflightName(run *cbv1.BenchmarkRun) string { return Name(run.Name, Compon
 func SetupName(run *cbv1.BenchmarkRun) string     { return Name(run.Name, ComponentSetup) }
 func WriterName(run *cbv1.BenchmarkRun) string    { return Name(run.Name, ComponentWriter) }
 
-// Setup builds the Job that verifies settings and creates the schema.
-func Setup(run *cbv1.BenchmarkRun, t Target) (*batchv1.Job, error) {
-	return setupJob(run, t, SetupName(run), ComponentSetup, t.Nodes)
+// Setup builds the Job that verifies settings and creates the schema. activeDeadline bounds
+// it (seconds; 0 leaves it unbounded) so that a hung setup stops on its own.
+func Setup(run *cbv1.BenchmarkRun, t Target, activeDeadline int64) (*batchv1.Job, error) {
+	return setupJob(run, t, SetupName(run), ComponentSetup, t.Nodes, activeDeadline)
 }
 
 // Preflight builds the Job that checks, before the datacenter is changed, that every
 // requested cassandra-yaml setting exists on the nodes that are up. It waits for no node
 // count: the datacenter has not been resized yet.
-func Preflight(run *cbv1.BenchmarkRun, t Target) (*batchv1.Job, error) {
-	return setupJob(run, t, PreflightName(run), ComponentPreflight, 0, "--preflight")
+func Preflight(run *cbv1.BenchmarkRun, t Target, activeDeadline int64) (*batchv1.Job, error) {
+	return setupJob(run, t, PreflightName(run), ComponentPreflight, 0, activeDeadline, "--preflight")
 }
 
-func setupJob(run *cbv1.BenchmarkRun, t Target, name, component string, nodes int32, args ...string) (*batchv1.Job, error) {
+func setupJob(run *cbv1.BenchmarkRun, t Target, name, component string, nodes int32, activeDeadline int64, args ...string) (*batchv1.Job, error) {
 	env, err := commonEnv(run, t)
 	if err != nil {
 		return nil, err
@@ -81,6 +82,9 @@ func setupJob(run *cbv1.BenchmarkRun, t Target, name, component string, nodes in
 	env = append(env, corev1.EnvVar{Name: podenv.ExpectNodes, Value: strconv.Itoa(int(nodes))})
 	job := baseJob(run, name, component)
 	job.Spec.BackoffLimit = ptr.To[int32](0)
+	if activeDeadline > 0 {
+		job.Spec.ActiveDeadlineSeconds = ptr.To(activeDeadline)
+	}
 	pod := &job.Spec.Template.Spec
 	c := container(run, t, "setup", env)
 	c.Name = component

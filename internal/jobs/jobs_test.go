@@ -112,7 +112,7 @@ func TestWriterThreadsFollowTheCPULimit(t *testing.T) {
 
 // Pods run with nothing they do not need: no token, no root, no writable root, no privileges.
 func TestPodsAreLockedDown(t *testing.T) {
-	setup, err := Setup(testRun(), target)
+	setup, err := Setup(testRun(), target, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestPodsAreLockedDown(t *testing.T) {
 func TestNoCredentialsMeansNoSecretReference(t *testing.T) {
 	tg := target
 	tg.CredentialsSecret = ""
-	job, err := Setup(testRun(), tg)
+	job, err := Setup(testRun(), tg, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

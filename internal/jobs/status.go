@@ -3,6 +3,7 @@ package jobs
 import (
 	"sort"
 	"strconv"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -80,4 +81,14 @@ func completionIndex(p *corev1.Pod) int32 {
 // Counts of a writer Job's pods, as the Job controller reports them.
 func Counts(job *batchv1.Job) (active, succeeded, failed int32) {
 	return job.Status.Active, job.Status.Succeeded, job.Status.Failed
+}
+
+// FinishedAt is when the Job reached Complete or Failed, zero while it has not.
+func FinishedAt(job *batchv1.Job) time.Time {
+	for _, c := range job.Status.Conditions {
+		if c.Status == corev1.ConditionTrue && (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
 }

@@ -75,6 +75,7 @@ nodeSelector: {kubernetes.io/os: linux}
 tolerations: [{key: dedicated, operator: Equal, value: benchmarks, effect: NoSchedule}]
 podAnnotations: {example.com/team: perf}
 extraArgs: [--zap-log-level=debug]
+allowedImages: ["registry.example.com/perf/*"]
 `
 		},
 		wantImage:       "registry.example.com/perf/cassbench:v9.9.9",
@@ -256,7 +257,7 @@ func checkPodMonitor(t *testing.T, pm *unstructured.Unstructured, watching bool,
 	if !selector.Matches(labels.Set(job.Spec.Template.Labels)) {
 		t.Errorf("PodMonitor selector %s does not match writer pods %v", selector, job.Spec.Template.Labels)
 	}
-	setup, err := jobs.Setup(run, jobs.Target{Image: "x", Host: "h", Port: 9042, CassandraDatacenter: "dc1", Nodes: 1})
+	setup, err := jobs.Setup(run, jobs.Target{Image: "x", Host: "h", Port: 9042, CassandraDatacenter: "dc1", Nodes: 1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,7 @@ func TestDockerfileMatchesManifestsAndJobs(t *testing.T) {
 	// The setup and writer pods internal/jobs builds.
 	run := builders.MakeBenchmarkRun("r", "ns").Datacenter("dc1").Writers(2).Duration(time.Minute).Obj()
 	target := jobs.Target{Image: "x", Host: "h", Port: 9042, CassandraDatacenter: "dc1", Nodes: 1}
-	setup, err := jobs.Setup(run, target)
+	setup, err := jobs.Setup(run, target, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,7 +165,7 @@ func (p Player) Pods(tb testing.TB, job *batchv1.Job, results map[int32]PodResul
 	for index, res := range results {
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
-				Name:        fmt.Sprintf("%s-%d-x", job.Name, index),
+				Name:        fmt.Sprintf("%s-%d-%.5s", job.Name, index, job.UID),
 				Namespace:   job.Namespace,
 				Labels:      map[string]string{"job-name": job.Name},
 				Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(int(index))},

@@ -1,0 +1,522 @@
+package controllers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
+	"github.com/cassbench/cassbench/internal/testutil/play"
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// denyInNamespace installs a ValidatingAdmissionPolicy, as a policy engine or webhook would,
+// that refuses creates and updates of one resource in one namespace unless expression holds,
+// and waits until the apiserver enforces it (probe must then be refused).
+func denyInNamespace(t *testing.T, ns, group, resource, expression, message string, probe func() error) {
+	t.Helper()
+	ctx := context.Background()
+	name := "deny-" + ns
+	policy := &admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+					Rule:       admissionv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: []string{resource}},
+				},
+			}}},
+			Validations: []admissionv1.Validation{{Expression: expression, Message: message}},
+		},
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}},
+		},
+	}
+	pl.Create(t, policy, binding)
+	t.Cleanup(func() {
+		_ = env.Client.Delete(ctx, binding)
+		_ = env.Client.Delete(ctx, policy)
+	})
+	play.Eventually(t, 30*time.Second, "waiting for the policy to be enforced", func() error {
+		if err := probe(); err == nil || !strings.Contains(err.Error(), message) {
+			return fmt.Errorf("probe not refused yet: %w", err)
+		}
+		return nil
+	})
+}
+
+// A rule on Jobs (Kyverno, Gatekeeper, a ValidatingAdmissionPolicy) refuses the writers: the
+// run fails within seconds naming the apiserver's message, and gives the datacenter back.
+func TestRefusedJobFailsTheRunAndGivesTheDatacenterBack(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	const msg = "writer Jobs are not allowed in this namespace"
+	denyInNamespace(t, ns, "batch", "jobs", "!has(object.metadata.labels) || !('cassbench.io/component' in object.metadata.labels) || object.metadata.labels['cassbench.io/component'] != 'writer'", msg,
+		func() error {
+			probe := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns, Labels: map[string]string{cbv1.ComponentLabel: "writer"}},
+				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{Name: "c", Image: "x"}}}}}}
+			return env.Client.Create(context.Background(), probe, client.DryRunAll)
+		})
+	startManager(t, managerConfig(t, ns))
+	gen := pl.Datacenter(t, dc).Generation
+	run := builders.MakeBenchmarkRun("refused", ns).Datacenter("dc1").Size(4).Writers(2).Duration(time.Minute).Obj()
+	pl.Create(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	setup := pl.WaitJob(t, ns, "refused-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 4})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+
+	start := time.Now()
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonRefused)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the refusal took %s to fail the run", took)
+	}
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, msg) || !strings.Contains(c.Message, "refused-writer") {
+		t.Errorf("the failure does not name the Job and the apiserver's message: %s", c.Message)
+	}
+	if c := findCond(got, cbv1.ConditionStalled); c.Status != metav1.ConditionTrue {
+		t.Errorf("Stalled %s, want True for a failed run", c.Status)
+	}
+	if c := findCond(got, cbv1.ConditionReady); c.Status != metav1.ConditionFalse {
+		t.Errorf("Ready %s", c.Status)
+	}
+	if status, msg := argoHealth(t, got); status != "Degraded" || !strings.Contains(msg, msg) {
+		t.Errorf("Argo CD health %s: %s, want Degraded", status, msg)
+	}
+	d := pl.Datacenter(t, dc)
+	if d.Spec.Size != 3 || d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("not given back: size %d lock %q", d.Spec.Size, d.Annotations[cbv1.LockAnnotation])
+	}
+}
+
+// A webhook that refuses the datacenter's patch (as cass-operator's refuses a size change
+// while it scales, or JVM sections on 3.11) fails the run at once and releases the lock.
+func TestRefusedDatacenterPatchFailsTheRunAndReleasesTheLock(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	const msg = "size changes are frozen"
+	denyInNamespace(t, ns, "cassandra.datastax.com", "cassandradatacenters", "object.spec.size == oldObject.spec.size", msg, func() error {
+		probe := pl.Datacenter(t, dc)
+		probe.Spec.Size = 9
+		return env.Client.Update(context.Background(), probe, client.DryRunAll)
+	})
+	startManager(t, managerConfig(t, ns))
+	run := builders.MakeBenchmarkRun("frozen", ns).Datacenter("dc1").Size(5).Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, run)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonRefused)
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, msg) {
+		t.Errorf("the failure does not carry the apiserver's message: %s", c.Message)
+	}
+	d := pl.Datacenter(t, dc)
+	if d.Spec.Size != 3 || d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("not given back: size %d lock %q", d.Spec.Size, d.Annotations[cbv1.LockAnnotation])
+	}
+}
+
+// Someone else's change to the datacenter mid-run (a GitOps sync putting its size back) is
+// drift, not a deadline: the run fails naming it, its writers are stopped before the lock is
+// released, and the next queued run starts only after that.
+func TestDriftMidRunStopsTheWritersBeforeTheNextRunStarts(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	startManager(t, managerConfig(t, ns))
+	gen := pl.Datacenter(t, dc).Generation
+	run := builders.MakeBenchmarkRun("drifted", ns).Datacenter("dc1").Size(4).Writers(2).Duration(time.Hour).Obj()
+	pl.Create(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	setup := pl.WaitJob(t, ns, "drifted-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 4})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	writers := pl.WaitJob(t, ns, "drifted-writer")
+	pl.JobRunning(t, writers, 2)
+	pl.Pods(t, writers, map[int32]play.PodResult{0: {Running: true}, 1: {Running: true}})
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have one-second resolution
+	next := builders.MakeBenchmarkRun("next", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, next)
+	queued := pl.WaitCondition(t, next, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy)
+	if status, msg := argoHealth(t, queued); status != "Progressing" || !strings.Contains(msg, "Queued") {
+		t.Errorf("Argo CD health of a queued run %s: %s", status, msg)
+	}
+	if c := findCond(queued, cbv1.ConditionReconciling); c.Status != metav1.ConditionTrue {
+		t.Errorf("Reconciling %s while queued", c.Status)
+	}
+
+	// A GitOps sync puts the declared size back, and cass-operator starts scaling down.
+	synced := pl.Datacenter(t, dc)
+	synced.Spec.Size = 3
+	if err := env.Client.Update(context.Background(), synced); err != nil {
+		t.Fatal(err)
+	}
+	got := pl.WaitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterDrifted)
+	if c := findCond(got, cbv1.ConditionDatacenterReady); !strings.Contains(c.Message, "spec.size is 3") {
+		t.Errorf("drift not named: %s", c.Message)
+	}
+	play.Eventually(t, 10*time.Second, "writers suspended", func() error {
+		j := pl.WaitJob(t, ns, "drifted-writer")
+		if !ptr.Deref(j.Spec.Suspend, false) {
+			return errNotYet
+		}
+		return nil
+	})
+	// The Job controller has not stopped the pods yet: the lock must hold.
+	time.Sleep(time.Second)
+	if holder := pl.Datacenter(t, dc).Annotations[cbv1.LockAnnotation]; holder != ns+"/drifted" {
+		t.Fatalf("released while its writers still run: lock %q", holder)
+	}
+	if n := pl.Run(t, next); n.Status.StartTime != nil {
+		t.Fatal("the next run started while the drifted run's writers still ran")
+	}
+	pl.JobRunning(t, writers, 0) // the Job controller deleted the suspended Job's pods
+	done := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonDatacenterDrifted)
+	if c := findCond(done, cbv1.ConditionDatacenterRestored); c.Status != metav1.ConditionTrue {
+		t.Errorf("DatacenterRestored %s/%s: %s", c.Status, c.Reason, c.Message)
+	}
+	d := pl.Datacenter(t, dc)
+	if d.Spec.Size != 3 || !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) {
+		t.Errorf("datacenter size %d config %s", d.Spec.Size, d.Spec.Config)
+	}
+	play.Eventually(t, 10*time.Second, "the next run takes the datacenter", func() error {
+		if pl.Datacenter(t, dc).Annotations[cbv1.LockAnnotation] != ns+"/next" {
+			return errNotYet
+		}
+		return nil
+	})
+}
+
+// A run deleted with --cascade=orphan and created again under the same name runs its own
+// Jobs: the earlier run's Job is deleted, not adopted, and its pods' reports are not read.
+func TestRecreatedRunDoesNotAdoptTheEarlierRunsJobs(t *testing.T) {
+	ns := env.Namespace(t)
+	readyDatacenter(t, ns, "dc1", 1)
+	startManager(t, managerConfig(t, ns))
+	ctx := context.Background()
+	first := builders.MakeBenchmarkRun("again", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, first)
+	setup := pl.WaitJob(t, ns, "again-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "4.0.0-earlier", Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	oldWriters := pl.WaitJob(t, ns, "again-writer")
+	pl.Pods(t, oldWriters, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 1, 777, "")}})
+
+	if err := env.Client.Delete(ctx, first, client.PropagationPolicy(metav1.DeletePropagationOrphan)); err != nil {
+		t.Fatal(err)
+	}
+	// Play the garbage collector: orphan the Jobs, then let the run go.
+	play.Eventually(t, 20*time.Second, "the run gives the datacenter back", func() error {
+		got := &cbv1.BenchmarkRun{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), got); err != nil {
+			return err
+		}
+		if controllerutil.ContainsFinalizer(got, cbv1.Finalizer) {
+			return errNotYet
+		}
+		return nil
+	})
+	var js batchv1.JobList
+	if err := env.Client.List(ctx, &js, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range js.Items {
+		j := &js.Items[i]
+		j.OwnerReferences = nil
+		if err := env.Client.Update(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := &cbv1.BenchmarkRun{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), got); err == nil {
+		got.Finalizers = nil
+		if err := env.Client.Update(ctx, got); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+	play.Eventually(t, 10*time.Second, "the first run is gone", func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), &cbv1.BenchmarkRun{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("still there: %w", err)
+		}
+		return nil
+	})
+
+	second := builders.MakeBenchmarkRun("again", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, second)
+	var newSetup *batchv1.Job
+	play.Eventually(t, 20*time.Second, "the second run's own setup Job", func() error {
+		j := &batchv1.Job{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "again-setup"}, j); err != nil {
+			return err
+		}
+		if !metav1.IsControlledBy(j, second) {
+			return fmt.Errorf("Job again-setup is still the earlier run's")
+		}
+		newSetup = j
+		return nil
+	})
+	if c := findCond(pl.Run(t, second), cbv1.ConditionSchemaReady); c.Status == metav1.ConditionTrue {
+		t.Fatalf("the second run read the earlier setup report: %s", c.Message)
+	}
+	pl.Pods(t, newSetup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 1})}})
+	pl.FinishJob(t, newSetup, []int32{0}, nil)
+	var writers *batchv1.Job
+	play.Eventually(t, 20*time.Second, "the second run's own writer Job", func() error {
+		j := &batchv1.Job{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "again-writer"}, j); err != nil {
+			return err
+		}
+		if !metav1.IsControlledBy(j, second) {
+			return fmt.Errorf("Job again-writer is still the earlier run's")
+		}
+		writers = j
+		return nil
+	})
+	pl.Pods(t, writers, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 1, 1000, "")}})
+	pl.FinishJob(t, writers, []int32{0}, nil)
+	done := pl.WaitCondition(t, second, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
+	if v := done.Status.Datacenter.CassandraVersion; v != "5.0.4" {
+		t.Errorf("setup report from the earlier run: version %q", v)
+	}
+	if r := done.Status.Results; r == nil || r.Operations != 1000 {
+		t.Errorf("results include the earlier run's writer: %+v", r)
+	}
+	if len(done.Status.WriterReports) != 1 || done.Status.WriterReports[0].PodUID == "" {
+		t.Errorf("writer reports %+v", done.Status.WriterReports)
+	}
+}
+
+// Refusals that need the datacenter are made before it is touched.
+func TestUnsuitableRunFailsBeforeTheDatacenterIsTouched(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := builders.MakeDatacenter("dc1", ns).Cluster("c1").Size(3).Config(originalConfig).AllowBenchmarks("true").Obj()
+	dc.Spec.Stopped = true
+	pl.Create(t, dc)
+	pl.Settle(t, dc)
+	before := pl.Datacenter(t, dc)
+	startManager(t, managerConfig(t, ns))
+	run := builders.MakeBenchmarkRun("stopped", ns).Datacenter("dc1").Size(4).Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, run)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonDatacenterUnsuitable)
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "stopped") {
+		t.Errorf("message %s", c.Message)
+	}
+	image := builders.MakeBenchmarkRun("foreign-image", ns).Datacenter("dc1").Image("evil.example/steal:1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, image)
+	pl.WaitCondition(t, image, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonImageNotAllowed)
+	after := pl.Datacenter(t, dc)
+	if after.Generation != before.Generation || after.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("datacenter touched: generation %d -> %d, lock %q", before.Generation, after.Generation, after.Annotations[cbv1.LockAnnotation])
+	}
+}
+
+// The superuser's credentials go only to the datacenter's own service: a run naming another
+// host must bring its own credentials, and the apiserver refuses it otherwise.
+func TestServiceWithoutCredentialsIsRefusedAtAdmission(t *testing.T) {
+	ns := env.Namespace(t)
+	run := builders.MakeBenchmarkRun("exfil", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	run.Spec.Connection = &cbv1.ConnectionSpec{Service: "attacker.example.com"}
+	err := env.Client.Create(context.Background(), run)
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "credentialsSecretRef") {
+		t.Fatalf("created or refused for another reason: %v", err)
+	}
+	run.Spec.Connection.CredentialsSecretRef = &corev1.LocalObjectReference{Name: "mine"}
+	if err := env.Client.Create(context.Background(), run, client.DryRunAll); err != nil {
+		t.Errorf("refused with its own credentials: %v", err)
+	}
+	bad := builders.MakeBenchmarkRun("pull", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	bad.Spec.Writers.ImagePullPolicy = "always"
+	if err := env.Client.Create(context.Background(), bad, client.DryRunAll); !apierrors.IsInvalid(err) {
+		t.Errorf("imagePullPolicy always admitted: %v", err)
+	}
+}
+
+// A run author who may create BenchmarkRuns but not read secrets cannot get the datacenter's
+// superuser credentials sent anywhere: not to a host of their choosing, not through the
+// superuser secret named as their own, not into an image of their choosing.
+func TestRunAuthorCannotExfiltrateTheSuperuserCredentials(t *testing.T) {
+	ns := env.Namespace(t)
+	readyDatacenter(t, ns, "dc1", 1)
+	ctx := context.Background()
+	superuser := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "c1-superuser", Namespace: ns},
+		StringData: map[string]string{"username": "admin", "password": "s3cret"}}
+	pl.Create(t, superuser)
+	role := filepath.Join(t.TempDir(), "author.yaml")
+	if err := os.WriteFile(role, []byte(`apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: run-author
+rules:
+- apiGroups: [cassbench.io]
+  resources: [benchmarkruns]
+  verbs: [create, get, list, watch]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	author, err := client.New(env.ServiceAccountConfig(t, ns, "author", role), client.Options{Scheme: env.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := author.Get(ctx, client.ObjectKeyFromObject(superuser), &corev1.Secret{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("the author can read the superuser secret: %v", err)
+	}
+	startManager(t, managerConfig(t, ns))
+
+	toAttacker := builders.MakeBenchmarkRun("to-attacker", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	toAttacker.Spec.Connection = &cbv1.ConnectionSpec{Service: "collector.attacker.example"}
+	if err := author.Create(ctx, toAttacker); !apierrors.IsInvalid(err) {
+		t.Errorf("a run sending the superuser's credentials to another host was admitted: %v", err)
+	}
+	named := builders.MakeBenchmarkRun("named-secret", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	named.Spec.Connection = &cbv1.ConnectionSpec{Service: "collector.attacker.example",
+		CredentialsSecretRef: &corev1.LocalObjectReference{Name: "c1-superuser"}}
+	if err := author.Create(ctx, named); err != nil {
+		t.Fatal(err)
+	}
+	image := builders.MakeBenchmarkRun("own-image", ns).Datacenter("dc1").Image("attacker.example/dump-env:1").Writers(1).Duration(time.Second).Obj()
+	if err := author.Create(ctx, image); err != nil {
+		t.Fatal(err)
+	}
+	got := pl.WaitCondition(t, named, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonInvalidSpec)
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "superuser secret") {
+		t.Errorf("message %s", c.Message)
+	}
+	pl.WaitCondition(t, image, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonImageNotAllowed)
+	if n := pl.CountJobs(t, ns); n != 0 {
+		t.Errorf("%d Jobs were created: their pods would have received the credentials", n)
+	}
+}
+
+// Requests above limits pass the CRD but not the Job's validation: the run fails naming the
+// apiserver's message instead of retrying with the datacenter locked.
+func TestRequestsAboveLimitsFailTheRunWithinSeconds(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 1)
+	startManager(t, managerConfig(t, ns))
+	run := builders.MakeBenchmarkRun("greedy", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	run.Spec.Writers.Resources = corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
+	}
+	pl.Create(t, run)
+	setup := pl.WaitJob(t, ns, "greedy-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	start := time.Now()
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonRefused)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s", took)
+	}
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "must be less than or equal to cpu limit") {
+		t.Errorf("the failure does not carry the apiserver's message: %s", c.Message)
+	}
+	if d := pl.Datacenter(t, dc); d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("still locked by %s", d.Annotations[cbv1.LockAnnotation])
+	}
+}
+
+// A finished writer's pod deleted before its Job completes (a node drain) loses nothing: its
+// report was stored the first time it was read.
+func TestAWritersResultSurvivesItsPod(t *testing.T) {
+	ns := env.Namespace(t)
+	readyDatacenter(t, ns, "dc1", 1)
+	startManager(t, managerConfig(t, ns))
+	ctx := context.Background()
+	run := builders.MakeBenchmarkRun("drained", ns).Datacenter("dc1").Writers(2).Duration(time.Second).Obj()
+	pl.Create(t, run)
+	setup := pl.WaitJob(t, ns, "drained-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 1})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	writers := pl.WaitJob(t, ns, "drained-writer")
+	pl.JobRunning(t, writers, 2)
+	pl.Pods(t, writers, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 2, 4000, "")}, 1: {Running: true}})
+	play.Eventually(t, 10*time.Second, "writer 0's report stored", func() error {
+		if got := pl.Run(t, run); len(got.Status.WriterReports) != 1 {
+			return fmt.Errorf("reports %+v", got.Status.WriterReports)
+		}
+		return nil
+	})
+	var pods corev1.PodList
+	if err := env.Client.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{cbv1.ComponentLabel: "writer"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range pods.Items {
+		if pods.Items[i].Annotations[batchv1.JobCompletionIndexAnnotation] == "0" {
+			if err := env.Client.Delete(ctx, &pods.Items[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pl.Pods(t, writers, map[int32]play.PodResult{1: {Message: play.WriterSummary(t, 1, 2, 6000, "")}})
+	pl.FinishJob(t, writers, []int32{0, 1}, nil)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded)
+	if r := got.Status.Results; r == nil || r.Operations != 10000 || r.WritersReported != 2 {
+		t.Errorf("results %+v", r)
+	}
+}
+
+// A scale-up that cannot finish (a pod that cannot be scheduled keeps ScalingUp True, and
+// cass-operator refuses size changes meanwhile) does not hold the datacenter for ever: the
+// restore waits until the deadline, then releases the lock and names the pending pod and what
+// to do.
+func TestRestoreStuckBehindAScaleUpReleasesTheLockAndSaysWhy(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	startManager(t, managerConfig(t, ns))
+	gen := pl.Datacenter(t, dc).Generation
+	run := builders.MakeBenchmarkRun("stuck-scale", ns).Datacenter("dc1").Size(5).Writers(1).Duration(time.Second).Obj()
+	run.Spec.Deadlines.Prepare = &metav1.Duration{Duration: 3 * time.Second}
+	pl.Create(t, run)
+	play.Eventually(t, 10*time.Second, "patched", func() error {
+		if pl.Datacenter(t, dc).Generation == gen {
+			return errNotYet
+		}
+		return nil
+	})
+	patched := pl.Datacenter(t, dc)
+	if err := kube.SetDatacenterStatus(context.Background(), env.Client, dc, func(s *cassdcapi.CassandraDatacenterStatus) {
+		kube.SetDatacenterCondition(s, cassdcapi.DatacenterScalingUp, corev1.ConditionTrue, "")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stuck := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "c1-dc1-default-sts-4", Namespace: ns, Labels: patched.GetDatacenterLabels()},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "cassandra", Image: "cassandra"}}}}
+	pl.Create(t, stuck)
+	stuck.Status.Phase = corev1.PodPending
+	stuck.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+		Message: "0/3 nodes are available: 3 Insufficient cpu"}}
+	if err := env.Client.Status().Update(context.Background(), stuck); err != nil {
+		t.Fatal(err)
+	}
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExpired)
+	c := findCond(got, cbv1.ConditionDatacenterRestored)
+	if c.Reason != cbv1.ReasonRestoreStuck || !strings.Contains(c.Message, "c1-dc1-default-sts-4 (Pending: 0/3 nodes are available") ||
+		!strings.Contains(c.Message, "spec.size back to 3") {
+		t.Errorf("DatacenterRestored %s: %s", c.Reason, c.Message)
+	}
+	if d := pl.Datacenter(t, dc); d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("still locked by %s", d.Annotations[cbv1.LockAnnotation])
+	}
+}
