@@ -120,6 +120,15 @@ $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 test: verify vet lint envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 40m ./...
+	$(MAKE) test-timing
+
+# Tests that measure time (schedule lag, achieved rates, the run-to-run noise compare sees) run
+# alone, after every other package: with other tests on the same cores their bounds would
+# measure the machine. They skip themselves elsewhere (CASSBENCH_TIMING_TESTS).
+TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec
+.PHONY: test-timing
+test-timing: ## Run the real-Cassandra tests that measure time, alone (make test runs them last).
+	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/
 
 # The tiers. test-unit leaves out, through CASSBENCH_TEST_TIERS (internal/testutil/tier), the
 # tests that need a control plane or Cassandra; the others run whole packages.
