@@ -144,6 +144,7 @@ test-integration: envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(HELM
 .PHONY: test-cassandra
 test-cassandra: ## Run the packages that need a real Cassandra (started by hack/cassandra.sh; Java 17).
 	$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh cassandra)
+	$(MAKE) test-timing
 
 .PHONY: chromium
 chromium: ## Find, or install from Debian's packages, the headless Chromium the HTML report's test opens its page in.
