@@ -16,6 +16,8 @@ COPY api/ api/
 COPY cmd/ cmd/
 COPY controllers/ controllers/
 COPY internal/ internal/
+# The CRDs, which the binaries embed to admit a spec as the API server would.
+COPY config/ config/
 COPY hack/build.sh hack/build.sh
 # hack/build.sh holds the build flags `make build` uses too (static, -trimpath, -s -w).
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \

@@ -42,7 +42,7 @@ func Run(namespace string) *cbv1.BenchmarkRun {
 				DurableWrites: ptr.To(true), Replication: cbv1.Replication{Strategy: cbv1.SimpleStrategy, Factor: 1}},
 			Workload: cbv1.WorkloadSpec{WriteRatio: 1, WriteConsistency: "LOCAL_ONE", ReadConsistency: "LOCAL_ONE",
 				ReadPath: cbv1.ReadPartition, RowsPerPartition: 1, KeyDistribution: "uniform", BatchSize: 1, BatchType: "unlogged"},
-			Writers: cbv1.WritersSpec{Replicas: 8, Concurrency: 1, Arrivals: cbv1.ArrivalsUniform, ConnectionsPerHost: 2,
+			Writers: cbv1.WritersSpec{Replicas: 8, Concurrency: 1, Arrivals: cbv1.ArrivalsUniform, ConnectionsPerHost: 2, DriverIO: cbv1.DriverIOBatched,
 				Duration: &metav1.Duration{Duration: 10 * time.Minute}, Warmup: &metav1.Duration{},
 				RequestTimeout: &metav1.Duration{Duration: 10 * time.Second}, Retries: ptr.To[int32](3)},
 		},
