@@ -1,9 +1,10 @@
 package sweep
 
 import (
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Observed is what one reconcile read: the sweep, its points and its child runs by name.
