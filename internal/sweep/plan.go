@@ -30,9 +30,9 @@ type Decision struct {
 	Stopped *Slot
 }
 
-// Repeats is the sweep's repeat count, at least 1.
+// Repeats is the sweep's repeat count, as the CRD defaulted it (1 unless set).
 func Repeats(sw *cbv1.BenchmarkSweep) int {
-	return max(int(sw.Spec.Repeats), 1)
+	return int(sw.Spec.Repeats)
 }
 
 // Slots lists a sweep's runs in the order they run: every repeat of point 0, then point 1.
