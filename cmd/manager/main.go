@@ -6,9 +6,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cassbench/cassbench/controllers"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/cassbench/cassbench/controllers"
 )
 
 func main() {

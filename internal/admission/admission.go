@@ -163,14 +163,18 @@ func (a *Admitter) AdmitObject(ctx context.Context, obj *unstructured.Unstructur
 	if err != nil {
 		return err
 	}
-	if unknown := coerce(obj, k); len(unknown) > 0 {
+	unknown, err := coerce(obj, k)
+	if err == nil && len(unknown) > 0 {
 		errs := make([]error, len(unknown))
 		for i, f := range unknown {
 			errs[i] = fmt.Errorf("unknown field %q", f)
 		}
-		// As the API server's create handler words a strict decoding error.
+		err = runtime.NewStrictDecodingError(errs)
+	}
+	if err != nil {
+		// As the API server's create handler words a decoding error.
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
-			k.gvk.Kind, k.gvk.Version, k.gvk.Kind, runtime.NewStrictDecodingError(errs)))
+			k.gvk.Kind, k.gvk.Version, k.gvk.Kind, err))
 	}
 	structuraldefaulting.Default(obj.Object, k.structural)
 	return validate(ctx, obj.DeepCopy(), k)
@@ -182,7 +186,9 @@ func (a *Admitter) Default(obj *unstructured.Unstructured) error {
 	if err != nil {
 		return err
 	}
-	coerce(obj, k)
+	if _, err := coerce(obj, k); err != nil {
+		return err
+	}
 	structuraldefaulting.Default(obj.Object, k.structural)
 	return nil
 }
@@ -211,30 +217,30 @@ func (a *Admitter) versions(gk schema.GroupKind) []string {
 
 // coerce prunes what the schema does not declare and returns the paths it pruned, as the API
 // server's decoder does for a custom resource (unstructuredSchemaCoercer in
-// customresource_handler.go).
-func coerce(obj *unstructured.Unstructured, k *kind) []string {
+// customresource_handler.go); an error is metadata the server could not decode either.
+func coerce(obj *unstructured.Unstructured, k *kind) ([]string, error) {
 	u := obj.Object
 	apiVersion, kindName := obj.GetAPIVersion(), obj.GetKind()
 	meta, hasMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(u, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
-		return []string{"metadata: " + err.Error()}
+		return nil, err
 	}
 	unknown = append(unknown, structuralpruning.PruneWithOptions(u, k.structural, true,
 		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, k.structural)
 	metaErr, paths := schemaobjectmeta.CoerceWithOptions(nil, u, k.structural, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
 	if metaErr != nil {
-		unknown = append(unknown, metaErr.Error())
+		return nil, metaErr
 	}
 	unknown = append(unknown, paths...)
 	obj.SetAPIVersion(apiVersion)
 	obj.SetKind(kindName)
 	if hasMeta {
 		if err := schemaobjectmeta.SetObjectMeta(u, meta); err != nil {
-			unknown = append(unknown, "metadata: "+err.Error())
+			return nil, err
 		}
 	}
-	return unknown
+	return unknown, nil
 }
 
 // validate runs the API server's create checks (rest.BeforeCreate with the custom resource

@@ -2,6 +2,9 @@ package admission
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +122,45 @@ func TestDefaultRunSpec(t *testing.T) {
 	}
 	if in.Schema.Keyspace != "" {
 		t.Error("DefaultRunSpec changed its argument")
+	}
+}
+
+// The controller hands its pods the admitted spec as Go encodes it (internal/jobs); the pods
+// admit it again. Every sample run must come through that unchanged.
+func TestRunSpecReadsTheControllersEncoding(t *testing.T) {
+	files, err := filepath.Glob("../../config/samples/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no samples: %v", err)
+	}
+	runs := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "kind: BenchmarkRun\n") {
+			continue
+		}
+		runs++
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			admitted, err := RunSpec(context.Background(), data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			encoded, err := json.Marshal(admitted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := RunSpec(context.Background(), encoded)
+			if err != nil {
+				t.Fatalf("the pods would refuse the spec the controller gives them: %v\n%s", err, encoded)
+			}
+			if diff := cmp.Diff(admitted, again); diff != "" {
+				t.Errorf("spec changed on the way to the pods (-controller +pod):\n%s", diff)
+			}
+		})
+	}
+	if runs == 0 {
+		t.Fatal("no BenchmarkRun sample")
 	}
 }

@@ -4,9 +4,10 @@ import (
 	"sort"
 	"strings"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Allows tells whether the datacenter opted in to runs from the given namespace, and if not,

@@ -8,8 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Sections maps each DatacenterConfig section to its key in a datacenter's spec.config.

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 func raw(s string) *runtime.RawExtension { return &runtime.RawExtension{Raw: []byte(s)} }

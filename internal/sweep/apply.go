@@ -10,11 +10,12 @@ import (
 	"strconv"
 	"strings"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Apply returns the template with the point's values set at the axes' paths. The template is

@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // MaxRunName is the longest BenchmarkRun name the CRD admits: the name goes into its Jobs'

@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"strings"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // errNotAdmitted reports axes the CRD refuses: the sweep did not come through the API server.

@@ -1,9 +1,10 @@
 package sweep
 
 import (
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Observed is what one reconcile read: the sweep, its points and its child runs by name.
@@ -29,9 +30,9 @@ type Decision struct {
 	Stopped *Slot
 }
 
-// Repeats is the sweep's repeat count, at least 1.
+// Repeats is the sweep's repeat count, as the CRD defaulted it (1 unless set).
 func Repeats(sw *cbv1.BenchmarkSweep) int {
-	return max(int(sw.Spec.Repeats), 1)
+	return int(sw.Spec.Repeats)
 }
 
 // Slots lists a sweep's runs in the order they run: every repeat of point 0, then point 1.

@@ -49,7 +49,7 @@ func observed(t *testing.T, spec cbv1.BenchmarkSweepSpec, runs map[string]runSta
 }
 
 func TestDecide(t *testing.T) {
-	twoByTwo := cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("a", "1", "2"), axis("b", "1", "2")}}
+	twoByTwo := cbv1.BenchmarkSweepSpec{Repeats: 1, Axes: []cbv1.SweepAxis{axis("a", "1", "2"), axis("b", "1", "2")}}
 	repeated := cbv1.BenchmarkSweepSpec{Repeats: 3, Axes: []cbv1.SweepAxis{axis("a", "1", "2")}}
 	stopping := twoByTwo
 	stopping.StopOnFailure = true

@@ -2,9 +2,10 @@ package writer_test
 
 import (
 	"context"
-	"k8s.io/utils/ptr"
 	"testing"
 	"time"
+
+	"k8s.io/utils/ptr"
 
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 )

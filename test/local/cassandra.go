@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cassbench/cassbench/internal/testutil/kube"
-
 	"sigs.k8s.io/yaml"
+
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
 // Nodes drives the real Cassandra nodes on 127.0.0.1..N through hack/cassandra.sh. The

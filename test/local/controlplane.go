@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cassbench/cassbench/internal/testutil/kube"
-
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
 // controlPlane is etcd and kube-apiserver (envtest) plus kube-controller-manager as a process.

@@ -1,7 +1,6 @@
 package packaging_test
 
 import (
-	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
 // The kind path needs Docker and the internet, which this machine lacks, so the tests below

@@ -3,8 +3,6 @@ package packaging_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/cassbench/cassbench/internal/summary"
-	"github.com/cassbench/cassbench/internal/testutil/play"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +21,9 @@ import (
 	"github.com/cassbench/cassbench/controllers"
 	"github.com/cassbench/cassbench/internal/datacenter"
 	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 )
 
 // The manager, holding exactly the chart's ClusterRole and leader-election Role (nothing

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,15 @@ var rejectedSweeps = map[string][]mutation{
 	"a bad template":      {set(int64(0), "spec", "template", "writers", "replicas")},
 	"a typo'd field":      {set(true, "spec", "stopOnFailur")},
 	"an int too large":    {set([]any{axis("writers.operations", int64(1)<<40)}, "spec", "axes")},
+}
+
+// rejectedMetadata are runs whose metadata the API server refuses.
+var rejectedMetadata = map[string][]mutation{
+	"a name too long for a run":  {set("r"+strings.Repeat("x", 60), "metadata", "name")},
+	"a name that is no DNS name": {set("Run_1", "metadata", "name")},
+	"a label value with a space": {set(map[string]any{"team": "a b"}, "metadata", "labels")},
+	"labels that are no map":     {set("team=a", "metadata", "labels")},
+	"an unknown metadata field":  {set("x", "metadata", "owner")},
 }
 
 func axis(path string, values ...int64) map[string]any {
@@ -84,6 +94,21 @@ func TestOfflineAdmissionMatchesTheAPIServer(t *testing.T) {
 					m(t, run.Object)
 				}
 				compareVerdicts(ctx, t, offline, run)
+			})
+		}
+	})
+	t.Run("rejected metadata", func(t *testing.T) {
+		for i, name := range sortedKeys(rejectedMetadata) {
+			t.Run(name, func(t *testing.T) {
+				run := validRun(t, ns)
+				run.SetGenerateName("")
+				run.SetName(fmt.Sprintf("rejected-meta-%d", i))
+				for _, m := range rejectedMetadata[name] {
+					m(t, run.Object)
+				}
+				if err := compareVerdicts(ctx, t, offline, run); err == nil {
+					t.Error("the API server accepted it; the case tests nothing")
+				}
 			})
 		}
 	})

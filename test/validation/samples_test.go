@@ -2,7 +2,6 @@ package validation_test
 
 import (
 	"context"
-	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
 const fieldOwner = client.FieldOwner("cassbench-validation-test")

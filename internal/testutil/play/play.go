@@ -11,11 +11,6 @@ import (
 	"testing"
 	"time"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/jobs"
-	"github.com/cassbench/cassbench/internal/sketch"
-	"github.com/cassbench/cassbench/internal/summary"
-	"github.com/cassbench/cassbench/internal/testutil/kube"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +19,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/sketch"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
 // Image is the image the played pods report running.

@@ -10,6 +10,7 @@
 package tier
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func Require(tb testing.TB, t Tier) {
 // exits 0 without running the package's tests.
 func Main(t Tier) {
 	if !Enabled(t) {
-		os.Stdout.WriteString("skipped: every test of this package is in the " + string(t) + " tier (make test-" + string(t) + ")\n")
+		fmt.Fprintf(os.Stdout, "skipped: every test of this package is in the %s tier (make test-%s)\n", t, t)
 		os.Exit(0)
 	}
 }
