@@ -7,12 +7,6 @@ import (
 	"strings"
 	"time"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/conditions"
-	"github.com/cassbench/cassbench/internal/datacenter"
-	"github.com/cassbench/cassbench/internal/jobs"
-	"github.com/cassbench/cassbench/internal/results"
-	"github.com/cassbench/cassbench/internal/summary"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +16,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/conditions"
+	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/summary"
 )
 
 // The lifecycle of a run as one pure decision: observe gathers what a pass read, decide

@@ -4,11 +4,12 @@ import (
 	"testing"
 	"time"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 func runWith(conds ...metav1.Condition) *cbv1.BenchmarkRun {

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/conditions"
-	"github.com/cassbench/cassbench/internal/sweep"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +15,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/conditions"
+	"github.com/cassbench/cassbench/internal/sweep"
 )
 
 // BenchmarkSweepReconciler runs a sweep's points as child BenchmarkRuns, one at a time in point

@@ -10,12 +10,6 @@ import (
 	"testing"
 	"time"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/datacenter"
-	"github.com/cassbench/cassbench/internal/summary"
-	"github.com/cassbench/cassbench/internal/testutil/builders"
-	"github.com/cassbench/cassbench/internal/testutil/kube"
-	"github.com/cassbench/cassbench/internal/testutil/play"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -26,6 +20,13 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/kube"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 )
 
 // denyInNamespace installs a ValidatingAdmissionPolicy, as a policy engine or webhook would,

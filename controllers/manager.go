@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Options configure the manager; the command and the integration tests build it the same way.

@@ -6,9 +6,10 @@ package conditions
 import (
 	"time"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Set sets a condition stamped with generation and tells whether its status or reason

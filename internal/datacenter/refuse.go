@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Unsuitable tells why a datacenter cannot take a run as it is, before the run touches it: a

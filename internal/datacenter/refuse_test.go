@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	"k8s.io/utils/ptr"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 func TestUnsuitable(t *testing.T) {

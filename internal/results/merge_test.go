@@ -7,10 +7,11 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
-	"github.com/google/go-cmp/cmp"
 )
 
 func sketchOf(values []float64) *sketch.Sketch {

@@ -1,6 +1,9 @@
 package sweep
 
 import (
+	"math"
+	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,9 +12,6 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/sketch"
-	"math"
-	"math/rand/v2"
-	"sort"
 )
 
 // runState is shorthand for a child run: "" exists and runs, "ok" succeeded, "fail" failed.

@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // A manager killed with SIGKILL as soon as its patch of the datacenter lands — before it can
