@@ -65,6 +65,9 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	if err != nil {
 		return err
 	}
+	if err := CheckStartupKeys(settings); err != nil {
+		return err
+	}
 	var jvm JVMWant
 	if d := cfg.Spec.Datacenter; d != nil {
 		if jvm, err = ParseJVM(d.Config); err != nil {
