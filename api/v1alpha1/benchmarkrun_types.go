@@ -166,7 +166,10 @@ type SchemaSpec struct {
 	// +kubebuilder:default=true
 	DurableWrites *bool `json:"durableWrites,omitempty"`
 
-	// Recreate drops the benchmark keyspace before the run so every run starts empty.
+	// Recreate drops the benchmark keyspace before the run so every run starts empty. With
+	// cassandra.yaml auto_snapshot on (the default) every drop leaves a snapshot on each node,
+	// which CQL cannot clear: setup lists them and says how to clear them (nodetool
+	// clearsnapshot) or avoid them (auto_snapshot: false, or auto_snapshot_ttl).
 	// +optional
 	Recreate bool `json:"recreate,omitempty"`
 
