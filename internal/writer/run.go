@@ -99,7 +99,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	defer s.Close()
 	defer tuneGC()()
-	meta, err := prepare(ctx, s, gen, spec.Workload.ReadRatio > 0, conn.Timeout)
+	// Preparing, the clock offset and the barrier are not the load: a request timeout of
+	// 10 ms (seed 003, where a later answer lost the bid) must not fail a writer whose
+	// prepare takes 20 ms.
+	setupTimeout := max(conn.Timeout, 10*time.Second)
+	meta, err := prepare(ctx, s, gen, spec.Workload.ReadRatio > 0, setupTimeout)
 	if err != nil {
 		return fail(err)
 	}
@@ -124,7 +128,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	go report(runCtx, cfg, st, durationOr(w.Duration, 0))
 
 	// Writers' clocks may disagree; Cassandra's is the one they share.
-	clock, err := measureOffset(ctx, s, cfg.Now, conn.Timeout)
+	clock, err := measureOffset(ctx, s, cfg.Now, setupTimeout)
 	if err != nil {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: not correcting for clock offset: %v\n", cfg.Index, cfg.Writers, err)
 	}
@@ -132,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	barrier := Barrier{
 		Session: s, Keyspace: schema.Keyspace, Run: cfg.RunID, Index: cfg.Index, Writers: cfg.Writers,
 		Consistency: BarrierConsistency(spec.Schema.Replication.Factor),
-		Timeout:     cfg.BarrierTimeout, RequestTimeout: conn.Timeout, Now: cfg.Now, Offset: clock.Offset,
+		Timeout:     cfg.BarrierTimeout, RequestTimeout: setupTimeout, Now: cfg.Now, Offset: clock.Offset,
 	}
 	start, err := barrier.Wait(ctx)
 	if err != nil {
