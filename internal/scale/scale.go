@@ -12,6 +12,10 @@
 //     up, and a consistency level that names more replicas than that (TWO, THREE) is lowered
 //     to the most the keyspace can give, so that the workload can succeed at all.
 //
+//   - how fast: a writers.requestTimeout below MinRequestTimeout is raised to it. A local
+//     node sharing a laptop's cores with the writers cannot keep a production deadline (seed
+//     003's 10 ms), and a run whose every request times out shows nothing about the workload.
+//
 // What it keeps: the table, the operation mix, consistency levels the nodes can serve,
 // value sizes, writer count and requests in flight (the load's shape), and the seed, so a
 // scaled write run and a scaled read run of the same samples still meet on the same rows.
@@ -30,6 +34,9 @@ import (
 // MinDuration is the shortest measured window a scaled run gets: a window of a few
 // milliseconds would measure connection set-up, not the workload.
 const MinDuration = 2 * time.Second
+
+// MinRequestTimeout is the shortest request timeout a scaled run keeps.
+const MinRequestTimeout = time.Second
 
 // Spec returns a copy of spec scaled by factor for a cluster of nodes nodes, and one line per
 // change for the user.
@@ -69,6 +76,10 @@ func Spec(spec *cbv1.BenchmarkRunSpec, factor float64, nodes int32) (*cbv1.Bench
 		n := scaled(*w.Rate, factor, replicas)
 		note("writers.rate %d -> %d", *w.Rate, n)
 		w.Rate = &n
+	}
+	if w.RequestTimeout != nil && w.RequestTimeout.Duration < MinRequestTimeout {
+		note("writers.requestTimeout %s -> %s", w.RequestTimeout.Duration, MinRequestTimeout)
+		w.RequestTimeout = &metav1.Duration{Duration: MinRequestTimeout}
 	}
 	wl := &s.Workload
 	if wl.Partitions > 0 {

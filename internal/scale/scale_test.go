@@ -38,11 +38,12 @@ func TestSpec(t *testing.T) {
 				s.Schema.Replication.Factor = 2
 			},
 		},
-		"duration floors, warm-up scales, rate keeps one op/s per writer": {
+		"duration floors, warm-up scales, rate keeps one op/s per writer, a 10 ms timeout becomes 1 s": {
 			edit: func(s *cbv1.BenchmarkRunSpec) {
 				s.Writers.Duration = &metav1.Duration{Duration: 20 * time.Minute}
 				s.Writers.Warmup = &metav1.Duration{Duration: 2 * time.Minute}
 				s.Writers.Rate = ptr(int64(7000))
+				s.Writers.RequestTimeout = &metav1.Duration{Duration: 10 * time.Millisecond}
 			},
 			factor: 0.001, nodes: 3,
 			want: func(s *cbv1.BenchmarkRunSpec) {
@@ -50,6 +51,7 @@ func TestSpec(t *testing.T) {
 				s.Writers.Duration = &metav1.Duration{Duration: MinDuration}
 				s.Writers.Warmup = &metav1.Duration{Duration: 120 * time.Millisecond}
 				s.Writers.Rate = ptr(int64(10))
+				s.Writers.RequestTimeout = &metav1.Duration{Duration: MinRequestTimeout}
 			},
 		},
 		"partitions and rows per partition": {
