@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -24,6 +25,11 @@ import (
 )
 
 func runCommand(ctx context.Context, args []string) int {
+	return runMain(ctx, args, os.Stdout)
+}
+
+// runMain is `cassbench run` writing its results to stdout.
+func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var conn connFlags
 	conn.register(fs)
@@ -97,7 +103,7 @@ func runCommand(ctx context.Context, args []string) int {
 	if msg, short := results.TargetShortfall(res); short {
 		fmt.Fprintln(os.Stderr, "warning: target rate not reached: "+msg)
 	}
-	if err := report.Run(os.Stdout, localRun(runID, spec, setupReport, res, failed > 0), format); err != nil {
+	if err := report.Run(stdout, localRun(runID, spec, setupReport, res, failed > 0), format); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
 	}
