@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,7 +57,6 @@ func TestEverySampleRunsScaledDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	dropAll := func() {
 		for ks := range keyspaces {
 			if err := s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec(); err != nil {
@@ -67,6 +67,7 @@ func TestEverySampleRunsScaledDown(t *testing.T) {
 	dropAll()
 	t.Cleanup(func() {
 		dropAll()
+		s.Close()
 		// Every recreating run left a snapshot of what it dropped on each node (auto_snapshot).
 		names := slices.Sorted(maps.Keys(keyspaces))
 		for i := range c.Hosts {
@@ -82,18 +83,22 @@ func TestEverySampleRunsScaledDown(t *testing.T) {
 	// Keyspaces are independent: their runs go in parallel, one keyspace's in order. Setup
 	// (DDL and schema agreement) and the writers' start barrier are most of a scaled run's
 	// time, and they wait rather than compute.
+	// Goroutines rather than t.Parallel, which runs only GOMAXPROCS subtests at once.
 	t.Run("keyspaces", func(t *testing.T) {
+		var wg sync.WaitGroup
+		defer wg.Wait()
 		for _, group := range byKeyspace(runs) {
-			t.Run(group[0].spec.Schema.Keyspace, func(t *testing.T) {
-				t.Parallel()
-				broken := false
-				for _, r := range group {
-					if broken && !r.spec.Schema.Recreate {
-						t.Errorf("%s not run: it measures what a failed run of its keyspace loaded", r.name)
-						continue
+			wg.Go(func() {
+				t.Run(group[0].spec.Schema.Keyspace, func(t *testing.T) {
+					broken := false
+					for _, r := range group {
+						if broken && !r.spec.Schema.Recreate {
+							t.Errorf("%s not run: it measures what a failed run of its keyspace loaded", r.name)
+							continue
+						}
+						broken = !runSample(t, c, dir, r) || broken
 					}
-					broken = !runSample(t, c, dir, r) || broken
-				}
+				})
 			})
 		}
 	})
