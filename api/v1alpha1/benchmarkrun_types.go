@@ -166,7 +166,10 @@ type SchemaSpec struct {
 	// +kubebuilder:default=true
 	DurableWrites *bool `json:"durableWrites,omitempty"`
 
-	// Recreate drops the benchmark keyspace before the run so every run starts empty.
+	// Recreate drops the benchmark keyspace before the run so every run starts empty. With
+	// cassandra.yaml auto_snapshot on (the default) every drop leaves a snapshot on each node,
+	// which CQL cannot clear: setup lists them and says how to clear them (nodetool
+	// clearsnapshot) or avoid them (auto_snapshot: false, or auto_snapshot_ttl).
 	// +optional
 	Recreate bool `json:"recreate,omitempty"`
 
@@ -192,6 +195,11 @@ type SchemaSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=630720000
 	DefaultTTLSeconds *int32 `json:"defaultTTLSeconds,omitempty"`
+
+	// TableOptions of the table (compression, caching, gc_grace_seconds, bloom filter), for a
+	// built-in profile as for a cql table; a cql table must not also set them in its WITH.
+	// +optional
+	TableOptions *TableOptions `json:"tableOptions,omitempty"`
 
 	// Indexes to create on the table.
 	// +optional
@@ -244,6 +252,46 @@ type Compaction struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=32
 	Options map[string]string `json:"options,omitempty"`
+}
+
+// TableOptions are CREATE TABLE options the seed experiments tuned.
+type TableOptions struct {
+	// Compression sub-options, e.g. {"class": "LZ4Compressor", "chunk_length_in_kb": "16"},
+	// or {"enabled": "false"} to store uncompressed.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=16
+	Compression map[string]string `json:"compression,omitempty"`
+
+	// Caching of partition keys and rows, e.g. keys NONE to turn the key cache off.
+	// +optional
+	Caching *Caching `json:"caching,omitempty"`
+
+	// GCGraceSeconds before tombstones can be purged.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=630720000
+	GCGraceSeconds *int32 `json:"gcGraceSeconds,omitempty"`
+
+	// BloomFilterFPChance, the bloom filter's false-positive chance, a decimal in (0, 1], e.g.
+	// "0.01"; "1" turns the filter off.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(0\.[0-9]{1,6}|1(\.0{1,6})?)$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="double(self) > 0.0",message="bloomFilterFPChance must be above 0"
+	BloomFilterFPChance string `json:"bloomFilterFPChance,omitempty"`
+}
+
+// Caching is the caching option of a table.
+type Caching struct {
+	// Keys caches partition keys: ALL or NONE.
+	// +optional
+	// +kubebuilder:validation:Enum=ALL;NONE
+	Keys string `json:"keys,omitempty"`
+
+	// RowsPerPartition caches the first rows of each partition read: ALL, NONE or a count.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(ALL|NONE|[1-9][0-9]{0,8})$`
+	RowsPerPartition string `json:"rowsPerPartition,omitempty"`
 }
 
 // Index is a secondary index on one column.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -17,12 +18,18 @@ import (
 	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/scale"
 	"github.com/cassbench/cassbench/internal/setup"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/writer"
 )
 
 func runCommand(ctx context.Context, args []string) int {
+	return runMain(ctx, args, os.Stdout)
+}
+
+// runMain is `cassbench run` writing its results to stdout.
+func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var conn connFlags
 	conn.register(fs)
@@ -32,6 +39,7 @@ func runCommand(ctx context.Context, args []string) int {
 	barrier := fs.Duration("barrier-timeout", 2*time.Minute, "how long writers wait for each other")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (in-process writers)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
+	scaleBy := fs.Float64("scale", 0, "run the spec scaled down by this factor in (0, 1] on the nodes as they are: duration, warm-up, operations, rate and partitions shrink, spec.datacenter is dropped, replication and consistency fit the nodes up (internal/scale)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -48,6 +56,12 @@ func runCommand(ctx context.Context, args []string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
+	}
+	if *scaleBy != 0 {
+		if spec, err = scaled(ctx, spec, *scaleBy, &conn); err != nil {
+			fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+			return 1
+		}
 	}
 	if w := localWarning(spec); w != "" {
 		fmt.Fprintln(os.Stderr, "warning: "+w)
@@ -89,7 +103,7 @@ func runCommand(ctx context.Context, args []string) int {
 	if msg, short := results.TargetShortfall(res); short {
 		fmt.Fprintln(os.Stderr, "warning: target rate not reached: "+msg)
 	}
-	if err := report.Run(os.Stdout, localRun(runID, spec, setupReport, res, failed > 0), format); err != nil {
+	if err := report.Run(stdout, localRun(runID, spec, setupReport, res, failed > 0), format); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
 	}
@@ -97,6 +111,24 @@ func runCommand(ctx context.Context, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// scaled shrinks spec by factor for the nodes up now, saying what it changed.
+func scaled(ctx context.Context, spec *cbv1.BenchmarkRunSpec, factor float64, conn *connFlags) (*cbv1.BenchmarkRunSpec, error) {
+	probe := spec.DeepCopy()
+	probe.Datacenter = nil
+	nodes, err := setup.Run(ctx, setup.Config{Spec: probe, Conn: conn.options(), Datacenter: conn.datacenter, Preflight: true})
+	if err != nil {
+		return nil, fmt.Errorf("counting nodes to scale for: %w", err)
+	}
+	out, notes, err := scale.Spec(spec, factor, nodes.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(os.Stderr, "scale %g: %s\n", factor, n)
+	}
+	return out, nil
 }
 
 // localWarning explains what a local run does with the datacenter section it cannot apply.

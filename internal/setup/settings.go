@@ -223,3 +223,25 @@ func CheckNode(node string, settings []Setting, values map[string]string) error 
 	}
 	return nil
 }
+
+// startupKeys are cassandra.yaml keys an existing node must keep: a node that finds a
+// different value than the one its data was written with refuses to start (num_tokens,
+// initial_token, partitioner: the token ring on disk; cluster_name: the one in system.local),
+// so a rolling restart with them would take the datacenter down node by node.
+var startupKeys = map[string]string{
+	"num_tokens":    "the tokens a node owns are fixed when it first joins",
+	"initial_token": "the tokens a node owns are fixed when it first joins",
+	"partitioner":   "data on disk is placed by the partitioner it was written with",
+	"cluster_name":  "a node checks the cluster name stored in its system keyspace",
+}
+
+// CheckStartupKeys refuses a cassandra-yaml key that would stop the datacenter's existing
+// nodes from starting, naming it. A run cannot start from new nodes, so no value is safe.
+func CheckStartupKeys(settings []Setting) error {
+	for _, st := range settings {
+		if why, ok := startupKeys[st.Name]; ok {
+			return fmt.Errorf("spec.datacenter.config.cassandra-yaml.%s is refused: existing nodes would not start with a changed %s (%s); remove it, or set it on a new datacenter with cass-operator itself", st.Name, st.Name, why)
+		}
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -163,6 +164,36 @@ func TestCheckNode(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("CheckNode = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckStartupKeys(t *testing.T) {
+	cases := map[string]struct {
+		yaml string
+		want string // a part of the error; "" for none
+	}{
+		"tuning only":   {yaml: `{"concurrent_writes": 128, "memtable_heap_space": "700MiB"}`},
+		"num_tokens":    {yaml: `{"concurrent_writes": 128, "num_tokens": 16}`, want: "cassandra-yaml.num_tokens is refused"},
+		"initial_token": {yaml: `{"initial_token": "0"}`, want: "cassandra-yaml.initial_token is refused"},
+		"partitioner":   {yaml: `{"partitioner": "org.apache.cassandra.dht.RandomPartitioner"}`, want: "cassandra-yaml.partitioner is refused"},
+		"cluster_name":  {yaml: `{"cluster_name": "bench"}`, want: "cassandra-yaml.cluster_name is refused"},
+		// Only top-level keys are the node's identity; a nested key of the same name is not.
+		"nested": {yaml: `{"seed_provider": {"num_tokens": 1}}`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			settings, err := ParseSettings([]byte(tc.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = CheckStartupKeys(settings)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}

@@ -65,6 +65,9 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	if err != nil {
 		return err
 	}
+	if err := CheckStartupKeys(settings); err != nil {
+		return err
+	}
 	var jvm JVMWant
 	if d := cfg.Spec.Datacenter; d != nil {
 		if jvm, err = ParseJVM(d.Config); err != nil {
@@ -161,6 +164,14 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 		}
 	}
 	fmt.Fprintf(log, "setup: keyspace %s and table %s ready\n", schema.Keyspace, schema.Table)
+	if cfg.Spec.Schema.Recreate {
+		snaps, err := listSnapshots(ctx, s, up, schema.Keyspace)
+		if err != nil {
+			fmt.Fprintf(log, "setup: snapshots of keyspace %s not listed: %v\n", schema.Keyspace, err)
+		}
+		warnSnapshots(log, schema.Keyspace, snaps)
+		report.Snapshots = len(snaps)
+	}
 	return nil
 }
 

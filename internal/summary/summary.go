@@ -285,6 +285,9 @@ type SetupReport struct {
 	SettingsVerified []string `json:"settingsVerified,omitempty"`
 	// Unverified says which jvm*-server-options keys could not be read on some node, and why.
 	Unverified []string `json:"unverified,omitempty"`
+	// Snapshots is the number of nodes that keep snapshots of the benchmark keyspace after a
+	// recreating run dropped it (auto_snapshot): they fill disks over a sweep.
+	Snapshots int `json:"snapshots,omitempty"`
 	// Error says why setup failed: a setting that did not apply names the node, the setting,
 	// the value wanted and the value found.
 	Error string `json:"err,omitempty"`

@@ -111,6 +111,11 @@ func (r *resolved) tableCQL(s v1alpha1.SchemaSpec) (string, error) {
 		}
 		opts = append(opts, "default_time_to_live = "+strconv.Itoa(int(*ttl)))
 	}
+	more, err := tableOptionsCQL(s.TableOptions, given)
+	if err != nil {
+		return "", err
+	}
+	opts = append(opts, more...)
 	if len(opts) > 0 {
 		b.WriteString(" WITH " + strings.Join(opts, " AND "))
 	}
@@ -145,6 +150,62 @@ func compactionCQL(c *v1alpha1.Compaction) (string, error) {
 		parts = append(parts, quoteString(k)+": "+quoteString(c.Options[k]))
 	}
 	return "compaction = {" + strings.Join(parts, ", ") + "}", nil
+}
+
+// tableOptionsCQL renders schema.tableOptions, refusing an option the CREATE TABLE's own WITH
+// clause already sets.
+func tableOptionsCQL(o *v1alpha1.TableOptions, given map[string]bool) ([]string, error) {
+	if o == nil {
+		return nil, nil
+	}
+	var opts []string
+	add := func(name, value string) error {
+		if given[name] {
+			return fmt.Errorf("%s is set both in schema.tableOptions and in the CREATE TABLE's WITH clause: keep one", name)
+		}
+		opts = append(opts, name+" = "+value)
+		return nil
+	}
+	if len(o.Compression) > 0 {
+		keys := make([]string, 0, len(o.Compression))
+		for k := range o.Compression {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = quoteString(k) + ": " + quoteString(o.Compression[k])
+		}
+		if err := add("compression", "{"+strings.Join(parts, ", ")+"}"); err != nil {
+			return nil, err
+		}
+	}
+	if c := o.Caching; c != nil && (c.Keys != "" || c.RowsPerPartition != "") {
+		var parts []string
+		if c.Keys != "" {
+			parts = append(parts, "'keys': "+quoteString(c.Keys))
+		}
+		if c.RowsPerPartition != "" {
+			parts = append(parts, "'rows_per_partition': "+quoteString(c.RowsPerPartition))
+		}
+		if err := add("caching", "{"+strings.Join(parts, ", ")+"}"); err != nil {
+			return nil, err
+		}
+	}
+	if g := o.GCGraceSeconds; g != nil {
+		if err := add("gc_grace_seconds", strconv.Itoa(int(*g))); err != nil {
+			return nil, err
+		}
+	}
+	if f := o.BloomFilterFPChance; f != "" {
+		if _, err := strconv.ParseFloat(f, 64); err != nil {
+			return nil, fmt.Errorf("schema.tableOptions.bloomFilterFPChance %q is not a decimal", f)
+		}
+		if err := add("bloom_filter_fp_chance", f); err != nil {
+			return nil, err
+		}
+	}
+	return opts, nil
 }
 
 func (r *resolved) indexCQL(ix index) string {

@@ -80,6 +80,19 @@ func TestBuildSchema(t *testing.T) {
 				kv + " WITH compaction = {'class': 'LeveledCompactionStrategy', 'sstable_size_in_mb': '160', 'x''); DROP KEYSPACE a; --': 'y''z'} AND default_time_to_live = 86400",
 			}},
 		},
+		"table options on a profile": {
+			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) {
+				s.Schema.TableOptions = &v1alpha1.TableOptions{
+					Compression:         map[string]string{"class": "LZ4Compressor", "chunk_length_in_kb": "16"},
+					Caching:             &v1alpha1.Caching{Keys: "NONE", RowsPerPartition: "NONE"},
+					GCGraceSeconds:      ptr(int32(3600)),
+					BloomFilterFPChance: "0.1",
+				}
+			}),
+			want: &Schema{Keyspace: "cassbench", Table: "key_value", Statements: []string{simpleKeyspace,
+				kv + " WITH compression = {'chunk_length_in_kb': '16', 'class': 'LZ4Compressor'} AND caching = {'keys': 'NONE', 'rows_per_partition': 'NONE'} AND gc_grace_seconds = 3600 AND bloom_filter_fp_chance = 0.1",
+			}},
+		},
 		"cql table keeps its options and gains the spec's": {
 			spec: specOf(
 				table(`CREATE TABLE cassbench.Events (p int, "Seq" bigint, payload blob, PRIMARY KEY (p, "Seq")) WITH CLUSTERING ORDER BY ("Seq" DESC) AND comment='hi'`),
@@ -148,6 +161,12 @@ func TestBuildSchemaErrors(t *testing.T) {
 				s.Schema.Compaction = &v1alpha1.Compaction{Class: "LeveledCompactionStrategy"}
 			}),
 			want: "compaction is set both in schema.compaction and in the CREATE TABLE's WITH clause",
+		},
+		"table option twice": {
+			spec: specOf(table("CREATE TABLE t (a int PRIMARY KEY) WITH gc_grace_seconds = 5"), func(s *v1alpha1.BenchmarkRunSpec) {
+				s.Schema.TableOptions = &v1alpha1.TableOptions{GCGraceSeconds: ptr(int32(1))}
+			}),
+			want: "gc_grace_seconds is set both in schema.tableOptions and in the CREATE TABLE's WITH clause",
 		},
 		"ttl twice": {
 			spec: specOf(table("CREATE TABLE t (a int PRIMARY KEY) WITH default_time_to_live = 5"), func(s *v1alpha1.BenchmarkRunSpec) {

@@ -151,7 +151,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 		return nil, err
 	}
 	ld.restoreGC = tuneGC()
-	meta, err := prepare(ctx, ld.session, gen, spec.Workload.ReadRatio > 0, ld.timeout)
+	meta, err := prepare(ctx, ld.session, gen, spec.Workload.ReadRatio > 0, ld.setupTimeout())
 	if err != nil {
 		ld.close()
 		return nil, err
@@ -188,12 +188,17 @@ func (ld *load) observe(ctx context.Context) {
 	go report(ctx, cfg, ld.st, durationOr(cfg.Spec.Writers.Duration, 0))
 }
 
+// setupTimeout bounds preparing, the clock offset and the barrier, which are not the load: a
+// request timeout of 10 ms (seed 003, where a later answer lost the bid) must not fail a
+// writer whose prepare takes 20 ms.
+func (ld *load) setupTimeout() time.Duration { return max(ld.timeout, 10*time.Second) }
+
 // meet measures this writer's clock against Cassandra's, which is the one all writers
 // share, waits at the start barrier for the others, and returns the common start on this
 // writer's monotonic clock, which the load is timed by.
 func (ld *load) meet(ctx context.Context, sum *summary.Summary) (time.Time, error) {
 	cfg := ld.cfg
-	clock, err := measureOffset(ctx, ld.session, cfg.Now, ld.timeout)
+	clock, err := measureOffset(ctx, ld.session, cfg.Now, ld.setupTimeout())
 	if err != nil {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: not correcting for clock offset: %v\n", cfg.Index, cfg.Writers, err)
 	}
@@ -201,7 +206,7 @@ func (ld *load) meet(ctx context.Context, sum *summary.Summary) (time.Time, erro
 	barrier := Barrier{
 		Session: ld.session, Keyspace: ld.schema.Keyspace, Run: cfg.RunID, Index: cfg.Index, Writers: cfg.Writers,
 		Consistency: BarrierConsistency(cfg.Spec.Schema.Replication.Factor),
-		Timeout:     cfg.BarrierTimeout, RequestTimeout: ld.timeout, Now: cfg.Now, Offset: clock.Offset,
+		Timeout:     cfg.BarrierTimeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: clock.Offset,
 	}
 	start, err := barrier.Wait(ctx)
 	if err != nil {

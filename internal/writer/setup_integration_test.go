@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/cql"
 	"github.com/cassbench/cassbench/internal/setup"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
@@ -95,5 +96,43 @@ func TestConnectionErrors(t *testing.T) {
 				t.Errorf("report error %q differs from %q", report.Error, err)
 			}
 		})
+	}
+}
+
+// schema.tableOptions reach the table of a built-in profile, as Cassandra reads them back.
+func TestSetupAppliesTableOptions(t *testing.T) {
+	c := cluster(t)
+	s := spec("it_table_options", nil)
+	gc := int32(3600)
+	s.Schema.TableOptions = &cbv1.TableOptions{
+		Compression:         map[string]string{"class": "ZstdCompressor", "chunk_length_in_kb": "16"},
+		Caching:             &cbv1.Caching{Keys: "NONE", RowsPerPartition: "10"},
+		GCGraceSeconds:      &gc,
+		BloomFilterFPChance: "0.1",
+	}
+	setUp(t, c, s)
+	sess, err := cql.Connect(connOptions(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	var (
+		grace                int
+		bloom                float64
+		caching, compression map[string]string
+	)
+	err = sess.Query(`SELECT gc_grace_seconds, bloom_filter_fp_chance, caching, compression FROM system_schema.tables
+		WHERE keyspace_name = 'it_table_options' AND table_name = 'key_value'`).Scan(&grace, &bloom, &caching, &compression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grace != 3600 || bloom != 0.1 {
+		t.Errorf("gc_grace_seconds %d, bloom_filter_fp_chance %v; want 3600 and 0.1", grace, bloom)
+	}
+	if caching["keys"] != "NONE" || caching["rows_per_partition"] != "10" {
+		t.Errorf("caching %v, want keys NONE and rows_per_partition 10", caching)
+	}
+	if !strings.HasSuffix(compression["class"], "ZstdCompressor") || compression["chunk_length_in_kb"] != "16" {
+		t.Errorf("compression %v, want ZstdCompressor in 16 KiB chunks", compression)
 	}
 }

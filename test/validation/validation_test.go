@@ -209,6 +209,18 @@ var rejectedRuns = map[string]rejectedRun{
 		mutate: []mutation{set(int64(-1), "spec", "schema", "defaultTTLSeconds")},
 		field:  "spec.schema.defaultTTLSeconds", phrase: "should be greater than or equal to 0",
 	},
+	"bloom filter chance zero": {
+		mutate: []mutation{set("0.0", "spec", "schema", "tableOptions", "bloomFilterFPChance")},
+		field:  "spec.schema.tableOptions.bloomFilterFPChance", phrase: "bloomFilterFPChance must be above 0",
+	},
+	"bloom filter chance above one": {
+		mutate: []mutation{set("1.5", "spec", "schema", "tableOptions", "bloomFilterFPChance")},
+		field:  "spec.schema.tableOptions.bloomFilterFPChance", phrase: "should match",
+	},
+	"key cache neither ALL nor NONE": {
+		mutate: []mutation{set("SOME", "spec", "schema", "tableOptions", "caching", "keys")},
+		field:  "spec.schema.tableOptions.caching.keys", phrase: "Unsupported value",
+	},
 	"datacenter size zero": {
 		mutate: []mutation{set(int64(0), "spec", "datacenter", "size")},
 		field:  "spec.datacenter.size", phrase: "should be greater than or equal to 1",
