@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // LocalName names a run read from a bare spec, which has no metadata.
@@ -17,7 +17,7 @@ const LocalName = "local"
 // RunSpec reads a BenchmarkRun manifest, or its spec alone, and returns the spec as the API
 // server would store it: refused with the server's message if the CRD refuses it, defaulted
 // otherwise.
-func RunSpec(ctx context.Context, data []byte) (*v1alpha1.BenchmarkRunSpec, error) {
+func RunSpec(ctx context.Context, data []byte) (*cbv1.BenchmarkRunSpec, error) {
 	obj, err := decode(data)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func RunSpec(ctx context.Context, data []byte) (*v1alpha1.BenchmarkRunSpec, erro
 // DefaultRunSpec returns a copy of spec with the CRD's defaults applied, as the API server
 // applies them to a BenchmarkRun it admits; it does not validate. It serves specs built in Go
 // (tests, tools), which no API server has seen.
-func DefaultRunSpec(spec *v1alpha1.BenchmarkRunSpec) (*v1alpha1.BenchmarkRunSpec, error) {
+func DefaultRunSpec(spec *cbv1.BenchmarkRunSpec) (*cbv1.BenchmarkRunSpec, error) {
 	data, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func asRun(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if !hasKind && !hasVersion && !hasSpec {
 		obj = &unstructured.Unstructured{Object: map[string]any{"spec": obj.Object}}
 	}
-	gvk := v1alpha1.GroupVersion.WithKind("BenchmarkRun")
+	gvk := cbv1.GroupVersion.WithKind("BenchmarkRun")
 	if !hasKind {
 		obj.SetKind(gvk.Kind)
 	}
@@ -88,12 +88,12 @@ func asRun(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 
 // typedSpec reads the admitted spec into the Go type. The CRD is generated from that type, so
 // a field the type does not know is a bug in the generated files, not the user's mistake.
-func typedSpec(obj *unstructured.Unstructured) (*v1alpha1.BenchmarkRunSpec, error) {
+func typedSpec(obj *unstructured.Unstructured) (*cbv1.BenchmarkRunSpec, error) {
 	data, err := json.Marshal(obj.Object["spec"])
 	if err != nil {
 		return nil, err
 	}
-	var spec v1alpha1.BenchmarkRunSpec
+	var spec cbv1.BenchmarkRunSpec
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {

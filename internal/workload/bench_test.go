@@ -3,7 +3,7 @@ package workload
 import (
 	"testing"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 func BenchmarkRow(b *testing.B) {
@@ -22,11 +22,11 @@ func BenchmarkRow(b *testing.B) {
 }
 
 func BenchmarkReadArgs(b *testing.B) {
-	cases := map[string]*v1alpha1.BenchmarkRunSpec{
+	cases := map[string]*cbv1.BenchmarkRunSpec{
 		"key-value/uniform": specOf(mixOf(1, 1)),
-		"key-value/zipf":    specOf(mixOf(1, 1), partitions(0, v1alpha1.DistributionZipf)),
-		"user-wide/index":   specOf(withProfile(v1alpha1.ProfileUserWide), mixOf(1, 1), readPath(v1alpha1.ReadIndex), indexes("userid")),
-		"ip-by-city/row":    specOf(withProfile(v1alpha1.ProfileIPByCity), mixOf(1, 1), readPath(v1alpha1.ReadRow)),
+		"key-value/zipf":    specOf(mixOf(1, 1), partitions(0, cbv1.DistributionZipf)),
+		"user-wide/index":   specOf(withProfile(cbv1.ProfileUserWide), mixOf(1, 1), readPath(cbv1.ReadIndex), indexes("userid")),
+		"ip-by-city/row":    specOf(withProfile(cbv1.ProfileIPByCity), mixOf(1, 1), readPath(cbv1.ReadRow)),
 	}
 	for name, spec := range cases {
 		b.Run(name, func(b *testing.B) {
@@ -41,7 +41,7 @@ func BenchmarkReadArgs(b *testing.B) {
 }
 
 func BenchmarkNewGenerator(b *testing.B) {
-	spec := specOf(withProfile(v1alpha1.ProfileUserWide))
+	spec := specOf(withProfile(cbv1.ProfileUserWide))
 	b.ReportAllocs()
 	for b.Loop() {
 		mustGenerator(spec, 0, 1)

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // defaultZipf is the exponent when none is given: skewed enough that a handful of values take
@@ -14,19 +14,19 @@ const defaultZipf = 1.1
 
 // picker draws indexes in [0, n) by one distribution.
 type picker struct {
-	dist v1alpha1.Distribution
+	dist cbv1.Distribution
 	n    uint64
 	z    *zipf
 	hN   float64 // z.top(n), so fixed-n draws skip a log and an exp
 }
 
-func newPicker(d v1alpha1.Distribution, n uint64, exponent string) (picker, error) {
+func newPicker(d cbv1.Distribution, n uint64, exponent string) (picker, error) {
 	p := picker{dist: d, n: n}
 	switch d {
-	case "", v1alpha1.DistributionUniform:
-		p.dist = v1alpha1.DistributionUniform
-	case v1alpha1.DistributionSequence, v1alpha1.DistributionNormal:
-	case v1alpha1.DistributionZipf:
+	case "", cbv1.DistributionUniform:
+		p.dist = cbv1.DistributionUniform
+	case cbv1.DistributionSequence, cbv1.DistributionNormal:
+	case cbv1.DistributionZipf:
 		s := defaultZipf
 		if exponent != "" {
 			var err error
@@ -55,11 +55,11 @@ func (p *picker) pick(seq, h uint64) uint64 {
 
 func (p *picker) pickIn(n, seq, h uint64) uint64 {
 	switch p.dist {
-	case v1alpha1.DistributionSequence:
+	case cbv1.DistributionSequence:
 		return seq % n
-	case v1alpha1.DistributionZipf:
+	case cbv1.DistributionZipf:
 		return p.z.rank(h, n)
-	case v1alpha1.DistributionNormal:
+	case cbv1.DistributionNormal:
 		return normalIn(h, n)
 	}
 	return below(h, n)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 func TestZipf(t *testing.T) {
@@ -55,7 +55,7 @@ func TestZipf(t *testing.T) {
 
 func TestPicker(t *testing.T) {
 	const n, draws = 1000, 100_000
-	draw := func(d v1alpha1.Distribution) []int {
+	draw := func(d cbv1.Distribution) []int {
 		p, err := newPicker(d, n, "")
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func TestPicker(t *testing.T) {
 		return counts
 	}
 	t.Run("sequence", func(t *testing.T) {
-		p, _ := newPicker(v1alpha1.DistributionSequence, n, "")
+		p, _ := newPicker(cbv1.DistributionSequence, n, "")
 		for _, s := range []uint64{0, 1, 999, 1000, 123456} {
 			if got := p.pick(s, 42); got != s%n {
 				t.Errorf("pick(%d) = %d", s, got)
@@ -75,7 +75,7 @@ func TestPicker(t *testing.T) {
 		}
 	})
 	t.Run("uniform", func(t *testing.T) {
-		counts := draw(v1alpha1.DistributionUniform)
+		counts := draw(cbv1.DistributionUniform)
 		for tenth := range 10 {
 			sum := 0
 			for _, c := range counts[tenth*100 : (tenth+1)*100] {
@@ -87,7 +87,7 @@ func TestPicker(t *testing.T) {
 		}
 	})
 	t.Run("normal", func(t *testing.T) {
-		counts := draw(v1alpha1.DistributionNormal)
+		counts := draw(cbv1.DistributionNormal)
 		mean, within := 0.0, 0
 		for v, c := range counts {
 			mean += float64(v * c)
@@ -104,7 +104,7 @@ func TestPicker(t *testing.T) {
 		}
 	})
 	t.Run("zipf", func(t *testing.T) {
-		counts := draw(v1alpha1.DistributionZipf)
+		counts := draw(cbv1.DistributionZipf)
 		sorted := slices.Clone(counts)
 		slices.Sort(sorted)
 		if counts[0] != sorted[n-1] || counts[0] < 50*sorted[n/2] {
@@ -116,7 +116,7 @@ func TestPicker(t *testing.T) {
 // TestKeyDistributions checks the spread of partitions a writer writes, through the generator.
 func TestKeyDistributions(t *testing.T) {
 	const rows = 50_000
-	spread := func(d v1alpha1.Distribution) (counts []int) {
+	spread := func(d cbv1.Distribution) (counts []int) {
 		g := mustGenerator(specOf(partitions(400, d)), 1, 4) // owns keys 100..199
 		row := make([]any, g.InsertArity())
 		counts = make([]int, 100)
@@ -131,14 +131,14 @@ func TestKeyDistributions(t *testing.T) {
 		return counts
 	}
 	t.Run("uniform", func(t *testing.T) {
-		for k, c := range spread(v1alpha1.DistributionUniform) {
+		for k, c := range spread(cbv1.DistributionUniform) {
 			if c < rows/100*80/100 || c > rows/100*120/100 {
 				t.Errorf("key %d written %d times, want %d ± 20%%", k+100, c, rows/100)
 			}
 		}
 	})
 	t.Run("zipf", func(t *testing.T) {
-		counts := spread(v1alpha1.DistributionZipf)
+		counts := spread(cbv1.DistributionZipf)
 		sorted := slices.Clone(counts)
 		slices.Sort(sorted)
 		if counts[0] < 20*sorted[50] {
@@ -146,13 +146,13 @@ func TestKeyDistributions(t *testing.T) {
 		}
 	})
 	t.Run("normal", func(t *testing.T) {
-		counts := spread(v1alpha1.DistributionNormal)
+		counts := spread(cbv1.DistributionNormal)
 		if mid, edge := counts[49]+counts[50], counts[0]+counts[99]; mid < 5*edge {
 			t.Errorf("middle keys written %d times, edge keys %d: want them centred", mid, edge)
 		}
 	})
 	t.Run("sequence", func(t *testing.T) {
-		for k, c := range spread(v1alpha1.DistributionSequence) {
+		for k, c := range spread(cbv1.DistributionSequence) {
 			if c != rows/100 {
 				t.Errorf("key %d written %d times, want exactly %d", k+100, c, rows/100)
 			}
@@ -165,7 +165,7 @@ func TestKeyDistributions(t *testing.T) {
 func TestHotCountries(t *testing.T) {
 	hottest := map[int32]string{}
 	for w := range int32(3) {
-		g := mustGenerator(specOf(withProfile(v1alpha1.ProfileIPByCountry)), w, 3)
+		g := mustGenerator(specOf(withProfile(cbv1.ProfileIPByCountry)), w, 3)
 		row := make([]any, g.InsertArity())
 		counts := map[string]int{}
 		for r := range int64(20_000) {

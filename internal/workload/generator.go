@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Generator produces the operations of one writer. It has no mutable state: every method is
@@ -29,7 +29,7 @@ type Generator struct {
 
 // NewGenerator builds the generator of writer index of writers. The same spec, index and
 // writers give the same operations.
-func NewGenerator(spec *v1alpha1.BenchmarkRunSpec, index, writers int32) (*Generator, error) {
+func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator, error) {
 	if writers < 1 || index < 0 || index >= writers {
 		return nil, fmt.Errorf("writer index %d is not in [0, %d)", index, writers)
 	}

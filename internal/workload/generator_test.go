@@ -7,14 +7,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 func TestDeterminism(t *testing.T) {
 	for _, p := range allProfiles {
 		t.Run(string(p), func(t *testing.T) {
 			spec := specOf(withProfile(p), mixOf(3, 1), indexes("userid"))
-			if p != v1alpha1.ProfileUserWide {
+			if p != cbv1.ProfileUserWide {
 				spec.Schema.Indexes = nil
 			}
 			a, b := mustGenerator(spec, 2, 5), mustGenerator(spec, 2, 5)
@@ -56,7 +56,7 @@ func TestDeterminism(t *testing.T) {
 // TestConcurrentGenerators builds and runs generators the way the writer does, one per load
 // goroutine at once, and checks they agree; run with -race it also checks the shared caches.
 func TestConcurrentGenerators(t *testing.T) {
-	spec := specOf(withProfile(v1alpha1.ProfileUserWide), func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.Seed = 99 })
+	spec := specOf(withProfile(cbv1.ProfileUserWide), func(s *cbv1.BenchmarkRunSpec) { s.Workload.Seed = 99 })
 	want := make([]any, mustGenerator(spec, 0, 1).InsertArity())
 	mustGenerator(spec, 0, 1).Row(41, want)
 	got := make(chan []any)
@@ -81,21 +81,21 @@ func TestWritersNeverCollide(t *testing.T) {
 	const writers, rows = 4, 3000
 	type keyCase struct {
 		partitions int64
-		dist       v1alpha1.Distribution
+		dist       cbv1.Distribution
 		perPart    int32
 	}
 	keyCases := []keyCase{
 		{0, "", 1}, {0, "", 7},
-		{1000, v1alpha1.DistributionSequence, 1}, {1000, v1alpha1.DistributionUniform, 1},
-		{1000, v1alpha1.DistributionZipf, 1}, {1000, v1alpha1.DistributionNormal, 1},
-		{5, v1alpha1.DistributionUniform, 3},
+		{1000, cbv1.DistributionSequence, 1}, {1000, cbv1.DistributionUniform, 1},
+		{1000, cbv1.DistributionZipf, 1}, {1000, cbv1.DistributionNormal, 1},
+		{5, cbv1.DistributionUniform, 3},
 	}
 	cqlTables := map[string]string{
 		"small clustering types": "CREATE TABLE t (p tinyint, q boolean, c smallint, d tinyint, v text, PRIMARY KEY ((p, q), c, d))",
 		"uuid and timeuuid key":  "CREATE TABLE t (id uuid, at timeuuid, v blob, PRIMARY KEY (id, at))",
 		"frozen collection key":  "CREATE TABLE t (k frozen<list<int>> PRIMARY KEY, v int)",
 	}
-	specs := map[string]*v1alpha1.BenchmarkRunSpec{}
+	specs := map[string]*cbv1.BenchmarkRunSpec{}
 	for _, p := range allProfiles {
 		for _, kc := range keyCases {
 			name := fmt.Sprintf("%s/P=%d,%s,R=%d", p, kc.partitions, kc.dist, kc.perPart)
@@ -104,7 +104,7 @@ func TestWritersNeverCollide(t *testing.T) {
 	}
 	for name, cql := range cqlTables {
 		specs[name] = specOf(table(cql), rowsPerPartition(3))
-		specs[name+"/P=100"] = specOf(table(cql), partitions(100, v1alpha1.DistributionZipf))
+		specs[name+"/P=100"] = specOf(table(cql), partitions(100, cbv1.DistributionZipf))
 	}
 	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {
@@ -132,14 +132,14 @@ func TestWritersNeverCollide(t *testing.T) {
 
 func TestRowsAccounting(t *testing.T) {
 	cases := map[string]struct {
-		spec *v1alpha1.BenchmarkRunSpec
+		spec *cbv1.BenchmarkRunSpec
 		want int64
 	}{
 		"new partition per write":                       {specOf(), 1000},
-		"clustering rows are new":                       {specOf(withProfile(v1alpha1.ProfileRevisions), partitions(10, v1alpha1.DistributionZipf)), 1000},
-		"shared-out partitions":                         {specOf(partitions(40, v1alpha1.DistributionSequence)), 10}, // 40 partitions over 4 writers
-		"shared hot partitions":                         {specOf(withProfile(v1alpha1.ProfileIPByCountry), partitions(3, "")), 1000},
-		"bounded key, no clustering":                    {specOf(columns(v1alpha1.ColumnGenerator{Name: "key", Cardinality: 5, Distribution: v1alpha1.DistributionSequence})), 5},
+		"clustering rows are new":                       {specOf(withProfile(cbv1.ProfileRevisions), partitions(10, cbv1.DistributionZipf)), 1000},
+		"shared-out partitions":                         {specOf(partitions(40, cbv1.DistributionSequence)), 10}, // 40 partitions over 4 writers
+		"shared hot partitions":                         {specOf(withProfile(cbv1.ProfileIPByCountry), partitions(3, "")), 1000},
+		"bounded key, no clustering":                    {specOf(columns(cbv1.ColumnGenerator{Name: "key", Cardinality: 5, Distribution: cbv1.DistributionSequence})), 5},
 		"rows per partition ignored without clustering": {specOf(rowsPerPartition(10)), 1000},
 	}
 	for name, tc := range cases {
@@ -152,7 +152,7 @@ func TestRowsAccounting(t *testing.T) {
 }
 
 func TestRowsPerPartition(t *testing.T) {
-	g := mustGenerator(specOf(withProfile(v1alpha1.ProfileRevisions), rowsPerPartition(5), mixOf(1, 1)), 0, 3)
+	g := mustGenerator(specOf(withProfile(cbv1.ProfileRevisions), rowsPerPartition(5), mixOf(1, 1)), 0, 3)
 	row := make([]any, g.InsertArity())
 	perTitle := map[any]int{}
 	writes := 0
@@ -218,11 +218,11 @@ func TestOperationMix(t *testing.T) {
 
 func TestArity(t *testing.T) {
 	for _, p := range allProfiles {
-		for _, path := range []v1alpha1.ReadPath{v1alpha1.ReadPartition, v1alpha1.ReadRow, v1alpha1.ReadIndex} {
+		for _, path := range []cbv1.ReadPath{cbv1.ReadPartition, cbv1.ReadRow, cbv1.ReadIndex} {
 			t.Run(string(p)+"/"+string(path), func(t *testing.T) {
 				spec := specOf(withProfile(p), mixOf(1, 1), readPath(path))
-				if path == v1alpha1.ReadIndex {
-					spec.Schema.Indexes = []v1alpha1.Index{{Column: map[v1alpha1.TableProfile]string{
+				if path == cbv1.ReadIndex {
+					spec.Schema.Indexes = []cbv1.Index{{Column: map[cbv1.TableProfile]string{
 						"key-value": "value", "ip-by-country": "city", "ip-by-city": "ip", "revisions": "author",
 						"user-profile": "segments", "user-wide": "userid"}[p]}}
 				}
@@ -249,21 +249,21 @@ func TestArity(t *testing.T) {
 
 func TestStatements(t *testing.T) {
 	cases := map[string]struct {
-		spec         *v1alpha1.BenchmarkRunSpec
+		spec         *cbv1.BenchmarkRunSpec
 		insert, read string
 	}{
 		"key-value with TTL": {
-			spec:   specOf(func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.TTLSeconds = 3600 }),
+			spec:   specOf(func(s *cbv1.BenchmarkRunSpec) { s.Workload.TTLSeconds = 3600 }),
 			insert: "insert into cassbench.key_value (key, value) values (?, ?) using ttl 3600",
 			read:   "select * from cassbench.key_value where key = ?",
 		},
 		"row path": {
-			spec:   specOf(withProfile(v1alpha1.ProfileIPByCity), readPath(v1alpha1.ReadRow)),
+			spec:   specOf(withProfile(cbv1.ProfileIPByCity), readPath(cbv1.ReadRow)),
 			insert: "insert into cassbench.hosts_by_city (country, region, city, ip, lati, longi, izp, timezone) values (?, ?, ?, ?, ?, ?, ?, ?)",
 			read:   "select * from cassbench.hosts_by_city where country = ? and region = ? and city = ? and ip = ?",
 		},
 		"index path on a collection": {
-			spec:   specOf(table(`CREATE TABLE "T" (id int PRIMARY KEY, "Tags" set<text>)`), readPath(v1alpha1.ReadIndex), indexes("Tags")),
+			spec:   specOf(table(`CREATE TABLE "T" (id int PRIMARY KEY, "Tags" set<text>)`), readPath(cbv1.ReadIndex), indexes("Tags")),
 			insert: `insert into cassbench."T" (id, "Tags") values (?, ?)`,
 			read:   `select * from cassbench."T" where "Tags" contains ?`,
 		},
@@ -273,12 +273,12 @@ func TestStatements(t *testing.T) {
 			read:   "select * from cassbench.events where source = ? limit 10",
 		},
 		"index path with a limit": {
-			spec:   specOf(table(`CREATE TABLE "T" (id int PRIMARY KEY, "Tags" set<text>)`), readPath(v1alpha1.ReadIndex), indexes("Tags"), readLimit(1)),
+			spec:   specOf(table(`CREATE TABLE "T" (id int PRIMARY KEY, "Tags" set<text>)`), readPath(cbv1.ReadIndex), indexes("Tags"), readLimit(1)),
 			insert: `insert into cassbench."T" (id, "Tags") values (?, ?)`,
 			read:   `select * from cassbench."T" where "Tags" contains ? limit 1`,
 		},
 		"index path without an index, no reads": {
-			spec:   specOf(readPath(v1alpha1.ReadIndex)),
+			spec:   specOf(readPath(cbv1.ReadIndex)),
 			insert: "insert into cassbench.key_value (key, value) values (?, ?)",
 		},
 	}
@@ -295,17 +295,17 @@ func TestStatements(t *testing.T) {
 // TestReadsFindWrittenRows replays operations in order and checks that every read asks for a
 // key (or indexed value) that an earlier write of the same writer wrote.
 func TestReadsFindWrittenRows(t *testing.T) {
-	cases := map[string]*v1alpha1.BenchmarkRunSpec{
+	cases := map[string]*cbv1.BenchmarkRunSpec{
 		"partition, uniform":        specOf(mixOf(1, 1)),
-		"partition, sequence":       specOf(mixOf(1, 3), partitions(0, v1alpha1.DistributionSequence)),
-		"partition, zipf recency":   specOf(mixOf(2, 1), partitions(0, v1alpha1.DistributionZipf)),
-		"partition, normal":         specOf(mixOf(2, 1), partitions(0, v1alpha1.DistributionNormal)),
-		"row, shared-out":           specOf(withProfile(v1alpha1.ProfileRevisions), mixOf(1, 1), readPath(v1alpha1.ReadRow), partitions(50, v1alpha1.DistributionZipf)),
-		"row, batches":              specOf(withProfile(v1alpha1.ProfileIPByCity), mixOf(1, 1), readPath(v1alpha1.ReadRow), func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.BatchSize = 4 }),
-		"index, user-wide":          specOf(withProfile(v1alpha1.ProfileUserWide), mixOf(1, 1), readPath(v1alpha1.ReadIndex), indexes("userid", "email")),
-		"index, map values":         specOf(withProfile(v1alpha1.ProfileUserWide), mixOf(1, 1), readPath(v1alpha1.ReadIndex), indexes("profilevisibility")),
-		"index, set elements":       specOf(withProfile(v1alpha1.ProfileUserProfile), mixOf(1, 1), readPath(v1alpha1.ReadIndex), indexes("segments:sai")),
-		"partition, hot partitions": specOf(withProfile(v1alpha1.ProfileIPByCountry), mixOf(1, 1)),
+		"partition, sequence":       specOf(mixOf(1, 3), partitions(0, cbv1.DistributionSequence)),
+		"partition, zipf recency":   specOf(mixOf(2, 1), partitions(0, cbv1.DistributionZipf)),
+		"partition, normal":         specOf(mixOf(2, 1), partitions(0, cbv1.DistributionNormal)),
+		"row, shared-out":           specOf(withProfile(cbv1.ProfileRevisions), mixOf(1, 1), readPath(cbv1.ReadRow), partitions(50, cbv1.DistributionZipf)),
+		"row, batches":              specOf(withProfile(cbv1.ProfileIPByCity), mixOf(1, 1), readPath(cbv1.ReadRow), func(s *cbv1.BenchmarkRunSpec) { s.Workload.BatchSize = 4 }),
+		"index, user-wide":          specOf(withProfile(cbv1.ProfileUserWide), mixOf(1, 1), readPath(cbv1.ReadIndex), indexes("userid", "email")),
+		"index, map values":         specOf(withProfile(cbv1.ProfileUserWide), mixOf(1, 1), readPath(cbv1.ReadIndex), indexes("profilevisibility")),
+		"index, set elements":       specOf(withProfile(cbv1.ProfileUserProfile), mixOf(1, 1), readPath(cbv1.ReadIndex), indexes("segments:sai")),
+		"partition, hot partitions": specOf(withProfile(cbv1.ProfileIPByCountry), mixOf(1, 1)),
 	}
 	for name, spec := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -377,7 +377,7 @@ func readValues(g *Generator, readCols []readCol, row []any) []string {
 }
 
 func TestReadOnly(t *testing.T) {
-	g := mustGenerator(specOf(mixOf(0, 1), readPath(v1alpha1.ReadRow)), 0, 2)
+	g := mustGenerator(specOf(mixOf(0, 1), readPath(cbv1.ReadRow)), 0, 2)
 	args := make([]any, g.ReadArity())
 	keys := map[int64]bool{}
 	for seq := range int64(1000) {
@@ -394,7 +394,7 @@ func TestReadOnly(t *testing.T) {
 
 func TestNewGeneratorErrors(t *testing.T) {
 	cases := map[string]struct {
-		spec           *v1alpha1.BenchmarkRunSpec
+		spec           *cbv1.BenchmarkRunSpec
 		index, writers int32
 		want           string
 	}{
@@ -404,30 +404,30 @@ func TestNewGeneratorErrors(t *testing.T) {
 			"workload.partitions 2 is fewer than writers.replicas 3",
 		},
 		"index reads without an index": {
-			specOf(mixOf(1, 1), readPath(v1alpha1.ReadIndex)), 0, 1,
+			specOf(mixOf(1, 1), readPath(cbv1.ReadIndex)), 0, 1,
 			"workload.readPath is index but schema.indexes is empty",
 		},
 		"unknown read path":        {specOf(readPath("scan")), 0, 1, `workload.readPath "scan" is not partition, row or index`},
 		"unknown key distribution": {specOf(partitions(10, "pareto")), 0, 1, `unknown distribution "pareto"`},
 		"unknown column": {
-			specOf(columns(v1alpha1.ColumnGenerator{Name: "nope", Cardinality: 3})), 0, 1,
+			specOf(columns(cbv1.ColumnGenerator{Name: "nope", Cardinality: 3})), 0, 1,
 			`schema.columns names column "nope", which table key_value does not have`,
 		},
 		"distribution without cardinality": {
-			specOf(columns(v1alpha1.ColumnGenerator{Name: "value", Distribution: v1alpha1.DistributionZipf})), 0, 1,
+			specOf(columns(cbv1.ColumnGenerator{Name: "value", Distribution: cbv1.DistributionZipf})), 0, 1,
 			`schema.columns "value": distribution zipf needs a cardinality`,
 		},
 		"bad zipf exponent": {
-			specOf(columns(v1alpha1.ColumnGenerator{Name: "value", Cardinality: 9, Distribution: v1alpha1.DistributionZipf, ZipfExponent: "0"})), 0, 1,
+			specOf(columns(cbv1.ColumnGenerator{Name: "value", Cardinality: 9, Distribution: cbv1.DistributionZipf, ZipfExponent: "0"})), 0, 1,
 			`column "value": zipf exponent 0 must be greater than 0`,
 		},
 		"sizes reversed": {
-			specOf(columns(v1alpha1.ColumnGenerator{Name: "value", MinSize: ptr(int32(10)), MaxSize: ptr(int32(5))})), 0, 1,
+			specOf(columns(cbv1.ColumnGenerator{Name: "value", MinSize: ptr(int32(10)), MaxSize: ptr(int32(5))})), 0, 1,
 			`schema.columns "value": minSize 10 exceeds maxSize 5`,
 		},
 		"value size reversed": {
-			specOf(func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Workload.ValueSize = &v1alpha1.SizeRange{Min: ptr(int32(10)), Max: ptr(int32(5))}
+			specOf(func(s *cbv1.BenchmarkRunSpec) {
+				s.Workload.ValueSize = &cbv1.SizeRange{Min: ptr(int32(10)), Max: ptr(int32(5))}
 			}), 0, 1,
 			"workload.valueSize.min 10 exceeds max 5",
 		},

@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/admission"
 )
 
 // specOf builds a spec from edits and applies the CRD's defaults to it, as admission would.
 // Writes weigh 1 unless an edit says otherwise: a Go client sends writeRatio as it is once any
 // workload field is set.
-func specOf(edits ...func(*v1alpha1.BenchmarkRunSpec)) *v1alpha1.BenchmarkRunSpec {
-	s := &v1alpha1.BenchmarkRunSpec{}
+func specOf(edits ...func(*cbv1.BenchmarkRunSpec)) *cbv1.BenchmarkRunSpec {
+	s := &cbv1.BenchmarkRunSpec{}
 	s.Workload.WriteRatio = 1
 	for _, e := range edits {
 		e(s)
@@ -24,55 +24,55 @@ func specOf(edits ...func(*v1alpha1.BenchmarkRunSpec)) *v1alpha1.BenchmarkRunSpe
 	return defaulted
 }
 
-func withProfile(p v1alpha1.TableProfile) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Table.Profile = p }
+func withProfile(p cbv1.TableProfile) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) { s.Schema.Table.Profile = p }
 }
 
-func table(cql string) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Table.CQL = cql }
+func table(cql string) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) { s.Schema.Table.CQL = cql }
 }
 
-func mixOf(writes, reads int32) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.WriteRatio, s.Workload.ReadRatio = writes, reads }
+func mixOf(writes, reads int32) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) { s.Workload.WriteRatio, s.Workload.ReadRatio = writes, reads }
 }
 
-func partitions(p int64, d v1alpha1.Distribution) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.Partitions, s.Workload.KeyDistribution = p, d }
+func partitions(p int64, d cbv1.Distribution) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) { s.Workload.Partitions, s.Workload.KeyDistribution = p, d }
 }
 
-func rowsPerPartition(r int32) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.RowsPerPartition = r }
+func rowsPerPartition(r int32) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) { s.Workload.RowsPerPartition = r }
 }
 
-func readPath(p v1alpha1.ReadPath) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.ReadPath = p }
+func readPath(p cbv1.ReadPath) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) { s.Workload.ReadPath = p }
 }
 
-func readLimit(n int32) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.ReadLimit = n }
+func readLimit(n int32) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) { s.Workload.ReadLimit = n }
 }
 
-func indexes(cols ...string) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) {
+func indexes(cols ...string) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) {
 		for _, c := range cols {
 			kind := "secondary"
 			if name, ok := strings.CutSuffix(c, ":sai"); ok {
 				c, kind = name, "sai"
 			}
-			s.Schema.Indexes = append(s.Schema.Indexes, v1alpha1.Index{Column: c, Kind: kind})
+			s.Schema.Indexes = append(s.Schema.Indexes, cbv1.Index{Column: c, Kind: kind})
 		}
 	}
 }
 
-func columns(gens ...v1alpha1.ColumnGenerator) func(*v1alpha1.BenchmarkRunSpec) {
-	return func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Columns = append(s.Schema.Columns, gens...) }
+func columns(gens ...cbv1.ColumnGenerator) func(*cbv1.BenchmarkRunSpec) {
+	return func(s *cbv1.BenchmarkRunSpec) { s.Schema.Columns = append(s.Schema.Columns, gens...) }
 }
 
 func ptr[T any](v T) *T { return &v }
 
-var allProfiles = []v1alpha1.TableProfile{
-	v1alpha1.ProfileKeyValue, v1alpha1.ProfileIPByCountry, v1alpha1.ProfileIPByCity,
-	v1alpha1.ProfileRevisions, v1alpha1.ProfileUserProfile, v1alpha1.ProfileUserWide,
+var allProfiles = []cbv1.TableProfile{
+	cbv1.ProfileKeyValue, cbv1.ProfileIPByCountry, cbv1.ProfileIPByCity,
+	cbv1.ProfileRevisions, cbv1.ProfileUserProfile, cbv1.ProfileUserWide,
 }
 
 // keyOf renders the primary-key values of a row, the identity of the row in Cassandra.
@@ -86,7 +86,7 @@ func keyOf(g *Generator, row []any) string {
 	return b.String()
 }
 
-func mustGenerator(spec *v1alpha1.BenchmarkRunSpec, index, writers int32) *Generator {
+func mustGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) *Generator {
 	g, err := NewGenerator(spec, index, writers)
 	if err != nil {
 		panic(err)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // keyPlan maps a writer's row ordinals to the numbers key columns spell (see the package
@@ -27,7 +27,7 @@ type rowKey struct {
 	anchor uint64 // what partition-level draws hash: the partition, or the row if unnumbered
 }
 
-func newKeyPlan(w v1alpha1.WorkloadSpec, index, writers uint64, numbered, clustered bool) (keyPlan, error) {
+func newKeyPlan(w cbv1.WorkloadSpec, index, writers uint64, numbered, clustered bool) (keyPlan, error) {
 	if w.Partitions < 0 {
 		return keyPlan{}, fmt.Errorf("workload.partitions %d is negative", w.Partitions)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // source is the number a column renders.
@@ -42,9 +42,9 @@ func (c *colGen) digit(n uint64) uint64 {
 
 // buildColumns builds a generator per column: profile presets, then spec.schema.columns, then
 // workload.valueSize, over the defaults of each column's type and place in the key.
-func buildColumns(r *resolved, spec *v1alpha1.BenchmarkRunSpec) ([]*colGen, error) {
+func buildColumns(r *resolved, spec *cbv1.BenchmarkRunSpec) ([]*colGen, error) {
 	t := r.table
-	given := map[int]v1alpha1.ColumnGenerator{}
+	given := map[int]cbv1.ColumnGenerator{}
 	for _, g := range spec.Schema.Columns {
 		i := t.column(g.Name)
 		if i < 0 {
@@ -119,7 +119,7 @@ func setRadix(cols []*colGen) {
 	}
 }
 
-func applyValueSize(p *preset, k kind, vs *v1alpha1.SizeRange) error {
+func applyValueSize(p *preset, k kind, vs *cbv1.SizeRange) error {
 	if vs == nil || (vs.Min == nil && vs.Max == nil) {
 		return nil
 	}
@@ -148,14 +148,14 @@ func overrideSizes(lo, hi int, newLo, newHi *int32) (int, int) {
 	return lo, hi
 }
 
-func applyGenerator(p preset, k kind, g v1alpha1.ColumnGenerator) (preset, error) {
+func applyGenerator(p preset, k kind, g cbv1.ColumnGenerator) (preset, error) {
 	switch {
 	case g.Cardinality > 0:
 		p.mode, p.card = modeBounded, uint64(g.Cardinality)
 		if g.Distribution != "" {
 			p.dist = g.Distribution
 		}
-	case g.Distribution == v1alpha1.DistributionSequence:
+	case g.Distribution == cbv1.DistributionSequence:
 		// As many values as rows, numbered in order.
 		p.mode = modeIdentity
 	case g.Distribution != "":

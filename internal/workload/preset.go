@@ -3,7 +3,7 @@ package workload
 import (
 	"time"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // mode is where a column's values come from.
@@ -68,7 +68,7 @@ var kinds = map[string]kind{
 type preset struct {
 	mode             mode
 	card             uint64
-	dist             v1alpha1.Distribution
+	dist             cbv1.Distribution
 	zipf             string
 	sized            bool // minSize and maxSize were chosen; otherwise the type's defaults
 	minSize, maxSize int  // bytes of text and blobs, elements of collections

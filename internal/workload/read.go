@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // readCol fills one bind marker of the read: the column's value, or for an index on a
@@ -18,7 +18,7 @@ type readCol struct {
 // readCQL is the SELECT of a read path, with limit rows at most if limit > 0, and which column
 // fills each bind marker; "" when the table has nothing to read it by. Where a limit applies
 // is the CRD's rule (admission).
-func readCQL(r *resolved, cols []*colGen, path v1alpha1.ReadPath, limit int32) (string, []readCol, error) {
+func readCQL(r *resolved, cols []*colGen, path cbv1.ReadPath, limit int32) (string, []readCol, error) {
 	q, read, err := readSelect(r, cols, path)
 	if q != "" && limit > 0 {
 		q += " limit " + strconv.Itoa(int(limit))
@@ -27,15 +27,15 @@ func readCQL(r *resolved, cols []*colGen, path v1alpha1.ReadPath, limit int32) (
 }
 
 // readSelect is readCQL without a limit.
-func readSelect(r *resolved, cols []*colGen, path v1alpha1.ReadPath) (string, []readCol, error) {
+func readSelect(r *resolved, cols []*colGen, path cbv1.ReadPath) (string, []readCol, error) {
 	t := r.table
 	var key []int
 	switch path {
-	case v1alpha1.ReadPartition:
+	case cbv1.ReadPartition:
 		key = t.partition
-	case v1alpha1.ReadRow:
+	case cbv1.ReadRow:
 		key = append(append(key, t.partition...), t.clustering...)
-	case v1alpha1.ReadIndex:
+	case cbv1.ReadIndex:
 		if len(r.indexes) == 0 {
 			return "", nil, nil
 		}
@@ -99,9 +99,9 @@ func (g *Generator) readTarget(s uint64) uint64 {
 		return below(h, span)
 	}
 	switch g.readPick.dist {
-	case v1alpha1.DistributionSequence:
+	case cbv1.DistributionSequence:
 		return (s - written) % span
-	case v1alpha1.DistributionZipf:
+	case cbv1.DistributionZipf:
 		return span - 1 - g.readPick.z.rank(h, span)
 	}
 	return g.readPick.pickIn(span, s, h)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // resolved is the table a spec describes. BuildSchema and NewGenerator both start from it, so
@@ -27,7 +27,7 @@ type index struct {
 	contains bool // queried with CONTAINS rather than =
 }
 
-func resolve(spec *v1alpha1.BenchmarkRunSpec) (*resolved, error) {
+func resolve(spec *cbv1.BenchmarkRunSpec) (*resolved, error) {
 	ks := resolveKeyspace(spec.Schema.Keyspace)
 	r := &resolved{keyspace: ks}
 	tbl := spec.Schema.Table
@@ -58,7 +58,7 @@ func resolve(spec *v1alpha1.BenchmarkRunSpec) (*resolved, error) {
 	return r, nil
 }
 
-func resolveIndexes(t *tableDef, specs []v1alpha1.Index) ([]index, error) {
+func resolveIndexes(t *tableDef, specs []cbv1.Index) ([]index, error) {
 	var out []index
 	seen := map[int]bool{}
 	for _, s := range specs {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // Schema is what setup executes, in order.
@@ -24,7 +24,7 @@ type Schema struct {
 
 // BuildSchema renders the schema of a spec. datacenter is the Cassandra datacenter name that
 // NetworkTopologyStrategy replicates to.
-func BuildSchema(spec *v1alpha1.BenchmarkRunSpec, datacenter string) (*Schema, error) {
+func BuildSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Schema, error) {
 	r, err := resolve(spec)
 	if err != nil {
 		return nil, err
@@ -47,13 +47,13 @@ func BuildSchema(spec *v1alpha1.BenchmarkRunSpec, datacenter string) (*Schema, e
 	return s, nil
 }
 
-func keyspaceCQL(ks string, s v1alpha1.SchemaSpec, datacenter string) (string, error) {
+func keyspaceCQL(ks string, s cbv1.SchemaSpec, datacenter string) (string, error) {
 	factor := s.Replication.Factor
 	var repl string
 	switch s.Replication.Strategy {
-	case v1alpha1.SimpleStrategy:
+	case cbv1.SimpleStrategy:
 		repl = fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", factor)
-	case v1alpha1.NetworkTopologyStrategy:
+	case cbv1.NetworkTopologyStrategy:
 		if datacenter == "" {
 			return "", fmt.Errorf("schema.replication NetworkTopologyStrategy needs the datacenter name")
 		}
@@ -68,7 +68,7 @@ func keyspaceCQL(ks string, s v1alpha1.SchemaSpec, datacenter string) (string, e
 		quoteIdent(ks), repl, *s.DurableWrites), nil
 }
 
-func (r *resolved) tableCQL(s v1alpha1.SchemaSpec) (string, error) {
+func (r *resolved) tableCQL(s cbv1.SchemaSpec) (string, error) {
 	t := r.table
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS " + r.qualified() + " (")
@@ -130,7 +130,7 @@ func names(t *tableDef, cols []int) string {
 	return strings.Join(out, ", ")
 }
 
-func compactionCQL(c *v1alpha1.Compaction) (string, error) {
+func compactionCQL(c *cbv1.Compaction) (string, error) {
 	class := string(c.Class)
 	if class == "" || strings.ContainsFunc(class, func(r rune) bool {
 		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '.' && r != '_'
@@ -154,7 +154,7 @@ func compactionCQL(c *v1alpha1.Compaction) (string, error) {
 
 // tableOptionsCQL renders schema.tableOptions, refusing an option the CREATE TABLE's own WITH
 // clause already sets.
-func tableOptionsCQL(o *v1alpha1.TableOptions, given map[string]bool) ([]string, error) {
+func tableOptionsCQL(o *cbv1.TableOptions, given map[string]bool) ([]string, error) {
 	if o == nil {
 		return nil, nil
 	}

@@ -6,13 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 const simpleKeyspace = "CREATE KEYSPACE IF NOT EXISTS cassbench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1} AND durable_writes = true"
 
 func TestProfileTables(t *testing.T) {
-	want := map[v1alpha1.TableProfile]string{
+	want := map[cbv1.TableProfile]string{
 		"key-value":     "CREATE TABLE IF NOT EXISTS cassbench.key_value (key bigint, value blob, PRIMARY KEY (key))",
 		"ip-by-country": "CREATE TABLE IF NOT EXISTS cassbench.hosts_by_country (country text, ip text, region text, city text, lati text, longi text, izp text, timezone text, PRIMARY KEY (country, ip))",
 		"ip-by-city":    "CREATE TABLE IF NOT EXISTS cassbench.hosts_by_city (country text, region text, city text, ip text, lati text, longi text, izp text, timezone text, PRIMARY KEY ((country, region, city), ip))",
@@ -39,7 +39,7 @@ func TestProfileTables(t *testing.T) {
 func TestBuildSchema(t *testing.T) {
 	kv := "CREATE TABLE IF NOT EXISTS cassbench.key_value (key bigint, value blob, PRIMARY KEY (key))"
 	cases := map[string]struct {
-		spec *v1alpha1.BenchmarkRunSpec
+		spec *cbv1.BenchmarkRunSpec
 		dc   string
 		want *Schema
 	}{
@@ -48,9 +48,9 @@ func TestBuildSchema(t *testing.T) {
 			want: &Schema{Keyspace: "cassbench", Table: "key_value", Statements: []string{simpleKeyspace, kv}},
 		},
 		"simple strategy, not durable, recreated, keyspace folded": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) {
+			spec: specOf(func(s *cbv1.BenchmarkRunSpec) {
 				s.Schema.Keyspace = "Bench_1"
-				s.Schema.Replication = v1alpha1.Replication{Strategy: v1alpha1.SimpleStrategy, Factor: 3}
+				s.Schema.Replication = cbv1.Replication{Strategy: cbv1.SimpleStrategy, Factor: 3}
 				s.Schema.DurableWrites = ptr(false)
 				s.Schema.Recreate = true
 			}),
@@ -60,8 +60,8 @@ func TestBuildSchema(t *testing.T) {
 			}},
 		},
 		"network topology names the datacenter as a literal": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Schema.Replication = v1alpha1.Replication{Strategy: v1alpha1.NetworkTopologyStrategy, Factor: 2}
+			spec: specOf(func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.Replication = cbv1.Replication{Strategy: cbv1.NetworkTopologyStrategy, Factor: 2}
 			}),
 			dc: "dc'1",
 			want: &Schema{Keyspace: "cassbench", Table: "key_value", Statements: []string{
@@ -70,8 +70,8 @@ func TestBuildSchema(t *testing.T) {
 			}},
 		},
 		"compaction and TTL, options quoted and sorted": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Schema.Compaction = &v1alpha1.Compaction{Class: "LeveledCompactionStrategy", Options: map[string]string{
+			spec: specOf(func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.Compaction = &cbv1.Compaction{Class: "LeveledCompactionStrategy", Options: map[string]string{
 					"sstable_size_in_mb": "160", "x'); DROP KEYSPACE a; --": "y'z",
 				}}
 				s.Schema.DefaultTTLSeconds = ptr(int32(86400))
@@ -81,10 +81,10 @@ func TestBuildSchema(t *testing.T) {
 			}},
 		},
 		"table options on a profile": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Schema.TableOptions = &v1alpha1.TableOptions{
+			spec: specOf(func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.TableOptions = &cbv1.TableOptions{
 					Compression:         map[string]string{"class": "LZ4Compressor", "chunk_length_in_kb": "16"},
-					Caching:             &v1alpha1.Caching{Keys: "NONE", RowsPerPartition: "NONE"},
+					Caching:             &cbv1.Caching{Keys: "NONE", RowsPerPartition: "NONE"},
 					GCGraceSeconds:      ptr(int32(3600)),
 					BloomFilterFPChance: "0.1",
 				}
@@ -96,7 +96,7 @@ func TestBuildSchema(t *testing.T) {
 		"cql table keeps its options and gains the spec's": {
 			spec: specOf(
 				table(`CREATE TABLE cassbench.Events (p int, "Seq" bigint, payload blob, PRIMARY KEY (p, "Seq")) WITH CLUSTERING ORDER BY ("Seq" DESC) AND comment='hi'`),
-				func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.DefaultTTLSeconds = ptr(int32(60)) },
+				func(s *cbv1.BenchmarkRunSpec) { s.Schema.DefaultTTLSeconds = ptr(int32(60)) },
 			),
 			want: &Schema{Keyspace: "cassbench", Table: "events", Statements: []string{simpleKeyspace,
 				`CREATE TABLE IF NOT EXISTS cassbench.events (p int, "Seq" bigint, payload blob, PRIMARY KEY (p, "Seq")) WITH CLUSTERING ORDER BY ("Seq" DESC) AND comment = 'hi' AND default_time_to_live = 60`,
@@ -117,7 +117,7 @@ func TestBuildSchema(t *testing.T) {
 			}},
 		},
 		"user-wide with the seed's indexes": {
-			spec: specOf(withProfile(v1alpha1.ProfileUserWide), indexes("userid", "loginid", "email", "status", "phone", "username")),
+			spec: specOf(withProfile(cbv1.ProfileUserWide), indexes("userid", "loginid", "email", "status", "phone", "username")),
 			want: &Schema{Keyspace: "cassbench", Table: "users", Statements: []string{simpleKeyspace,
 				"CREATE TABLE IF NOT EXISTS cassbench.users (id text, channel text, countrycode text, createdby text, createddate text, currentlogintime text, dob text, email text, emailverified boolean, firstname text, flagsvalue int, framework map<text, frozen<list<text>>>, gender text, grade list<text>, language list<text>, lastname text, loginid text, password text, phone text, phoneverified boolean, profilevisibility map<text, text>, status int, updatedby text, updateddate text, userid text, username text, usertype text, PRIMARY KEY (id))",
 				"CREATE INDEX IF NOT EXISTS users_userid_idx ON cassbench.users (userid)",
@@ -144,12 +144,12 @@ func TestBuildSchema(t *testing.T) {
 
 func TestBuildSchemaErrors(t *testing.T) {
 	cases := map[string]struct {
-		spec *v1alpha1.BenchmarkRunSpec
+		spec *cbv1.BenchmarkRunSpec
 		dc   string
 		want string
 	}{
 		"network topology without datacenter": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) { s.Schema.Replication.Strategy = v1alpha1.NetworkTopologyStrategy }),
+			spec: specOf(func(s *cbv1.BenchmarkRunSpec) { s.Schema.Replication.Strategy = cbv1.NetworkTopologyStrategy }),
 			want: "NetworkTopologyStrategy needs the datacenter name",
 		},
 		"other keyspace": {
@@ -157,32 +157,32 @@ func TestBuildSchemaErrors(t *testing.T) {
 			want: `creates the table in keyspace "other" but schema.keyspace is "cassbench"`,
 		},
 		"compaction twice": {
-			spec: specOf(table("CREATE TABLE t (a int PRIMARY KEY) WITH compaction = {'class': 'X'}"), func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Schema.Compaction = &v1alpha1.Compaction{Class: "LeveledCompactionStrategy"}
+			spec: specOf(table("CREATE TABLE t (a int PRIMARY KEY) WITH compaction = {'class': 'X'}"), func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.Compaction = &cbv1.Compaction{Class: "LeveledCompactionStrategy"}
 			}),
 			want: "compaction is set both in schema.compaction and in the CREATE TABLE's WITH clause",
 		},
 		"table option twice": {
-			spec: specOf(table("CREATE TABLE t (a int PRIMARY KEY) WITH gc_grace_seconds = 5"), func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Schema.TableOptions = &v1alpha1.TableOptions{GCGraceSeconds: ptr(int32(1))}
+			spec: specOf(table("CREATE TABLE t (a int PRIMARY KEY) WITH gc_grace_seconds = 5"), func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.TableOptions = &cbv1.TableOptions{GCGraceSeconds: ptr(int32(1))}
 			}),
 			want: "gc_grace_seconds is set both in schema.tableOptions and in the CREATE TABLE's WITH clause",
 		},
 		"ttl twice": {
-			spec: specOf(table("CREATE TABLE t (a int PRIMARY KEY) WITH default_time_to_live = 5"), func(s *v1alpha1.BenchmarkRunSpec) {
+			spec: specOf(table("CREATE TABLE t (a int PRIMARY KEY) WITH default_time_to_live = 5"), func(s *cbv1.BenchmarkRunSpec) {
 				s.Schema.DefaultTTLSeconds = ptr(int32(1))
 			}),
 			want: "default_time_to_live is set both",
 		},
 		"bad compaction class": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Schema.Compaction = &v1alpha1.Compaction{Class: "X'}; DROP"}
+			spec: specOf(func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.Compaction = &cbv1.Compaction{Class: "X'}; DROP"}
 			}),
 			want: "is not a compaction strategy class name",
 		},
 		"class in options": {
-			spec: specOf(func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Schema.Compaction = &v1alpha1.Compaction{Class: "LeveledCompactionStrategy", Options: map[string]string{"Class": "x"}}
+			spec: specOf(func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.Compaction = &cbv1.Compaction{Class: "LeveledCompactionStrategy", Options: map[string]string{"Class": "x"}}
 			}),
 			want: "schema.compaction.options must not set class",
 		},
@@ -195,8 +195,8 @@ func TestBuildSchemaErrors(t *testing.T) {
 			want: `column "key" is the whole partition key`,
 		},
 		"index kind": {
-			spec: specOf(withProfile(v1alpha1.ProfileUserWide), func(s *v1alpha1.BenchmarkRunSpec) {
-				s.Schema.Indexes = []v1alpha1.Index{{Column: "email", Kind: "lucene"}}
+			spec: specOf(withProfile(cbv1.ProfileUserWide), func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.Indexes = []cbv1.Index{{Column: "email", Kind: "lucene"}}
 			}),
 			want: `kind "lucene" of column "email" is not secondary or sai`,
 		},

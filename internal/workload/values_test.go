@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/inf.v0"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // everyType has a column of each supported type, keys included, so the test below sees each
@@ -27,11 +27,11 @@ const everyType = `CREATE TABLE every (
 
 func TestValueTypes(t *testing.T) {
 	bounded := columns(
-		v1alpha1.ColumnGenerator{Name: "i", Cardinality: 7},
-		v1alpha1.ColumnGenerator{Name: "ip", Cardinality: 5000, Distribution: v1alpha1.DistributionZipf},
-		v1alpha1.ColumnGenerator{Name: "l", Cardinality: 3},
-		v1alpha1.ColumnGenerator{Name: "mb", Cardinality: 3},
-		v1alpha1.ColumnGenerator{Name: "tu", Distribution: v1alpha1.DistributionSequence},
+		cbv1.ColumnGenerator{Name: "i", Cardinality: 7},
+		cbv1.ColumnGenerator{Name: "ip", Cardinality: 5000, Distribution: cbv1.DistributionZipf},
+		cbv1.ColumnGenerator{Name: "l", Cardinality: 3},
+		cbv1.ColumnGenerator{Name: "mb", Cardinality: 3},
+		cbv1.ColumnGenerator{Name: "tu", Distribution: cbv1.DistributionSequence},
 	)
 	g := mustGenerator(specOf(table(everyType), bounded, rowsPerPartition(3)), 1, 2)
 	want := map[string]reflect.Type{
@@ -81,13 +81,13 @@ func TestColumnGenerators(t *testing.T) {
 	spec := specOf(
 		table("CREATE TABLE t (id bigint PRIMARY KEY, status text, code int, note text, tags list<text>, body blob, seqno bigint)"),
 		columns(
-			v1alpha1.ColumnGenerator{Name: "status", Cardinality: 4, Distribution: v1alpha1.DistributionZipf, ZipfExponent: "2.5"},
-			v1alpha1.ColumnGenerator{Name: "code", Cardinality: 10, Distribution: v1alpha1.DistributionSequence},
-			v1alpha1.ColumnGenerator{Name: "note", MinSize: ptr(int32(30)), MaxSize: ptr(int32(40))},
-			v1alpha1.ColumnGenerator{Name: "tags", MinSize: ptr(int32(2)), MaxSize: ptr(int32(5))},
-			v1alpha1.ColumnGenerator{Name: "seqno", Distribution: v1alpha1.DistributionSequence},
+			cbv1.ColumnGenerator{Name: "status", Cardinality: 4, Distribution: cbv1.DistributionZipf, ZipfExponent: "2.5"},
+			cbv1.ColumnGenerator{Name: "code", Cardinality: 10, Distribution: cbv1.DistributionSequence},
+			cbv1.ColumnGenerator{Name: "note", MinSize: ptr(int32(30)), MaxSize: ptr(int32(40))},
+			cbv1.ColumnGenerator{Name: "tags", MinSize: ptr(int32(2)), MaxSize: ptr(int32(5))},
+			cbv1.ColumnGenerator{Name: "seqno", Distribution: cbv1.DistributionSequence},
 		),
-		func(s *v1alpha1.BenchmarkRunSpec) { s.Workload.ValueSize = &v1alpha1.SizeRange{Min: ptr(int32(500))} },
+		func(s *cbv1.BenchmarkRunSpec) { s.Workload.ValueSize = &cbv1.SizeRange{Min: ptr(int32(500))} },
 	)
 	g := mustGenerator(spec, 0, 1)
 	row := make([]any, g.InsertArity())

@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
@@ -285,16 +285,16 @@ func TestMetadataChangesPassTheImmutabilityRule(t *testing.T) {
 		t.Fatalf("creating run: %v", err)
 	}
 
-	run := &v1alpha1.BenchmarkRun{}
+	run := &cbv1.BenchmarkRun{}
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(u), run); err != nil {
 		t.Fatal(err)
 	}
 	base := run.DeepCopy()
-	run.Finalizers = append(run.Finalizers, v1alpha1.Finalizer)
+	run.Finalizers = append(run.Finalizers, cbv1.Finalizer)
 	if err := env.Client.Patch(ctx, run, client.MergeFrom(base)); err != nil {
 		t.Errorf("adding a finalizer with a merge patch: %v", err)
 	}
-	run.Status.Phase = v1alpha1.PhasePending
+	run.Status.Phase = cbv1.PhasePending
 	run.Status.ObservedGeneration = run.Generation
 	if err := env.Client.Status().Patch(ctx, run, client.MergeFrom(base)); err != nil {
 		t.Errorf("patching status: %v", err)
@@ -316,12 +316,12 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 
 	type defaults struct {
 		Keyspace         string
-		Strategy         v1alpha1.ReplicationStrategy
+		Strategy         cbv1.ReplicationStrategy
 		Factor           int32
-		Profile          v1alpha1.TableProfile
+		Profile          cbv1.TableProfile
 		WriteRatio       int32
-		WriteConsistency v1alpha1.ConsistencyLevel
-		ReadConsistency  v1alpha1.ConsistencyLevel
+		WriteConsistency cbv1.ConsistencyLevel
+		ReadConsistency  cbv1.ConsistencyLevel
 		ReadLimit        int32
 		Concurrency      int32
 		Retries          int32
@@ -330,14 +330,14 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 		Prepare          time.Duration
 	}
 	builtIn := defaults{
-		Keyspace: "cassbench", Strategy: v1alpha1.SimpleStrategy, Factor: 1,
-		Profile: v1alpha1.ProfileKeyValue, WriteRatio: 1,
+		Keyspace: "cassbench", Strategy: cbv1.SimpleStrategy, Factor: 1,
+		Profile: cbv1.ProfileKeyValue, WriteRatio: 1,
 		WriteConsistency: "LOCAL_ONE", ReadConsistency: "LOCAL_ONE",
 		Concurrency: 32, Retries: 3, RequestTimeout: 10 * time.Second, Prepare: 30 * time.Minute,
 	}
 
 	cases := map[string]struct {
-		run  *v1alpha1.BenchmarkRun
+		run  *cbv1.BenchmarkRun
 		want defaults
 	}{
 		"minimal": {
@@ -345,7 +345,7 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 			want: builtIn,
 		},
 		"no retries is kept, not defaulted": {
-			run: func() *v1alpha1.BenchmarkRun {
+			run: func() *cbv1.BenchmarkRun {
 				r := builders.MakeBenchmarkRun("no-retries", ns).Obj()
 				r.Spec.Writers.Retries = ptr.To[int32](0)
 				return r
@@ -365,7 +365,7 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 			}(),
 		},
 		"full": {
-			run: func() *v1alpha1.BenchmarkRun {
+			run: func() *cbv1.BenchmarkRun {
 				r := builders.MakeBenchmarkRun("full", ns).
 					Datacenter("dc1").DatacenterNamespace("cassandra").Size(5).KeepChanges().
 					CassandraYaml(map[string]any{"concurrent_writes": 128, "compaction_throughput": "48MiB/s"}).
@@ -377,21 +377,21 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 					CQL("CREATE TABLE IF NOT EXISTS profiles (id text PRIMARY KEY, attrs map<text, text>)").
 					Mix(1, 1).WriteConsistency("TWO").ReadConsistency("ONE").TTL(86400).
 					Obj()
-				r.Spec.Schema.Compaction = &v1alpha1.Compaction{
+				r.Spec.Schema.Compaction = &cbv1.Compaction{
 					Class:   "LeveledCompactionStrategy",
 					Options: map[string]string{"sstable_size_in_mb": "160"},
 				}
-				r.Spec.Schema.Columns = []v1alpha1.ColumnGenerator{{Name: "attrs", MinSize: ptr.To[int32](1), MaxSize: ptr.To[int32](8)}}
-				r.Spec.Schema.Indexes = []v1alpha1.Index{{Column: "attrs"}}
+				r.Spec.Schema.Columns = []cbv1.ColumnGenerator{{Name: "attrs", MinSize: ptr.To[int32](1), MaxSize: ptr.To[int32](8)}}
+				r.Spec.Schema.Indexes = []cbv1.Index{{Column: "attrs"}}
 				r.Spec.Writers.Retries = ptr.To[int32](5)
 				r.Spec.Writers.MaxErrorPercent = ptr.To[int32](5)
-				r.Spec.Workload.ValueSize = &v1alpha1.SizeRange{Min: ptr.To[int32](100), Max: ptr.To[int32](400)}
-				r.Spec.Workload.ReadPath, r.Spec.Workload.ReadLimit = v1alpha1.ReadIndex, 10
+				r.Spec.Workload.ValueSize = &cbv1.SizeRange{Min: ptr.To[int32](100), Max: ptr.To[int32](400)}
+				r.Spec.Workload.ReadPath, r.Spec.Workload.ReadLimit = cbv1.ReadIndex, 10
 				r.Spec.Deadlines.Prepare = &metav1.Duration{Duration: time.Hour}
 				return r
 			}(),
 			want: defaults{
-				Keyspace: "rtb", Strategy: v1alpha1.SimpleStrategy, Factor: 2,
+				Keyspace: "rtb", Strategy: cbv1.SimpleStrategy, Factor: 2,
 				WriteRatio: 1, WriteConsistency: "TWO", ReadConsistency: "ONE", ReadLimit: 10,
 				Concurrency: 8, Retries: 5, RequestTimeout: 5 * time.Second,
 				Warmup: time.Minute, Prepare: time.Hour,
@@ -403,7 +403,7 @@ func TestValidSpecsGetDefaults(t *testing.T) {
 			if err := env.Client.Create(ctx, tc.run, strict); err != nil {
 				t.Fatalf("creating a valid run: %v", err)
 			}
-			got := &v1alpha1.BenchmarkRun{}
+			got := &cbv1.BenchmarkRun{}
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(tc.run), got); err != nil {
 				t.Fatal(err)
 			}

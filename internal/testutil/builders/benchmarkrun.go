@@ -10,27 +10,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // BenchmarkRunBuilder builds a BenchmarkRun. Each method returns the builder; Obj returns the
 // object.
 type BenchmarkRunBuilder struct {
-	obj *v1alpha1.BenchmarkRun
+	obj *cbv1.BenchmarkRun
 }
 
 // MakeBenchmarkRun starts a run that the CRD admits as it is: datacenter dc1 in the same
 // namespace, one writer, a 10 s window; the CRD defaults fill in the rest (key-value table).
 func MakeBenchmarkRun(name, namespace string) *BenchmarkRunBuilder {
-	return &BenchmarkRunBuilder{obj: &v1alpha1.BenchmarkRun{
+	return &BenchmarkRunBuilder{obj: &cbv1.BenchmarkRun{
 		TypeMeta: metav1.TypeMeta{
-			APIVersion: v1alpha1.GroupVersion.String(),
+			APIVersion: cbv1.GroupVersion.String(),
 			Kind:       "BenchmarkRun",
 		},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Spec: v1alpha1.BenchmarkRunSpec{
-			DatacenterRef: v1alpha1.DatacenterReference{Name: "dc1"},
-			Writers: v1alpha1.WritersSpec{
+		Spec: cbv1.BenchmarkRunSpec{
+			DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
+			Writers: cbv1.WritersSpec{
 				Replicas: 1,
 				Duration: &metav1.Duration{Duration: 10 * time.Second},
 			},
@@ -39,7 +39,7 @@ func MakeBenchmarkRun(name, namespace string) *BenchmarkRunBuilder {
 }
 
 // Obj returns the built object; later builder calls keep changing the same object.
-func (b *BenchmarkRunBuilder) Obj() *v1alpha1.BenchmarkRun { return b.obj }
+func (b *BenchmarkRunBuilder) Obj() *cbv1.BenchmarkRun { return b.obj }
 
 // Label sets a label.
 func (b *BenchmarkRunBuilder) Label(key, value string) *BenchmarkRunBuilder {
@@ -62,17 +62,17 @@ func (b *BenchmarkRunBuilder) DatacenterNamespace(namespace string) *BenchmarkRu
 	return b
 }
 
-func (b *BenchmarkRunBuilder) tuning() *v1alpha1.DatacenterTuning {
+func (b *BenchmarkRunBuilder) tuning() *cbv1.DatacenterTuning {
 	if b.obj.Spec.Datacenter == nil {
-		b.obj.Spec.Datacenter = &v1alpha1.DatacenterTuning{}
+		b.obj.Spec.Datacenter = &cbv1.DatacenterTuning{}
 	}
 	return b.obj.Spec.Datacenter
 }
 
-func (b *BenchmarkRunBuilder) config() *v1alpha1.DatacenterConfig {
+func (b *BenchmarkRunBuilder) config() *cbv1.DatacenterConfig {
 	t := b.tuning()
 	if t.Config == nil {
-		t.Config = &v1alpha1.DatacenterConfig{}
+		t.Config = &cbv1.DatacenterConfig{}
 	}
 	return t.Config
 }
@@ -171,21 +171,21 @@ func (b *BenchmarkRunBuilder) ReplicationFactor(rf int32) *BenchmarkRunBuilder {
 }
 
 // Profile selects a built-in table; it replaces a CQL table.
-func (b *BenchmarkRunBuilder) Profile(p v1alpha1.TableProfile) *BenchmarkRunBuilder {
-	b.obj.Spec.Schema.Table = v1alpha1.TableSpec{Profile: p}
+func (b *BenchmarkRunBuilder) Profile(p cbv1.TableProfile) *BenchmarkRunBuilder {
+	b.obj.Spec.Schema.Table = cbv1.TableSpec{Profile: p}
 	return b
 }
 
 // CQL sets the table as a CREATE TABLE statement; it replaces a profile.
 func (b *BenchmarkRunBuilder) CQL(statement string) *BenchmarkRunBuilder {
-	b.obj.Spec.Schema.Table = v1alpha1.TableSpec{CQL: statement}
+	b.obj.Spec.Schema.Table = cbv1.TableSpec{CQL: statement}
 	return b
 }
 
 // workload returns the workload, giving it the CRD's default mix first: once any workload
 // field is set, the client sends writeRatio and readRatio as they are, so zero would mean
 // "no operations" rather than "use the default".
-func (b *BenchmarkRunBuilder) workload() *v1alpha1.WorkloadSpec {
+func (b *BenchmarkRunBuilder) workload() *cbv1.WorkloadSpec {
 	w := &b.obj.Spec.Workload
 	if w.WriteRatio == 0 && w.ReadRatio == 0 {
 		w.WriteRatio = 1
@@ -201,13 +201,13 @@ func (b *BenchmarkRunBuilder) Mix(writes, reads int32) *BenchmarkRunBuilder {
 }
 
 // WriteConsistency sets the consistency level of writes.
-func (b *BenchmarkRunBuilder) WriteConsistency(cl v1alpha1.ConsistencyLevel) *BenchmarkRunBuilder {
+func (b *BenchmarkRunBuilder) WriteConsistency(cl cbv1.ConsistencyLevel) *BenchmarkRunBuilder {
 	b.workload().WriteConsistency = cl
 	return b
 }
 
 // ReadConsistency sets the consistency level of reads.
-func (b *BenchmarkRunBuilder) ReadConsistency(cl v1alpha1.ConsistencyLevel) *BenchmarkRunBuilder {
+func (b *BenchmarkRunBuilder) ReadConsistency(cl cbv1.ConsistencyLevel) *BenchmarkRunBuilder {
 	b.workload().ReadConsistency = cl
 	return b
 }

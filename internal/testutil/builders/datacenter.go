@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // DatacenterBuilder builds a cass-operator CassandraDatacenter.
@@ -79,7 +79,7 @@ func (b *DatacenterBuilder) SuperuserSecret(name string) *DatacenterBuilder {
 
 // AllowBenchmarks sets the opt-in annotation: "true", or a comma-separated namespace list.
 func (b *DatacenterBuilder) AllowBenchmarks(value string) *DatacenterBuilder {
-	return b.Annotation(v1alpha1.AllowBenchmarksAnnotation, value)
+	return b.Annotation(cbv1.AllowBenchmarksAnnotation, value)
 }
 
 // Annotation sets an annotation.

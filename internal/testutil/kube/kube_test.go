@@ -14,7 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/cassbench/cassbench/api/v1alpha1"
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
@@ -41,7 +41,7 @@ func TestObjectsRoundTrip(t *testing.T) {
 		t.Fatalf("reading datacenter: %v", err)
 	}
 	if gotDC.Spec.ClusterName != "c1" || gotDC.Spec.Size != 3 ||
-		gotDC.Annotations[v1alpha1.AllowBenchmarksAnnotation] != "true" {
+		gotDC.Annotations[cbv1.AllowBenchmarksAnnotation] != "true" {
 		t.Errorf("datacenter read back as cluster %q size %d annotations %v",
 			gotDC.Spec.ClusterName, gotDC.Spec.Size, gotDC.Annotations)
 	}
@@ -57,11 +57,11 @@ func TestObjectsRoundTrip(t *testing.T) {
 		CassandraYaml(yamlSettings).
 		JvmOptions(map[string]any{"max_heap_size": "8G", "additional-jvm-opts": []any{"-Xmn1G"}}).
 		Writers(3).Concurrency(8).Rate(1000).Duration(20 * time.Second).Warmup(5 * time.Second).
-		Keyspace("ks").Profile(v1alpha1.ProfileIPByCity).KeepChanges().Obj()
+		Keyspace("ks").Profile(cbv1.ProfileIPByCity).KeepChanges().Obj()
 	if err := env.Client.Create(ctx, run); err != nil {
 		t.Fatalf("creating run: %v", err)
 	}
-	got := &v1alpha1.BenchmarkRun{}
+	got := &cbv1.BenchmarkRun{}
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(run), got); err != nil {
 		t.Fatalf("reading run: %v", err)
 	}
@@ -78,7 +78,7 @@ func TestObjectsRoundTrip(t *testing.T) {
 	assertSameJSON(t, "spec.datacenter.config.jvm-server-options",
 		string(got.Spec.Datacenter.Config.JvmServerOptions.Raw),
 		`{"max_heap_size":"8G","additional-jvm-opts":["-Xmn1G"]}`)
-	if got.Spec.Schema.Keyspace != "ks" || got.Spec.Schema.Table.Profile != v1alpha1.ProfileIPByCity ||
+	if got.Spec.Schema.Keyspace != "ks" || got.Spec.Schema.Table.Profile != cbv1.ProfileIPByCity ||
 		*got.Spec.Writers.Rate != 1000 || got.Spec.Writers.Duration.Duration != 20*time.Second {
 		t.Errorf("spec read back as %+v", got.Spec)
 	}
@@ -151,7 +151,7 @@ rules: []
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.List(ctx, &v1alpha1.BenchmarkRunList{}, client.InNamespace(ns))
+	err = c.List(ctx, &cbv1.BenchmarkRunList{}, client.InNamespace(ns))
 	if !apierrors.IsForbidden(err) {
 		t.Errorf("listing BenchmarkRuns without a grant: got %v, want Forbidden", err)
 	}
@@ -182,7 +182,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.List(ctx, &v1alpha1.BenchmarkRunList{}, client.InNamespace(ns)); err != nil {
+	if err := c.List(ctx, &cbv1.BenchmarkRunList{}, client.InNamespace(ns)); err != nil {
 		t.Errorf("listing BenchmarkRuns with a grant: %v", err)
 	}
 	err = c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "missing"}, &corev1.Pod{})
