@@ -63,13 +63,16 @@ type Admitter struct {
 
 // Default is the Admitter of the CRDs embedded from config/crd/bases, built once: compiling
 // the CEL rules takes a moment.
-var Default = sync.OnceValues(func() (*Admitter, error) {
+var Default = sync.OnceValues(embedded)
+
+// embedded builds an Admitter of the embedded CRDs.
+func embedded() (*Admitter, error) {
 	bases, err := fs.Sub(crd.Bases, "bases")
 	if err != nil {
 		return nil, err
 	}
 	return New(bases)
-})
+}
 
 // New builds an Admitter from every *.yaml CustomResourceDefinition at the root of fsys.
 func New(fsys fs.FS) (*Admitter, error) {

@@ -26,7 +26,10 @@ func RunSpec(ctx context.Context, data []byte) (*cbv1.BenchmarkRunSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := Default()
+	// An Admitter of its own, not Default: the commands that read one spec (writer, setup,
+	// run) would otherwise keep its schemas and CEL programs, some 20 MiB, live for the
+	// whole load, where the collector marks them on every cycle.
+	a, err := embedded()
 	if err != nil {
 		return nil, err
 	}

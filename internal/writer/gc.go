@@ -2,6 +2,7 @@ package writer
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -11,6 +12,11 @@ import (
 // benchmark needs; a larger GC percent makes it run several times less often, and the soft
 // memory limit collects earlier rather than let the heap outgrow a small pod (at 128 in flight
 // the process peaks near 55 MiB RSS with these values, 45 MiB with the defaults).
+//
+// The limit is headroom above what is live when the load starts: what the process keeps for
+// good before it (the admission code's schemas and CEL programs, about 20 MiB) would
+// otherwise sit under a fixed limit and keep the collector running all the time (measured:
+// 18% of the CPU with a fixed 32 MiB, against 3% before admission moved into the binary).
 const (
 	gcPercent     = 800
 	gcMemoryLimit = 32 << 20
@@ -22,8 +28,11 @@ func tuneGC() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
 	percent := debug.SetGCPercent(gcPercent)
-	limit := debug.SetMemoryLimit(gcMemoryLimit)
+	limit := debug.SetMemoryLimit(int64(ms.HeapAlloc) + gcMemoryLimit)
 	return func() {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
