@@ -38,7 +38,7 @@ func TestSpec(t *testing.T) {
 				s.Schema.Replication.Factor = 2
 			},
 		},
-		"duration floors, warm-up scales, rate keeps one op/s per writer, a 10 ms timeout becomes 1 s": {
+		"duration floors, warm-up scales, rate keeps one op/s per writer, a 10 ms timeout becomes 10 s": {
 			edit: func(s *cbv1.BenchmarkRunSpec) {
 				s.Writers.Duration = &metav1.Duration{Duration: 20 * time.Minute}
 				s.Writers.Warmup = &metav1.Duration{Duration: 2 * time.Minute}
