@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,19 +43,8 @@ func compareMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	files := fs.Bool("f", false, "the arguments are results files that -o json wrote, not names in the cluster")
 	alpha := fs.Float64("alpha", 0.05, "significance level")
 	plotFile := fs.String("plot", "", "also draw every run's throughput and p99 over time into FILE.png or FILE.svg")
-	fs.Usage = func() {
-		_, _ = fmt.Fprint(stderr, compareUsage)
-		fs.PrintDefaults()
-	}
-	args0, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2
-	}
-	fail := func(code int, format string, a ...any) int {
-		_, _ = fmt.Fprintf(stderr, "cassbench compare: "+format+"\n", a...)
+	args0, fail, code, done := parseArgs(fs, args, stderr, compareUsage)
+	if done {
 		return code
 	}
 	if len(args0) < 2 {

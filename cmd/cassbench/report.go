@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,19 +38,8 @@ func reportMain(ctx context.Context, args []string, stderr io.Writer) int {
 	files := fs.Bool("f", false, "the arguments are results files that -o json wrote, not names in the cluster")
 	output := fs.String("o", "", "the HTML file to write (required)")
 	title := fs.String("title", "", "the page's title (default: the experiments' names)")
-	fs.Usage = func() {
-		_, _ = fmt.Fprint(stderr, reportUsage)
-		fs.PrintDefaults()
-	}
-	names, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2
-	}
-	fail := func(code int, format string, a ...any) int {
-		_, _ = fmt.Fprintf(stderr, "cassbench report: "+format+"\n", a...)
+	names, fail, code, done := parseArgs(fs, args, stderr, reportUsage)
+	if done {
 		return code
 	}
 	if len(names) == 0 || *output == "" {

@@ -48,19 +48,8 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
 	plotFile := fs.String("plot", "", "also draw a plot into this file: FILE.png or FILE.svg")
 	file := fs.String("f", "", "read a results file that -o json wrote instead of the cluster")
-	fs.Usage = func() {
-		_, _ = fmt.Fprint(stderr, resultsUsage)
-		fs.PrintDefaults()
-	}
-	names, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2
-	}
-	fail := func(code int, format string, a ...any) int {
-		_, _ = fmt.Fprintf(stderr, "cassbench results: "+format+"\n", a...)
+	names, fail, code, done := parseArgs(fs, args, stderr, resultsUsage)
+	if done {
 		return code
 	}
 	if *file != "" && len(names) > 0 {
@@ -136,6 +125,28 @@ func readResultsFile(path string) (client.Object, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return obj.(client.Object), nil
+}
+
+// parseArgs gives a command its usage text, parses its flags wherever they stand among the
+// positional arguments, and returns those with the command's error printer; done says the
+// command is over (help, or a bad flag) with code.
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer, usage string) (names []string, fail func(int, string, ...any) int, code int, done bool) {
+	fs.Usage = func() {
+		_, _ = fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	fail = func(code int, format string, a ...any) int {
+		_, _ = fmt.Fprintf(stderr, "cassbench "+fs.Name()+": "+format+"\n", a...)
+		return code
+	}
+	names, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, fail, 0, true
+	}
+	if err != nil {
+		return nil, fail, 2, true
+	}
+	return names, fail, 0, false
 }
 
 // parseInterspersed parses flags before, between and after positional arguments, so that
