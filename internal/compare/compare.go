@@ -182,15 +182,7 @@ func intervalOps(s Side) []float64 {
 func sketches(s Side) []*sketch.Sketch {
 	var out []*sketch.Sketch
 	for _, r := range s.Runs {
-		res := r.Status.Results
-		if res == nil || res.Sketches == nil {
-			return nil
-		}
-		enc := res.Sketches.WritesResponse
-		if enc == "" {
-			enc = res.Sketches.ReadsResponse
-		}
-		sk, err := results.Decode(enc)
+		sk, err := results.ResponseSketch(r.Status.Results)
 		if err != nil || sk == nil {
 			return nil
 		}

@@ -15,7 +15,6 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/compare"
 	"github.com/cassbench/cassbench/internal/results"
-	"github.com/cassbench/cassbench/internal/sketch"
 )
 
 //go:embed assets/charts.js
@@ -137,7 +136,7 @@ func runCharts(runs []*cbv1.BenchmarkRun) []Chart {
 			}
 			ops.Series, p99.Series = append(ops.Series, a), append(p99.Series, b)
 		}
-		if sk := responseSketch(r); sk != nil {
+		if sk, err := results.ResponseSketch(r); err == nil && sk != nil && sk.Count() > 0 {
 			s := Series{Name: run.Name}
 			for _, q := range []float64{0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999} {
 				s.Points = append(s.Points, [2]float64{1 / (1 - q), sk.Quantile(q) / 1000})
@@ -152,21 +151,6 @@ func runCharts(runs []*cbv1.BenchmarkRun) []Chart {
 		}
 	}
 	return out
-}
-
-func responseSketch(r *cbv1.Results) *sketch.Sketch {
-	if r.Sketches == nil {
-		return nil
-	}
-	enc := r.Sketches.WritesResponse
-	if enc == "" {
-		enc = r.Sketches.ReadsResponse
-	}
-	sk, err := results.Decode(enc)
-	if err != nil || sk == nil || sk.Count() == 0 {
-		return nil
-	}
-	return sk
 }
 
 // sweepCharts draw a sweep's throughput and p99 against its first axis, a line per

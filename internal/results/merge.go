@@ -348,3 +348,16 @@ func extremes(ws []cbv1.WriterResult) (fastest, slowest *cbv1.WriterResult) {
 	}
 	return fastest, slowest
 }
+
+// ResponseSketch is the response latency sketch a run's headline percentiles come from: its
+// writes', or its reads' when it made no writes; nil when the results kept no sketch.
+func ResponseSketch(r *cbv1.Results) (*sketch.Sketch, error) {
+	if r == nil || r.Sketches == nil {
+		return nil, nil
+	}
+	enc := r.Sketches.WritesResponse
+	if enc == "" || (r.Writes == nil || r.Writes.Operations == 0) && r.Reads != nil {
+		enc = r.Sketches.ReadsResponse
+	}
+	return Decode(enc)
+}

@@ -93,7 +93,7 @@ func aggregate(row *cbv1.SweepPoint, rs []*cbv1.Results) {
 		a := r.AttemptErrors
 		attemptTimeouts += a.WriteTimeout + a.ReadTimeout + a.ClientTimeout
 		attempts += r.Attempts
-		sk, err := results.Decode(responseSketch(r))
+		sk, err := results.ResponseSketch(r)
 		if err != nil || sk == nil {
 			mergeable = false
 			continue
@@ -150,17 +150,6 @@ func latency(r *cbv1.Results) cbv1.Latency {
 		return r.Writes.Response
 	}
 	return cbv1.Latency{}
-}
-
-// responseSketch is the encoded sketch behind latency(r).
-func responseSketch(r *cbv1.Results) string {
-	if r.Sketches == nil {
-		return ""
-	}
-	if r.Writes != nil && r.Writes.Operations > 0 || r.Reads == nil {
-		return r.Sketches.WritesResponse
-	}
-	return r.Sketches.ReadsResponse
 }
 
 // mean rounds half away from zero, in integers: the API has no floats.

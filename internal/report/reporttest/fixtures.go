@@ -4,7 +4,6 @@
 package reporttest
 
 import (
-	"encoding/base64"
 	"flag"
 	"fmt"
 	"math"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/sketch"
 )
 
@@ -198,7 +198,6 @@ func Measured(namespace, name string, seed uint64, opsPerSecond, median float64)
 	}
 	res := run.Status.Results
 	res.Timeline, res.OpsPerSecond = tl, int64(opsPerSecond)
-	b, _ := sk.MarshalBinary()
-	res.Sketches = &cbv1.ResultSketches{WritesResponse: base64.StdEncoding.EncodeToString(b)}
+	res.Sketches = &cbv1.ResultSketches{WritesResponse: results.Encode(sk)}
 	return run
 }
