@@ -133,7 +133,8 @@ func prepareTimeout(run *cbv1.BenchmarkRun) time.Duration {
 	if d := run.Spec.Deadlines.Prepare; d != nil && d.Duration > 0 {
 		return d.Duration
 	}
-	return 30 * time.Minute
+	// Only a run built in Go, which no API server defaulted, gets here.
+	return cbv1.DefaultPrepareDeadline
 }
 
 // findDeadline bounds waiting for the datacenter to exist and admit the run; it counts from

@@ -1,5 +1,12 @@
 package v1alpha1
 
+import "time"
+
+// DefaultPrepareDeadline is the CRD's default of spec.deadlines.prepare (the marker on
+// Deadlines.Prepare), for code that must bound a run no API server defaulted. A test of
+// internal/admission holds the two equal.
+const DefaultPrepareDeadline = 30 * time.Minute
+
 // Annotations and labels.
 const (
 	// AllowBenchmarksAnnotation on a CassandraDatacenter opts it in: "true" admits runs from the

@@ -123,6 +123,9 @@ func TestDefaultRunSpec(t *testing.T) {
 	if in.Schema.Keyspace != "" {
 		t.Error("DefaultRunSpec changed its argument")
 	}
+	if p := got.Deadlines.Prepare; p == nil || p.Duration != cbv1.DefaultPrepareDeadline {
+		t.Errorf("the CRD defaults deadlines.prepare to %v, cbv1.DefaultPrepareDeadline is %s: make them agree", p, cbv1.DefaultPrepareDeadline)
+	}
 }
 
 // The controller hands its pods the admitted spec as Go encodes it (internal/jobs); the pods

@@ -13,7 +13,6 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/cql"
@@ -112,6 +111,9 @@ type load struct {
 func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	spec := cfg.Spec
 	w := spec.Writers
+	if err := defaulted(w); err != nil {
+		return nil, err
+	}
 	schema, err := workload.BuildSchema(spec, cfg.Datacenter)
 	if err != nil {
 		return nil, fmt.Errorf("building schema: %w", err)
@@ -129,7 +131,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the workload: %w", err)
 	}
-	ld := &load{cfg: cfg, schema: schema, concurrency: int(max(w.Concurrency, 1)), timeout: durationOr(w.RequestTimeout, 10*time.Second)}
+	ld := &load{cfg: cfg, schema: schema, concurrency: int(w.Concurrency), timeout: w.RequestTimeout.Duration}
 	if w.Rate != nil {
 		ld.rate = Share(*w.Rate, cfg.Writers, cfg.Index)
 	}
@@ -142,7 +144,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	// Every request of the session runs under a context with a deadline: the load's under
 	// one Deadline per goroutine, the others under their own timeouts.
 	conn.ContextTimeouts = true
-	conn.NumConns = int(max(w.ConnectionsPerHost, 1))
+	conn.NumConns = int(w.ConnectionsPerHost)
 	conn.Stock = w.DriverIO == cbv1.DriverIOStock
 	if ld.session, err = cql.Connect(conn); err != nil {
 		if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(err.Error(), "does not exist") {
@@ -157,7 +159,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 		return nil, err
 	}
 	ld.st = newState(ld.concurrency)
-	ld.eng = &engine{retries: int(ptr.Deref(w.Retries, 3)), backoff: DefaultBackoff, log: func(o Outcome, err error) {
+	ld.eng = &engine{retries: int(*w.Retries), backoff: DefaultBackoff, log: func(o Outcome, err error) {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: first %s error: %v\n", cfg.Index, cfg.Writers, o, err)
 	}}
 	ld.deadlines = cql.NewDeadlines(ld.timeout)
@@ -307,6 +309,30 @@ func prepare(ctx context.Context, s *gocql.Session, gen *workload.Generator, rea
 		}
 	}
 	return meta, nil
+}
+
+// defaulted asserts that the CRD's defaults are in the spec: the writer reads them, and does
+// not keep copies of them that could drift. A spec from admission.RunSpec (the writer's and
+// cassbench run's), from an API server, or from admission.DefaultRunSpec (specs built in Go)
+// has them; anything else is a bug to fail on, not to run with made-up values.
+func defaulted(w cbv1.WritersSpec) error {
+	var unset []string
+	if w.Concurrency < 1 {
+		unset = append(unset, "concurrency")
+	}
+	if w.RequestTimeout == nil {
+		unset = append(unset, "requestTimeout")
+	}
+	if w.Retries == nil {
+		unset = append(unset, "retries")
+	}
+	if w.ConnectionsPerHost < 1 {
+		unset = append(unset, "connectionsPerHost")
+	}
+	if len(unset) > 0 {
+		return fmt.Errorf("writer: spec.writers.%s not set: the spec was not defaulted by the CRD (read it with admission.RunSpec or admission.DefaultRunSpec)", strings.Join(unset, ", "))
+	}
+	return nil
 }
 
 func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
