@@ -187,7 +187,7 @@ func (ld *load) observe(ctx context.Context) {
 			fmt.Fprintf(cfg.Progress, "writer %d/%d: not serving metrics: %v\n", cfg.Index, cfg.Writers, err)
 		}
 	}
-	go report(ctx, cfg, ld.st, durationOr(cfg.Spec.Writers.Duration, 0))
+	go report(ctx, cfg, ld.st, durationOf(cfg.Spec.Writers.Duration))
 }
 
 // setupTimeout bounds preparing, the clock offset and the barrier, which are not the load: a
@@ -236,13 +236,13 @@ func (ld *load) pace(p phase) phase {
 func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summary) {
 	w, cfg, st, eng := ld.cfg.Spec.Writers, ld.cfg, ld.st, ld.eng
 	wall := wallClock(cfg.Now)
-	warmup := durationOr(w.Warmup, 0)
+	warmup := durationOf(w.Warmup)
 	if warmup > 0 {
 		st.enter(phaseWarmup, begin)
 		eng.run(ld.pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
 	}
 	window := phase{Start: begin.Add(warmup), Limit: -1}
-	if d := durationOr(w.Duration, 0); d > 0 {
+	if d := durationOf(w.Duration); d > 0 {
 		window.End = window.Start.Add(d)
 	}
 	if w.Operations != nil {
@@ -255,7 +255,7 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 	var res phaseResult
 	if !eng.stop.Load() {
 		st.enter(phaseMeasuring, window.Start)
-		smp := newSampler(st.measured, timelineInterval(durationOr(w.Duration, 0)))
+		smp := newSampler(st.measured, timelineInterval(durationOf(w.Duration)))
 		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 		go func() { timeline <- smp.run(window.Start, stopSampling) }()
 		watching := startWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table, window.End.Sub(window.Start))
@@ -335,9 +335,11 @@ func defaulted(w cbv1.WritersSpec) error {
 	return nil
 }
 
-func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
+// durationOf reads an optional duration: unset (no duration, a run bounded by operations; no
+// warm-up) is zero.
+func durationOf(d *metav1.Duration) time.Duration {
 	if d == nil {
-		return def
+		return 0
 	}
 	return d.Duration
 }
