@@ -1,6 +1,9 @@
 package v1alpha1
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // DefaultPrepareDeadline is the CRD's default of spec.deadlines.prepare (the marker on
 // Deadlines.Prepare), for code that must bound a run no API server defaulted. A test of
@@ -105,3 +108,13 @@ const (
 	// ReasonLockLost: someone removed the run's lock before the run could restore the datacenter.
 	ReasonLockLost = "LockLost"
 )
+
+// SystemKeyspace says whether a keyspace name is one of Cassandra's (or DataStax
+// Enterprise's) own, which no run may create, write or drop: names starting with system or
+// dse_, and solr_admin, in any case. It is the rule the CRD holds schema.keyspace to (the CEL
+// rule on SchemaSpec.Keyspace), for names the CRD cannot see, such as the keyspace of a CQL
+// table profile; a test of internal/admission holds the two to the same verdicts.
+func SystemKeyspace(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "system") || strings.HasPrefix(n, "dse_") || n == "solr_admin"
+}

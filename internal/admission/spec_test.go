@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +166,22 @@ func TestRunSpecReadsTheControllersEncoding(t *testing.T) {
 	}
 	if runs == 0 {
 		t.Fatal("no BenchmarkRun sample")
+	}
+}
+
+// cbv1.SystemKeyspace is the CRD's schema.keyspace rule in Go, for the keyspaces setup finds
+// in CQL profiles: for every name, the CRD and the function give the same verdict.
+func TestSystemKeyspaceIsTheCRDsRule(t *testing.T) {
+	for _, name := range []string{"system", "System_auth", "systemic", "SYSTEM_X", "dse_x", "DSE_insights", "dse",
+		"solr_admin", "Solr_Admin", "solr_admin2", "cassbench", "bench_system", "my_dse_", "s"} {
+		doc := fmt.Sprintf("spec: {datacenterRef: {name: dc1}, writers: {replicas: 1, duration: 1m}, schema: {keyspace: %s}}", name)
+		_, err := RunSpec(context.Background(), []byte(doc))
+		refused := err != nil && strings.Contains(err.Error(), "must not be a system keyspace")
+		if err != nil && !refused {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := cbv1.SystemKeyspace(name); got != refused {
+			t.Errorf("keyspace %q: the CRD refuses it: %t, cbv1.SystemKeyspace: %t", name, refused, got)
+		}
 	}
 }

@@ -229,8 +229,8 @@ func checkKeyspace(ks string) error {
 	if ks == "" {
 		return errors.New("no keyspace to set up")
 	}
-	if strings.HasPrefix(strings.ToLower(ks), "system") {
-		return fmt.Errorf("keyspace %q is refused: names starting with \"system\" are Cassandra's own", ks)
+	if cbv1.SystemKeyspace(ks) {
+		return fmt.Errorf("keyspace %q is refused: names starting with system or dse_, and solr_admin, are Cassandra's own; choose another, e.g. cassbench", ks)
 	}
 	return nil
 }
