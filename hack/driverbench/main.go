@@ -107,10 +107,8 @@ func open(driver, host, ks, user, password string) (insert, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, q := range []string{fmt.Sprintf(createKeyspace, ks), fmt.Sprintf(createTable, ks)} {
-			if err := s.Query(q).Exec(); err != nil {
-				return nil, nil, err
-			}
+		if err := schema(ks, func(q string) error { return s.Query(q).Exec() }); err != nil {
+			return nil, nil, err
 		}
 		stmt := fmt.Sprintf(insertRow, ks)
 		return func(ctx context.Context, k int64, v []byte) error {
@@ -127,10 +125,8 @@ func open(driver, host, ks, user, password string) (insert, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, q := range []string{fmt.Sprintf(createKeyspace, ks), fmt.Sprintf(createTable, ks)} {
-			if err := s.Query(q).Exec(); err != nil {
-				return nil, nil, err
-			}
+		if err := schema(ks, func(q string) error { return s.Query(q).Exec() }); err != nil {
+			return nil, nil, err
 		}
 		stmt := fmt.Sprintf(insertRow, ks)
 		return func(ctx context.Context, k int64, v []byte) error {
@@ -138,6 +134,16 @@ func open(driver, host, ks, user, password string) (insert, func(), error) {
 		}, s.Close, nil
 	}
 	return nil, nil, fmt.Errorf("unknown driver %q: apache or scylla", driver)
+}
+
+// schema creates the keyspace and table through either driver's exec.
+func schema(ks string, exec func(string) error) error {
+	for _, q := range []string{fmt.Sprintf(createKeyspace, ks), fmt.Sprintf(createTable, ks)} {
+		if err := exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func cpuSeconds() float64 {
