@@ -149,25 +149,43 @@ func TestSweepAtEndDeletedMidwayRestoresAndReleases(t *testing.T) {
 	if err := env.Client.Create(ctx, sw); err != nil {
 		t.Fatal(err)
 	}
-	waitRun(ctx, t, env, name+"-0-0", 8*time.Minute, "running", func(r *cbv1.BenchmarkRun) bool {
-		return r.Status.Phase == cbv1.PhaseRunning
-	})
+	writer := waitWriterMeasuring(ctx, t, env, name+"-0-0", 0)
+	tunedPID := env.Nodes.PID(1)
+	if got := nodeSetting(ctx, t, 1, "concurrent_writes"); got != "64" {
+		t.Errorf("node 1 concurrent_writes = %q while the first point's writer measures, want 64", got)
+	}
+	deleted := time.Now()
 	if err := env.Client.Delete(ctx, sw); err != nil {
 		t.Fatal(err)
 	}
+	// Until the sweep is gone and the node restarted: the restore restarts the node only once
+	// the writer stopped.
+	var writerStopped, restarted time.Time
 	deadline := time.Now().Add(6 * time.Minute)
 	for {
+		now := time.Now()
+		if writerStopped.IsZero() && !env.Runner.Running(writer.Namespace, writer.Name) {
+			writerStopped = now
+		}
+		if pid := env.Nodes.PID(1); restarted.IsZero() && pid != tunedPID {
+			restarted = now
+			if writerStopped.IsZero() {
+				t.Errorf("node 1 restarted for the restore while writer %s (pid %d) still ran", writer.Name, writer.PID)
+			}
+		}
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(sw), &cbv1.BenchmarkSweep{})
-		if apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) && !restarted.IsZero() {
 			break
 		}
-		if time.Now().After(deadline) {
+		if now.After(deadline) {
 			got := &cbv1.BenchmarkSweep{}
 			_ = env.Client.Get(ctx, client.ObjectKeyFromObject(sw), got)
-			t.Fatalf("deleted sweep still there after 6m (%v); conditions:\n%s", err, sweepConditions(got))
+			t.Fatalf("6m after the delete: sweep get %v, node 1 restarted at %v; conditions:\n%s", err, restarted, sweepConditions(got))
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
+	t.Logf("writer stopped %s after the delete request; the restore restarted node 1 %s after that",
+		writerStopped.Sub(deleted).Round(time.Millisecond), restarted.Sub(writerStopped).Round(time.Millisecond))
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: env.Namespace, Name: name + "-1-0"}, &cbv1.BenchmarkRun{}); !apierrors.IsNotFound(err) {
 		t.Errorf("point 1 exists after the sweep was deleted: %v", err)
 	}
