@@ -840,10 +840,7 @@ func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, lend
 	if sizeBack && datacenter.Resizing(dc) {
 		// cass-operator refuses a size change while it scales; the config goes back now, the
 		// size once it can, within the deadline.
-		pending := datacenter.Pending(dc)
-		if len(pendingPods) > 0 {
-			pending += "; pods not ready: " + strings.Join(pendingPods, ", ")
-		}
+		pending := datacenter.PendingWithPods(dc, pendingPods)
 		if !expired {
 			c.lock = nil
 			return restorePlan{change: change(c), status: metav1.ConditionFalse, reason: cbv1.ReasonRestoring, message: fmt.Sprintf(

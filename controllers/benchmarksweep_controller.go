@@ -144,11 +144,7 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	if d.Done {
 		if sweep.HoldsDatacenter(sw) {
-			since := r.Clock.Now()
-			if c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil {
-				since = c.LastTransitionTime.Time
-			}
-			done, after, err := r.giveBack(ctx, sw, since)
+			done, after, err := r.giveBack(ctx, sw, r.restoreSince(sw))
 			if err != nil || !done {
 				return ctrl.Result{RequeueAfter: after}, err
 			}
@@ -168,16 +164,21 @@ func (r *BenchmarkSweepReconciler) lost(ctx context.Context, sw *cbv1.BenchmarkS
 			return ctrl.Result{}, nil
 		}
 	}
-	since := r.Clock.Now()
-	if c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil {
-		since = c.LastTransitionTime.Time
-	}
-	done, after, err := r.giveBack(ctx, sw, since)
+	done, after, err := r.giveBack(ctx, sw, r.restoreSince(sw))
 	if err != nil || !done {
 		return ctrl.Result{RequeueAfter: after}, err
 	}
 	r.condition(sw, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonLockLost, t.Message+"; the sweep created no further runs; status.table has what was measured")
 	return ctrl.Result{}, nil
+}
+
+// restoreSince is when giving back began, which its deadline counts from: when the
+// DatacenterRestored condition first appeared (it stays False until the end), or now.
+func (r *BenchmarkSweepReconciler) restoreSince(sw *cbv1.BenchmarkSweep) time.Time {
+	if c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil {
+		return c.LastTransitionTime.Time
+	}
+	return r.Clock.Now()
 }
 
 // writeStatus stores the sweep's status, with its derived fields, when it changed.

@@ -198,10 +198,7 @@ func PlanRestore(sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter, pen
 		r.Config = original
 	}
 	if sizeBack && datacenter.Resizing(dc) {
-		pending := datacenter.Pending(dc)
-		if len(pendingPods) > 0 {
-			pending += "; pods not ready: " + strings.Join(pendingPods, ", ")
-		}
+		pending := datacenter.PendingWithPods(dc, pendingPods)
 		if !expired {
 			r.Unlock = false
 			r.Status, r.Reason = metav1.ConditionFalse, cbv1.ReasonRestoring
