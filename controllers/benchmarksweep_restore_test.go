@@ -239,3 +239,28 @@ func TestSweepAtEndAdmission(t *testing.T) {
 		}
 	}
 }
+
+// A sweep with restore atEnd applied while a run holds the datacenter waits for that run,
+// creates no point meanwhile, and takes the datacenter once the run gave it back.
+func TestSweepAtEndWaitsForTheRunHoldingTheDatacenter(t *testing.T) {
+	ns := env.Namespace(t)
+	readyDatacenter(t, ns, "dc1", 1)
+	startManager(t, managerConfig(t, ns))
+	first := builders.MakeBenchmarkRun("first", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	pl.Create(t, first)
+	waitSweepLock(t, "dc1", ns, ns+"/first")
+
+	sw := atEndSweep("later", ns, 1)
+	pl.Create(t, sw)
+	got := waitSweepCondition(t, sw, cbv1.ConditionDatacenterLocked, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy)
+	if c := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionDatacenterLocked); !strings.Contains(c.Message, "BenchmarkRun "+ns+"/first") {
+		t.Errorf("the waiting sweep does not name the run: %s", c.Message)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if runs := sweepRuns(t, sw); len(runs) != 0 || got.Status.Datacenter != nil {
+		t.Fatalf("the sweep created %d runs or recorded %+v while another run held the datacenter", len(runs), got.Status.Datacenter)
+	}
+	finishRun(t, first, 1, 1000, false)
+	waitSweepLock(t, "dc1", ns, "sweep:"+ns+"/later")
+	waitSweepRun(t, sw, "later-0-0")
+}
