@@ -58,9 +58,9 @@ func (w *pidWatch) end() {
 	<-w.done
 }
 
-// atEndSweep is a sweep over writers.replicas on the environment's datacenter whose template
+// tunedSweep is a sweep over writers.replicas on the environment's datacenter whose template
 // tunes concurrent_writes (a config change: a rolling restart), with restore atEnd.
-func atEndSweep(env *Env, name string, duration time.Duration, writers ...int32) *cbv1.BenchmarkSweep {
+func tunedSweep(env *Env, name string, duration time.Duration, writers ...int32) *cbv1.BenchmarkSweep {
 	tmpl := newRun(env, name).CassandraYaml(map[string]any{"concurrent_writes": 64}).
 		Writers(1).Concurrency(4).Rate(200).Duration(duration).Obj().Spec
 	axis := cbv1.SweepAxis{Path: "writers.replicas"}
@@ -81,20 +81,24 @@ func sweepConditions(sw *cbv1.BenchmarkSweep) string {
 	return s
 }
 
-// A three-point sweep with restore atEnd that varies only writers.replicas restarts the node
-// once to tune it before the first point, never between points, and once to restore it after
-// the last: afterEach restarts it twice per point.
-func TestSweepAtEndRestartsNothingBetweenPointsAndRestoresOnce(t *testing.T) {
-	const name = "sweep-end"
+// runSweep runs a three-point sweep over writers.replicas (1, 2, 3) whose template tunes
+// concurrent_writes, and counts node 1's restarts: by the time each point's writers run, and
+// in all once the datacenter is back.
+func runSweep(t *testing.T, name string, restore cbv1.SweepRestore) (during []int, total int, pids []int) {
+	t.Helper()
 	runs := []string{name + "-0-0", name + "-1-0", name + "-2-0"}
 	env, ctx := scenario(t, runs...)
 	w := watchPIDs(env)
 	defer w.end()
-	sw := atEndSweep(env, name, 5*time.Second, 1, 2, 3)
+	sw := tunedSweep(env, name, 5*time.Second, 1, 2, 3)
+	sw.Spec.Restore = restore
 	if err := env.Client.Create(ctx, sw); err != nil {
 		t.Fatal(err)
 	}
-	var during []int
+	want := cbv1.ReasonHeldBySweep
+	if restore != cbv1.RestoreAtEnd {
+		want = cbv1.ReasonRestored
+	}
 	for _, run := range runs {
 		waitRun(ctx, t, env, run, 8*time.Minute, "running", func(r *cbv1.BenchmarkRun) bool {
 			return r.Status.Phase == cbv1.PhaseRunning || meta.FindStatusCondition(r.Status.Conditions, cbv1.ConditionSucceeded) != nil
@@ -107,8 +111,8 @@ func TestSweepAtEndRestartsNothingBetweenPointsAndRestoresOnce(t *testing.T) {
 		if done.Status.Phase != cbv1.PhaseSucceeded {
 			t.Fatalf("%s: phase %s; conditions:\n%s", run, done.Status.Phase, conditions(done))
 		}
-		if c := cond(done, cbv1.ConditionDatacenterRestored); c.Reason != cbv1.ReasonHeldBySweep {
-			t.Errorf("%s: DatacenterRestored %s: %s", run, c.Reason, c.Message)
+		if c := cond(done, cbv1.ConditionDatacenterRestored); c.Reason != want {
+			t.Errorf("%s: DatacenterRestored %s, want %s: %s", run, c.Reason, want, c.Message)
 		}
 	}
 	got := &cbv1.BenchmarkSweep{}
@@ -126,17 +130,38 @@ func TestSweepAtEndRestartsNothingBetweenPointsAndRestoresOnce(t *testing.T) {
 	if got.Status.Phase != cbv1.PhaseSucceeded || got.Status.Completed != 3 {
 		t.Errorf("sweep phase %s, progress %q; conditions:\n%s", got.Status.Phase, got.Status.Progress, sweepConditions(got))
 	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionDatacenterRestored); c == nil || c.Reason != cbv1.ReasonRestored {
+	if c := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionDatacenterRestored); restore == cbv1.RestoreAtEnd && (c == nil || c.Reason != cbv1.ReasonRestored) {
 		t.Errorf("sweep DatacenterRestored %+v", c)
 	}
 	checkRestored(ctx, t, env)
-	total := w.restarts()
-	t.Logf("node 1 restarts: %v at the start of each point's writers, %d in all (process ids %v)", during, total, w.pids)
-	if during[0] != 1 || during[1] != 1 || during[2] != 1 {
+	total = w.restarts()
+	w.mu.Lock()
+	pids = append(pids, w.pids...)
+	w.mu.Unlock()
+	t.Logf("restore %s: node 1 restarts %v by the start of each point's writers, %d in all (process ids %v)", restore, during, total, pids)
+	return during, total, pids
+}
+
+// A three-point sweep with restore atEnd that varies only writers.replicas restarts the node
+// once to tune it before the first point, never between points, and once to restore it after
+// the last.
+func TestSweepAtEndRestartsNothingBetweenPointsAndRestoresOnce(t *testing.T) {
+	during, total, _ := runSweep(t, "sweep-end", cbv1.RestoreAtEnd)
+	if len(during) != 3 || during[0] != 1 || during[1] != 1 || during[2] != 1 {
 		t.Errorf("node 1 restarted %v times by the start of each point, want [1 1 1]: one tuning, none between points", during)
 	}
 	if total != 2 {
 		t.Errorf("node 1 restarted %d times over the sweep, want 2 (tune once, restore once)", total)
+	}
+}
+
+// The same sweep with restore afterEach (the default) restarts the node between every two
+// points: each run restores the config and the next tunes it again. It shows what atEnd saves,
+// and that counting process ids sees restarts between points.
+func TestSweepAfterEachRestartsBetweenPoints(t *testing.T) {
+	during, total, _ := runSweep(t, "sweep-each", cbv1.RestoreAfterEach)
+	if len(during) != 3 || during[0] < 1 || during[1] <= during[0] || during[2] <= during[1] || total <= during[2] {
+		t.Errorf("node 1 restarted %v times by the start of each point and %d in all: want more at every point and after the last", during, total)
 	}
 }
 
@@ -145,7 +170,7 @@ func TestSweepAtEndRestartsNothingBetweenPointsAndRestoresOnce(t *testing.T) {
 func TestSweepAtEndDeletedMidwayRestoresAndReleases(t *testing.T) {
 	const name = "sweep-del"
 	env, ctx := scenario(t, name+"-0-0")
-	sw := atEndSweep(env, name, time.Minute, 1, 2)
+	sw := tunedSweep(env, name, time.Minute, 1, 2)
 	if err := env.Client.Create(ctx, sw); err != nil {
 		t.Fatal(err)
 	}
