@@ -109,6 +109,12 @@ func DecideTake(o HoldObserved) Take {
 		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterBusy, Message: fmt.Sprintf(
 			"BenchmarkRun %s waited for CassandraDatacenter %s before the sweep; the sweep starts when it is done", o.Ahead, key)}
 	}
+	if ready, why := datacenter.Ready(dc, dc.Generation); !ready {
+		// A run that just gave the datacenter back leaves its restore rolling through the
+		// nodes: the first point's settings check would find them restarting.
+		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterUpdating, Message: fmt.Sprintf(
+			"CassandraDatacenter %s is changing (%s); the sweep locks it once cass-operator is done", key, why)}
+	}
 	return recordTake(dc, true)
 }
 

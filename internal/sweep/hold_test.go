@@ -43,7 +43,10 @@ func dc1(size int32, config, lock string) *cassdcapi.CassandraDatacenter {
 	if lock != "" {
 		b = b.Annotation(cbv1.LockAnnotation, lock)
 	}
-	return b.Obj()
+	dc := b.Obj()
+	dc.Generation, dc.Status.ObservedGeneration, dc.Status.CassandraOperatorProgress = 4, 4, cassdcapi.ProgressReady
+	dc.Status.Conditions = []cassdcapi.DatacenterCondition{{Type: cassdcapi.DatacenterReady, Status: corev1.ConditionTrue}}
+	return dc
 }
 
 func TestDecideTake(t *testing.T) {
@@ -81,6 +84,16 @@ func TestDecideTake(t *testing.T) {
 			o:       HoldObserved{Sweep: atEndSweep(false), DC: dc1(3, origConfig, ""), Ahead: "bench/early"},
 			want:    want{Reason: cbv1.ReasonDatacenterBusy},
 			message: "BenchmarkRun bench/early waited",
+		},
+		"free but still rolling a restore: wait for cass-operator before locking": {
+			o: HoldObserved{Sweep: atEndSweep(false), DC: func() *cassdcapi.CassandraDatacenter {
+				dc := dc1(3, origConfig, "")
+				dc.Generation = 5
+				dc.Status.Conditions = append(dc.Status.Conditions, cassdcapi.DatacenterCondition{Type: cassdcapi.DatacenterRollingRestart, Status: corev1.ConditionTrue})
+				return dc
+			}()},
+			want:    want{Reason: cbv1.ReasonDatacenterUpdating},
+			message: "RollingRestart",
 		},
 		"locked by an earlier pass that crashed before writing status: record only": {
 			o:    HoldObserved{Sweep: atEndSweep(false), DC: dc1(3, origConfig, "sweep:bench/sw")},

@@ -81,23 +81,18 @@ func sweepConditions(sw *cbv1.BenchmarkSweep) string {
 	return s
 }
 
-// runSweep runs a three-point sweep over writers.replicas (1, 2, 3) whose template tunes
-// concurrent_writes, and counts node 1's restarts: by the time each point's writers run, and
-// in all once the datacenter is back.
-func runSweep(t *testing.T, name string, restore cbv1.SweepRestore) (during []int, total int, pids []int) {
+// runSweep runs a three-point restore atEnd sweep over writers.replicas (1, 2, 3) whose
+// template tunes concurrent_writes, and counts node 1's restarts: by the time each point's
+// writers run, and in all once the datacenter is back.
+func runSweep(t *testing.T, name string) (during []int, total int, pids []int) {
 	t.Helper()
 	runs := []string{name + "-0-0", name + "-1-0", name + "-2-0"}
 	env, ctx := scenario(t, runs...)
 	w := watchPIDs(env)
 	defer w.end()
 	sw := tunedSweep(env, name, 5*time.Second, 1, 2, 3)
-	sw.Spec.Restore = restore
 	if err := env.Client.Create(ctx, sw); err != nil {
 		t.Fatal(err)
-	}
-	want := cbv1.ReasonHeldBySweep
-	if restore != cbv1.RestoreAtEnd {
-		want = cbv1.ReasonRestored
 	}
 	for _, run := range runs {
 		waitRun(ctx, t, env, run, 8*time.Minute, "running", func(r *cbv1.BenchmarkRun) bool {
@@ -111,8 +106,8 @@ func runSweep(t *testing.T, name string, restore cbv1.SweepRestore) (during []in
 		if done.Status.Phase != cbv1.PhaseSucceeded {
 			t.Fatalf("%s: phase %s; conditions:\n%s", run, done.Status.Phase, conditions(done))
 		}
-		if c := cond(done, cbv1.ConditionDatacenterRestored); c.Reason != want {
-			t.Errorf("%s: DatacenterRestored %s, want %s: %s", run, c.Reason, want, c.Message)
+		if c := cond(done, cbv1.ConditionDatacenterRestored); c.Reason != cbv1.ReasonHeldBySweep {
+			t.Errorf("%s: DatacenterRestored %s, want %s: %s", run, c.Reason, cbv1.ReasonHeldBySweep, c.Message)
 		}
 	}
 	got := &cbv1.BenchmarkSweep{}
@@ -130,7 +125,7 @@ func runSweep(t *testing.T, name string, restore cbv1.SweepRestore) (during []in
 	if got.Status.Phase != cbv1.PhaseSucceeded || got.Status.Completed != 3 {
 		t.Errorf("sweep phase %s, progress %q; conditions:\n%s", got.Status.Phase, got.Status.Progress, sweepConditions(got))
 	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionDatacenterRestored); restore == cbv1.RestoreAtEnd && (c == nil || c.Reason != cbv1.ReasonRestored) {
+	if c := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionDatacenterRestored); c == nil || c.Reason != cbv1.ReasonRestored {
 		t.Errorf("sweep DatacenterRestored %+v", c)
 	}
 	checkRestored(ctx, t, env)
@@ -138,7 +133,7 @@ func runSweep(t *testing.T, name string, restore cbv1.SweepRestore) (during []in
 	w.mu.Lock()
 	pids = append(pids, w.pids...)
 	w.mu.Unlock()
-	t.Logf("restore %s: node 1 restarts %v by the start of each point's writers, %d in all (process ids %v)", restore, during, total, pids)
+	t.Logf("node 1 restarts: %v by the start of each point's writers, %d in all (process ids %v)", during, total, pids)
 	return during, total, pids
 }
 
@@ -146,22 +141,12 @@ func runSweep(t *testing.T, name string, restore cbv1.SweepRestore) (during []in
 // once to tune it before the first point, never between points, and once to restore it after
 // the last.
 func TestSweepAtEndRestartsNothingBetweenPointsAndRestoresOnce(t *testing.T) {
-	during, total, _ := runSweep(t, "sweep-end", cbv1.RestoreAtEnd)
+	during, total, _ := runSweep(t, "sweep-end")
 	if len(during) != 3 || during[0] != 1 || during[1] != 1 || during[2] != 1 {
 		t.Errorf("node 1 restarted %v times by the start of each point, want [1 1 1]: one tuning, none between points", during)
 	}
 	if total != 2 {
 		t.Errorf("node 1 restarted %d times over the sweep, want 2 (tune once, restore once)", total)
-	}
-}
-
-// The same sweep with restore afterEach (the default) restarts the node between every two
-// points: each run restores the config and the next tunes it again. It shows what atEnd saves,
-// and that counting process ids sees restarts between points.
-func TestSweepAfterEachRestartsBetweenPoints(t *testing.T) {
-	during, total, _ := runSweep(t, "sweep-each", cbv1.RestoreAfterEach)
-	if len(during) != 3 || during[0] < 1 || during[1] <= during[0] || during[2] <= during[1] || total <= during[2] {
-		t.Errorf("node 1 restarted %v times by the start of each point and %d in all: want more at every point and after the last", during, total)
 	}
 }
 
