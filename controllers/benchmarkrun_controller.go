@@ -30,6 +30,7 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/sweep"
 )
 
 // datacenterIndex indexes runs by the namespace/name of the datacenter they refer to.
@@ -107,12 +108,17 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 		}
 	}
 	if o.dc != nil {
-		if holder, locked := datacenter.LockHolder(o.dc); locked && holder != client.ObjectKeyFromObject(run) {
-			alive, err := r.holderAlive(ctx, holder)
+		if holder, locked := datacenter.LockHolder(o.dc); locked && holder != datacenter.RunHolder(client.ObjectKeyFromObject(run)) {
+			alive, err := holderAlive(ctx, r.Client, holder)
 			if err != nil {
 				return o, err
 			}
 			o.holderAlive = alive
+			if holder.Sweep {
+				if o.lender, err = r.lender(ctx, run, holder); err != nil {
+					return o, err
+				}
+			}
 		}
 		head, position, err := r.queueHead(ctx, run, o.dc)
 		if err != nil {
@@ -205,12 +211,23 @@ func owned(run *cbv1.BenchmarkRun, jobList []batchv1.Job, podList []corev1.Pod) 
 	return own, foreign, pods
 }
 
-// holderAlive tells whether the run named in a lock still needs it. A lock whose run is gone
-// (its finalizer was removed by hand) or finished (a lock annotation put back by GitOps or a
-// backup) is stale and may be taken.
-func (r *BenchmarkRunReconciler) holderAlive(ctx context.Context, holder client.ObjectKey) (bool, error) {
+// holderAlive tells whether the run or sweep named in a lock still needs it. A lock whose
+// holder is gone (its finalizer was removed by hand), or finished (a lock annotation put back
+// by GitOps or a backup), is stale and may be taken.
+func holderAlive(ctx context.Context, c client.Reader, holder datacenter.Holder) (bool, error) {
+	if holder.Sweep {
+		sw := &cbv1.BenchmarkSweep{}
+		err := c.Get(ctx, holder.NamespacedName, sw)
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("getting lock holder %s: %w", holder, err)
+		}
+		return !sweep.GaveBack(sw), nil
+	}
 	other := &cbv1.BenchmarkRun{}
-	err := r.Get(ctx, holder, other)
+	err := c.Get(ctx, holder.NamespacedName, other)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -218,6 +235,23 @@ func (r *BenchmarkRunReconciler) holderAlive(ctx context.Context, holder client.
 		return false, fmt.Errorf("getting lock holder %s: %w", holder, err)
 	}
 	return !finished(other), nil
+}
+
+// lender returns the sweep that holds the run's datacenter when it is the run's own
+// controller; nil otherwise.
+func (r *BenchmarkRunReconciler) lender(ctx context.Context, run *cbv1.BenchmarkRun, holder datacenter.Holder) (*cbv1.BenchmarkSweep, error) {
+	ref := metav1.GetControllerOf(run)
+	if ref == nil || ref.Kind != "BenchmarkSweep" || ref.Name != holder.Name || run.Namespace != holder.Namespace {
+		return nil, nil
+	}
+	sw := &cbv1.BenchmarkSweep{}
+	if err := r.Get(ctx, holder.NamespacedName, sw); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	if sw.UID != ref.UID {
+		return nil, nil
+	}
+	return sw, nil
 }
 
 // queueHead returns the run whose turn it is on the datacenter, and the given run's position.
@@ -329,6 +363,12 @@ func terminal(err error) bool {
 // patchDatacenter applies a change to the datacenter, conditional on the version the pass
 // decided from, and returns the generation it produced.
 func (r *BenchmarkRunReconciler) patchDatacenter(ctx context.Context, c *dcChange, dc *cassdcapi.CassandraDatacenter) (int64, error) {
+	return patchDatacenter(ctx, r.Client, c, dc)
+}
+
+// patchDatacenter applies a change of a run or a sweep to the datacenter, conditional on the
+// version it was decided from, and returns the generation it produced.
+func patchDatacenter(ctx context.Context, w client.Writer, c *dcChange, dc *cassdcapi.CassandraDatacenter) (int64, error) {
 	key := client.ObjectKeyFromObject(dc)
 	patch := client.MergeFromWithOptions(dc.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	if c.size != nil {
@@ -347,7 +387,7 @@ func (r *BenchmarkRunReconciler) patchDatacenter(ctx context.Context, c *dcChang
 			dc.Annotations[cbv1.LockAnnotation] = *c.lock
 		}
 	}
-	if err := r.Patch(ctx, dc, patch); err != nil {
+	if err := w.Patch(ctx, dc, patch); err != nil {
 		// A conflict means someone wrote since this pass read: the next pass looks again.
 		return 0, fmt.Errorf("%s CassandraDatacenter %s: %w", c.what, key, err)
 	}
@@ -408,7 +448,25 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&batchv1.Job{}).
 		Watches(&cassdcapi.CassandraDatacenter{}, handler.EnqueueRequestsFromMapFunc(r.runsOfDatacenter)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
+		Watches(&cbv1.BenchmarkSweep{}, handler.EnqueueRequestsFromMapFunc(r.runsOfSweep)).
 		Complete(r)
+}
+
+// runsOfSweep maps a sweep event to its unfinished runs: a run of a sweep with restore atEnd
+// uses the datacenter once the sweep has recorded its originals.
+func (r *BenchmarkRunReconciler) runsOfSweep(ctx context.Context, o client.Object) []reconcile.Request {
+	var runs cbv1.BenchmarkRunList
+	if err := r.List(ctx, &runs, client.InNamespace(o.GetNamespace()), client.MatchingLabels{cbv1.SweepLabel: o.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing runs of sweep", "sweep", klog.KObj(o))
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, run := range runs.Items {
+		if !finished(&run) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&run)})
+		}
+	}
+	return reqs
 }
 
 // runsOfDatacenter maps a datacenter event to the runs that refer to it.

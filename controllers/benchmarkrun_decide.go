@@ -43,8 +43,13 @@ type observation struct {
 	notWatched bool
 	// dc is the run's datacenter, nil when it does not exist.
 	dc *cassdcapi.CassandraDatacenter
-	// holderAlive tells whether the run named in the datacenter's lock, if another, exists.
+	// holderAlive tells whether the run or sweep named in the datacenter's lock, if another,
+	// still needs it.
 	holderAlive bool
+	// lender is the sweep that controls the run when that sweep holds the run's datacenter
+	// (restore atEnd) and has recorded its originals: the run uses the datacenter under the
+	// sweep's lock and leaves restoring to the sweep.
+	lender *cbv1.BenchmarkSweep
 	// queueHead is the waiting run whose turn it is; position is this run's place in the queue.
 	queueHead     types.NamespacedName
 	queuePosition int
@@ -178,7 +183,8 @@ func (d *decider) advance() {
 		return
 	}
 	holder, locked := datacenter.LockHolder(dc)
-	mine := locked && holder == d.me()
+	mine := locked && holder == datacenter.RunHolder(d.me())
+	lent := lentBy(o.lender, dc)
 	t, reason, msg := resolveTarget(run, dc, o.image, o.allowedImages)
 	if reason != "" {
 		if !mine {
@@ -190,12 +196,15 @@ func (d *decider) advance() {
 	run.Status.Resolved = &cbv1.ResolvedSettings{
 		Image: t.Image, Service: t.Host, Port: t.Port, CredentialsSecret: t.CredentialsSecret, Namespace: run.Namespace,
 	}
-	if !mine {
+	if !mine && !lent {
 		d.take(dc, holder, locked)
 		return
 	}
 	st := run.Status.Datacenter
 	if run.Status.StartTime == nil || st == nil || st.OriginalSize == nil {
+		if lent && !d.admit(dc) {
+			return
+		}
 		d.record(dc)
 		return
 	}
@@ -210,7 +219,7 @@ func (d *decider) advance() {
 }
 
 // take locks the datacenter if it is the run's turn and the datacenter can take the run.
-func (d *decider) take(dc *cassdcapi.CassandraDatacenter, holder types.NamespacedName, locked bool) {
+func (d *decider) take(dc *cassdcapi.CassandraDatacenter, holder datacenter.Holder, locked bool) {
 	run := d.run
 	if run.Status.StartTime != nil {
 		// The run held the datacenter and someone removed its lock: what the run measures
@@ -219,21 +228,12 @@ func (d *decider) take(dc *cassdcapi.CassandraDatacenter, holder types.Namespace
 			"the lock annotation %s on CassandraDatacenter %s was removed while the run held it", cbv1.LockAnnotation, keyOf(dc)))
 		return
 	}
-	if ok, reason, msg := datacenter.Allows(dc, run.Namespace); !ok {
-		d.waitToFind(reason, msg)
-		return
-	}
-	if msg := datacenter.CrossNamespaceDenied(run, dc); msg != "" {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingNotAllowed, msg+"; the datacenter was not changed")
-		return
-	}
-	if reason, msg := datacenter.Unsuitable(run, dc); reason != "" {
-		d.fail(cbv1.ConditionDatacenterReady, reason, msg+"; the datacenter was not changed")
+	if !d.admit(dc) {
 		return
 	}
 	if locked && d.o.holderAlive {
 		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterBusy,
-			fmt.Sprintf("CassandraDatacenter %s is in use by BenchmarkRun %s; this run starts when it is done", keyOf(dc), holder))
+			fmt.Sprintf("CassandraDatacenter %s is in use by %s; this run starts when it is done", keyOf(dc), holder))
 		return
 	}
 	if d.o.queueHead != d.me() {
@@ -242,28 +242,70 @@ func (d *decider) take(dc *cassdcapi.CassandraDatacenter, holder types.Namespace
 				keyOf(dc), d.o.queueHead, d.o.queuePosition))
 		return
 	}
-	d.s.dc = &dcChange{what: "locking", lock: ptr.To(datacenter.LockValue(d.me())), stage: cbv1.ConditionDatacenterReady}
+	d.s.dc = &dcChange{what: "locking", lock: ptr.To(datacenter.LockValue(datacenter.RunHolder(d.me()))), stage: cbv1.ConditionDatacenterReady}
 	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 		fmt.Sprintf("locking CassandraDatacenter %s", keyOf(dc)))
 }
 
+// admit tells whether the datacenter takes this run: opted in for its namespace, nothing
+// only the datacenter's namespace may set, suitable for the run. A refusal fails the run or
+// waits, with why.
+func (d *decider) admit(dc *cassdcapi.CassandraDatacenter) bool {
+	run := d.run
+	if ok, reason, msg := datacenter.Allows(dc, run.Namespace); !ok {
+		d.waitToFind(reason, msg)
+		return false
+	}
+	if msg := datacenter.CrossNamespaceDenied(run, dc); msg != "" {
+		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingNotAllowed, msg+"; the datacenter was not changed")
+		return false
+	}
+	if reason, msg := datacenter.Unsuitable(run, dc); reason != "" {
+		d.fail(cbv1.ConditionDatacenterReady, reason, msg+"; the datacenter was not changed")
+		return false
+	}
+	return true
+}
+
+// lentBy tells whether a run's sweep holds the datacenter for it: the lock is the sweep's and
+// the sweep has recorded the originals the run's target is merged into.
+func lentBy(sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter) bool {
+	if sw == nil || sw.Status.Datacenter == nil || sw.Status.Datacenter.OriginalSize == nil {
+		return false
+	}
+	holder, locked := datacenter.LockHolder(dc)
+	return locked && holder == datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name})
+}
+
 // record stores the datacenter's size and config before anything changes them: the next
-// step changes the datacenter only once this status is stored.
+// step changes the datacenter only once this status is stored. A run on a datacenter its
+// sweep holds records the sweep's originals instead: its target is the original with its own
+// tuning merged in, whatever an earlier point left, so that a point differs from the previous
+// one only where their specs differ.
 func (d *decider) record(dc *cassdcapi.CassandraDatacenter) {
 	run := d.run
 	if run.Status.StartTime == nil {
 		now := metav1.NewTime(d.o.now)
 		run.Status.StartTime = &now
 	}
-	size := dc.Spec.Size
+	size, config, hadConfig := dc.Spec.Size, json.RawMessage(dc.Spec.Config), hasConfig(dc.Spec.Config)
+	what := "locked CassandraDatacenter %s and recorded its size %d and config"
+	if lentBy(d.o.lender, dc) {
+		orig := d.o.lender.Status.Datacenter
+		size, hadConfig, config = *orig.OriginalSize, orig.HadConfig, nil
+		if orig.OriginalConfig != nil {
+			config = orig.OriginalConfig.Raw
+		}
+		what = "CassandraDatacenter %s is held by the run's sweep (restore atEnd); recorded the sweep's original size %d and config"
+	}
 	st := &cbv1.DatacenterStatus{Name: dc.Name, Namespace: dc.Namespace, OriginalSize: &size, Size: size}
-	if hasConfig(dc.Spec.Config) {
+	if hadConfig {
 		st.HadConfig = true
-		st.OriginalConfig = &runtime.RawExtension{Raw: append([]byte(nil), dc.Spec.Config...)}
+		st.OriginalConfig = &runtime.RawExtension{Raw: append([]byte(nil), config...)}
 	}
 	run.Status.Datacenter = st
 	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
-		fmt.Sprintf("locked CassandraDatacenter %s and recorded its size %d and config", keyOf(dc), size))
+		fmt.Sprintf(what, keyOf(dc), size))
 }
 
 // prepare checks the settings, patches the datacenter and waits until cass-operator applied
@@ -692,7 +734,7 @@ func (d *decider) giveBack(since time.Time) bool {
 		d.set(cbv1.ConditionDatacenterRestored, metav1.ConditionTrue, cbv1.ReasonNothingToRestore, "the datacenter no longer exists or was never reachable")
 		return true
 	}
-	plan := planRestore(run, dc, d.o.dcPendingPods, expired)
+	plan := planRestore(run, dc, d.o.lender, d.o.dcPendingPods, expired)
 	if plan.change != nil {
 		d.s.dc = plan.change
 	}
@@ -725,11 +767,17 @@ type restorePlan struct {
 // planRestore decides how to give the datacenter back from what it looks like now: each of
 // size and config goes back to the original if it still holds what the run set. A value
 // that is neither was set by someone else and stays. The lock is released when the run holds
-// it; a datacenter another run holds is not touched.
-func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, pendingPods []string, expired bool) restorePlan {
+// it; a datacenter another run holds is not touched, and one the run's sweep holds is the
+// sweep's to put back.
+func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, lender *cbv1.BenchmarkSweep, pendingPods []string, expired bool) restorePlan {
 	me := types.NamespacedName{Namespace: run.Namespace, Name: run.Name}
 	holder, locked := datacenter.LockHolder(dc)
-	mine := locked && holder == me
+	mine := locked && holder == datacenter.RunHolder(me)
+	if lentBy(lender, dc) {
+		return restorePlan{status: metav1.ConditionTrue, reason: cbv1.ReasonHeldBySweep, done: true, message: fmt.Sprintf(
+			"BenchmarkSweep %s holds the datacenter for all its points (spec.restore atEnd): the next point starts from what this run left, and the sweep puts the datacenter back after its last point",
+			lender.Name)}
+	}
 	var unlock *string
 	released := ""
 	if mine {
@@ -775,7 +823,7 @@ func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, pend
 	if locked && !mine {
 		if sizeBack || configBack {
 			return restorePlan{status: metav1.ConditionFalse, reason: cbv1.ReasonLockLost, done: true, message: fmt.Sprintf(
-				"the run's lock on CassandraDatacenter %s was removed before the run restored it, and BenchmarkRun %s holds it now: "+
+				"the run's lock on CassandraDatacenter %s was removed before the run restored it, and %s holds it now: "+
 					"it keeps the run's size %d and config; restore it by hand from status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
 				keyOf(dc), holder, dc.Spec.Size)}
 		}
@@ -792,10 +840,7 @@ func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, pend
 	if sizeBack && datacenter.Resizing(dc) {
 		// cass-operator refuses a size change while it scales; the config goes back now, the
 		// size once it can, within the deadline.
-		pending := datacenter.Pending(dc)
-		if len(pendingPods) > 0 {
-			pending += "; pods not ready: " + strings.Join(pendingPods, ", ")
-		}
+		pending := datacenter.PendingWithPods(dc, pendingPods)
 		if !expired {
 			c.lock = nil
 			return restorePlan{change: change(c), status: metav1.ConditionFalse, reason: cbv1.ReasonRestoring, message: fmt.Sprintf(

@@ -171,6 +171,19 @@ func observed(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, js ...*
 
 func at(o observation, d time.Duration) observation { o.now = t0.Add(d); return o }
 
+// sweepLock: sweep bench/sw holds the datacenter (restore atEnd).
+var sweepLock = lockedBy("sweep:bench/sw")
+
+// lent: the run's controlling sweep bench/sw holds the datacenter and recorded size 3 and the
+// original config.
+func lent(o observation) observation {
+	o.lender = &cbv1.BenchmarkSweep{ObjectMeta: metav1.ObjectMeta{Name: "sw", Namespace: "bench", UID: "sweep-uid"},
+		Spec: cbv1.BenchmarkSweepSpec{Restore: cbv1.RestoreAtEnd},
+		Status: cbv1.BenchmarkSweepStatus{Datacenter: &cbv1.SweepDatacenterStatus{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](3),
+			HadConfig: true, OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}}}
+	return o
+}
+
 func withPods(o observation, component string, pods ...corev1.Pod) observation {
 	o.pods[component] = append(o.pods[component], pods...)
 	return o
@@ -409,6 +422,39 @@ func TestDecide(t *testing.T) {
 		"someone else's size is left, the run's config restored": {o: observed(aRun(patched, writersDone), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.Size = 7 })),
 			dc:    "config=" + compact(json.RawMessage(origConfig)) + " lock=-",
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/DatacenterDrifted", cbv1.ConditionSucceeded: "True/Succeeded"}},
+		// A sweep with restore atEnd lends its datacenter to its own runs.
+		"lent by its sweep: no lock taken, the sweep's originals recorded": {o: lent(observed(aRun(), aDC(sweepLock, atTarget))),
+			check: func(t *testing.T, s step) {
+				if st := s.status.Datacenter; st == nil || *st.OriginalSize != 3 || compact(st.OriginalConfig.Raw) != compact(json.RawMessage(origConfig)) || s.dc != nil {
+					t.Errorf("want the sweep's originals (3, %s) and no change; got %+v, change %q", origConfig, st, describe(s.dc))
+				}
+			}},
+		"lent, and the previous point left the datacenter at this point's target: nothing patched, nothing checked": {
+			o: lent(observed(aRun(recorded), aDC(sweepLock, atTarget))),
+			check: func(t *testing.T, s step) {
+				if st := s.status.Datacenter; st.PatchedGeneration != 5 || !st.Changed {
+					t.Errorf("the datacenter at the target is not taken as patched: %+v", st)
+				}
+			}},
+		"lent, and this point changes only the size: its target keeps the config the datacenter has, so the merge patch carries only the size": {
+			o: lent(withPods(observed(aRun(recorded, func(r *cbv1.BenchmarkRun) { r.Spec.Datacenter.Size = ptr.To[int32](4) }),
+				aDC(sweepLock, atTarget), job(jobs.ComponentPreflight, true, false, false)),
+				jobs.ComponentPreflight, pod(job(jobs.ComponentPreflight, true, false, false), 0, 0, setupOK))),
+			dc: "size=4 config=" + compact(json.RawMessage(targetConfig))},
+		"lent, writers done: the datacenter is left to the sweep, locked": {o: lent(observed(aRun(patched, dcReady, schemaReady, writersDone), aDC(sweepLock, atTarget))),
+			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/HeldBySweep", cbv1.ConditionSucceeded: "True/Succeeded"}},
+		"lent, deleted: Jobs stopped, the datacenter left to the sweep": {o: lent(observed(aRun(patched, dcReady, schemaReady, deleting), aDC(sweepLock, atTarget), writer)),
+			stop: []string{"r-writer"}, requeue: true, conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/StoppingJobs"}},
+		"a sweep's lock held for another sweep's runs: busy": {o: func() observation {
+			o := observed(aRun(), aDC(sweepLock))
+			o.holderAlive = true
+			return o
+		}(), conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterBusy"},
+			check: func(t *testing.T, s step) {
+				if c := meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionDatacenterReady); !strings.Contains(c.Message, "BenchmarkSweep bench/sw") {
+					t.Errorf("the busy message does not name the sweep: %s", c.Message)
+				}
+			}},
 		"keepChanges: released, not restored": {o: observed(aRun(patched, writersDone, func(r *cbv1.BenchmarkRun) { r.Spec.Datacenter.KeepChanges = true }), aDC(mine, atTarget)),
 			dc: "lock=-", conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/KeptChanges"}},
 		"the restore was refused: released, named": {o: observed(aRun(patched, writersDone, withCond(cbv1.ConditionDatacenterRestored, "False", cbv1.ReasonRefused)), aDC(mine, atTarget)),

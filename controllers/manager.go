@@ -115,7 +115,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("registering the BenchmarkRun controller: %w", err)
 	}
-	sweeps := &BenchmarkSweepReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("cassbench")}
+	sweeps := &BenchmarkSweepReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("cassbench"), Clock: o.Clock}
 	if err := sweeps.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("registering the BenchmarkSweep controller: %w", err)
 	}

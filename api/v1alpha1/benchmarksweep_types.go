@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -25,6 +26,31 @@ const (
 	ReasonPointFailed      = "PointFailed"
 	ReasonPointsFailed     = "PointsFailed"
 	ReasonStoppedOnFailure = "StoppedOnFailure"
+
+	// ConditionDatacenterLocked, on a sweep with restore atEnd, is True while the sweep holds
+	// its datacenter for its points.
+	ConditionDatacenterLocked = "DatacenterLocked"
+	// ReasonLocked: the sweep locked the datacenter and recorded its size and config.
+	ReasonLocked = "Locked"
+	// ReasonReleased: the sweep put the datacenter back and removed its lock.
+	ReasonReleased = "Released"
+	// ReasonStoppingRuns: a deleted sweep waits for its runs to stop before it puts the
+	// datacenter back.
+	ReasonStoppingRuns = "StoppingRuns"
+	// ReasonHeldBySweep: a run of a sweep with restore atEnd leaves the datacenter to its sweep,
+	// which puts it back once after the last point.
+	ReasonHeldBySweep = "HeldBySweep"
+)
+
+// SweepRestore is when a sweep's datacenter is put back.
+// +kubebuilder:validation:Enum=afterEach;atEnd
+type SweepRestore string
+
+const (
+	// RestoreAfterEach: every run restores the datacenter and releases it when it ends.
+	RestoreAfterEach SweepRestore = "afterEach"
+	// RestoreAtEnd: the sweep holds the datacenter for all its points and restores it once.
+	RestoreAtEnd SweepRestore = "atEnd"
 )
 
 // SweepMode is how the axes' values combine into points.
@@ -68,6 +94,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: a new experiment is a new BenchmarkSweep"
 // +kubebuilder:validation:XValidation:rule="self.axes.all(a, self.axes.filter(b, b.path == a.path).size() == 1)",message="spec.axes: each path may appear only once"
 // +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'zip' || self.axes.all(a, size(a.values) == size(self.axes[0].values))",message="spec.axes: in zip mode every axis must have the same number of values"
+// +kubebuilder:validation:XValidation:rule="!has(self.restore) || self.restore != 'atEnd' || self.axes.all(a, !a.path.startsWith('datacenterRef') && a.path != 'datacenter.keepChanges')",message="spec.axes: with restore atEnd the sweep holds one datacenter for all its points, so datacenterRef and datacenter.keepChanges cannot vary"
+// +kubebuilder:validation:XValidation:rule="!has(self.restore) || self.restore != 'atEnd' || !has(self.template.datacenter) || !has(self.template.datacenter.keepChanges) || !self.template.datacenter.keepChanges",message="spec.template.datacenter.keepChanges contradicts restore atEnd, which puts the datacenter back after the last point: remove one of them"
 // +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'zip') ? size(self.axes[0].values) <= 200 : (size(self.axes[0].values) * (size(self.axes) > 1 ? size(self.axes[1].values) : 1) * (size(self.axes) > 2 ? size(self.axes[2].values) : 1) * (size(self.axes) > 3 ? size(self.axes[3].values) : 1) * (size(self.axes) > 4 ? size(self.axes[4].values) : 1) * (size(self.axes) > 5 ? size(self.axes[5].values) : 1) * (size(self.axes) > 6 ? size(self.axes[6].values) : 1) * (size(self.axes) > 7 ? size(self.axes[7].values) : 1)) <= 200",message="spec.axes: a sweep may have at most 200 points (the product of the axes' lengths in cartesian mode)"
 type BenchmarkSweepSpec struct {
 	// Template is the BenchmarkRun spec every point starts from.
@@ -103,6 +131,17 @@ type BenchmarkSweepSpec struct {
 	// recorded and the sweep goes on.
 	// +optional
 	StopOnFailure bool `json:"stopOnFailure,omitempty"`
+
+	// Restore is when the datacenter is put back. afterEach: every run restores it and
+	// releases its lock, so a point that tunes the datacenter restarts it twice, and each point
+	// starts from the original. atEnd: the sweep locks the datacenter before its first point
+	// and holds it until after the last (other runs queue behind it); each point changes only
+	// what differs from what the previous point left (a point that changes only workload or
+	// writer fields restarts nothing), and the sweep restores the datacenter once, after the
+	// last point, when stopOnFailure stops it, or when it is deleted.
+	// +optional
+	// +kubebuilder:default=afterEach
+	Restore SweepRestore `json:"restore,omitempty"`
 
 	// BestBy chooses the best point: highest achieved opsPerSecond, lowest p99 or lowest
 	// timeoutRatio.
@@ -149,7 +188,8 @@ type BenchmarkSweepStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: Valid (every point is an acceptable BenchmarkRun) and Succeeded.
+	// Conditions: Valid (every point is an acceptable BenchmarkRun), Succeeded, and with
+	// restore atEnd DatacenterLocked and DatacenterRestored.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -185,6 +225,33 @@ type BenchmarkSweepStatus struct {
 	// Best is the best completed point by spec.bestBy.
 	// +optional
 	Best *SweepBest `json:"best,omitempty"`
+
+	// Datacenter is, with restore atEnd, the datacenter the sweep holds and the size and config
+	// it puts back.
+	// +optional
+	Datacenter *SweepDatacenterStatus `json:"datacenter,omitempty"`
+}
+
+// SweepDatacenterStatus is what a sweep with restore atEnd found on its datacenter before its
+// first point: what its points start from and what it restores.
+type SweepDatacenterStatus struct {
+	// Name and Namespace of the datacenter.
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// OriginalSize is the datacenter's size before the first point.
+	// +optional
+	OriginalSize *int32 `json:"originalSize,omitempty"`
+	// OriginalConfig is the datacenter's spec.config before the first point, exactly as it was.
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	OriginalConfig *runtime.RawExtension `json:"originalConfig,omitempty"`
+	// HadConfig tells whether the datacenter had a spec.config at all before the first point.
+	// +optional
+	HadConfig bool `json:"hadConfig,omitempty"`
+	// RestoredGeneration is the generation the restore patch produced.
+	// +optional
+	RestoredGeneration int64 `json:"restoredGeneration,omitempty"`
 }
 
 // SweepPoint is one row of a sweep's table. Figures come from the point's succeeded runs:
@@ -274,6 +341,7 @@ type SweepBest struct {
 // +kubebuilder:resource:shortName=bsw,categories=cassbench
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
+// +kubebuilder:printcolumn:name="Restore",type=string,JSONPath=`.spec.restore`,priority=1
 // +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.status.best.summary`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 

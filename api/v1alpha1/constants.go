@@ -16,7 +16,9 @@ const (
 	// datacenter's own namespace; a comma-separated list of namespaces admits runs from those
 	// (and "*" from any).
 	AllowBenchmarksAnnotation = "cassbench.io/allow-benchmarks"
-	// LockAnnotation on a CassandraDatacenter names the run that holds it, as namespace/name.
+	// LockAnnotation on a CassandraDatacenter names the run that holds it, as namespace/name,
+	// or the BenchmarkSweep with restore atEnd that holds it for its runs, as
+	// sweep:namespace/name.
 	LockAnnotation = "cassbench.io/locked-by"
 	// RunLabel on child objects names the BenchmarkRun they belong to.
 	RunLabel = "cassbench.io/run"

@@ -39,21 +39,53 @@ func Allows(dc *cassdcapi.CassandraDatacenter, runNamespace string) (bool, strin
 		cbv1.AllowBenchmarksAnnotation + " annotation as a comma-separated list (e.g. \"" + dc.Namespace + "," + runNamespace + "\")"
 }
 
-// LockHolder returns the run named in the datacenter's lock annotation, if any.
-func LockHolder(dc *cassdcapi.CassandraDatacenter) (types.NamespacedName, bool) {
-	v := dc.Annotations[cbv1.LockAnnotation]
-	if v == "" {
-		return types.NamespacedName{}, false
-	}
-	ns, name, ok := strings.Cut(v, "/")
-	if !ok {
-		return types.NamespacedName{Name: v}, true
-	}
-	return types.NamespacedName{Namespace: ns, Name: name}, true
+// Holder is who holds a datacenter's lock: a run, or a sweep with restore atEnd that lends
+// the datacenter to its own runs.
+type Holder struct {
+	types.NamespacedName
+	Sweep bool
 }
 
-// LockValue is the lock annotation's value for a run.
-func LockValue(run types.NamespacedName) string { return run.Namespace + "/" + run.Name }
+// RunHolder and SweepHolder name a lock holder.
+func RunHolder(run types.NamespacedName) Holder { return Holder{NamespacedName: run} }
+func SweepHolder(sweep types.NamespacedName) Holder {
+	return Holder{NamespacedName: sweep, Sweep: true}
+}
+
+// String names the holder's kind and key, for messages.
+func (h Holder) String() string {
+	if h.Sweep {
+		return "BenchmarkSweep " + h.NamespacedName.String()
+	}
+	return "BenchmarkRun " + h.NamespacedName.String()
+}
+
+// sweepLockPrefix marks a sweep's lock: "sweep:namespace/name". Names and namespaces cannot
+// hold a colon, so a run's lock ("namespace/name") never reads as a sweep's.
+const sweepLockPrefix = "sweep:"
+
+// LockHolder returns the run or sweep named in the datacenter's lock annotation, if any.
+func LockHolder(dc *cassdcapi.CassandraDatacenter) (Holder, bool) {
+	v := dc.Annotations[cbv1.LockAnnotation]
+	if v == "" {
+		return Holder{}, false
+	}
+	v, sweep := strings.CutPrefix(v, sweepLockPrefix)
+	ns, name, ok := strings.Cut(v, "/")
+	if !ok {
+		return Holder{NamespacedName: types.NamespacedName{Name: v}, Sweep: sweep}, true
+	}
+	return Holder{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}, Sweep: sweep}, true
+}
+
+// LockValue is the lock annotation's value for a holder.
+func LockValue(h Holder) string {
+	v := h.Namespace + "/" + h.Name
+	if h.Sweep {
+		return sweepLockPrefix + v
+	}
+	return v
+}
 
 // Queue orders the runs waiting for one datacenter: oldest first, then by namespace and name
 // so that runs created in the same second still have one order everyone agrees on.

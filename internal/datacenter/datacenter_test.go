@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
@@ -185,7 +186,17 @@ func TestLockHolder(t *testing.T) {
 	}
 	dc.Annotations = map[string]string{cbv1.LockAnnotation: "bench/run-1"}
 	got, ok := LockHolder(dc)
-	if !ok || got.Namespace != "bench" || got.Name != "run-1" || LockValue(got) != "bench/run-1" {
+	if !ok || got.Sweep || got.Namespace != "bench" || got.Name != "run-1" || LockValue(got) != "bench/run-1" {
 		t.Fatalf("LockHolder = %v, %v", got, ok)
+	}
+	// A sweep's lock reads as the sweep's, never as a run of the same name.
+	dc.Annotations[cbv1.LockAnnotation] = "sweep:bench/run-1"
+	got, ok = LockHolder(dc)
+	if !ok || !got.Sweep || got.NamespacedName != (types.NamespacedName{Namespace: "bench", Name: "run-1"}) ||
+		got == RunHolder(got.NamespacedName) || LockValue(got) != "sweep:bench/run-1" {
+		t.Fatalf("LockHolder of a sweep's lock = %v, %v", got, ok)
+	}
+	if s := got.String(); s != "BenchmarkSweep bench/run-1" {
+		t.Errorf("String() = %q", s)
 	}
 }

@@ -120,6 +120,16 @@ func Pending(dc *cassdcapi.CassandraDatacenter) string {
 	return strings.Join(busy, "; ")
 }
 
+// PendingWithPods is Pending with the datacenter's pods that are not ready, which say why a
+// scaling does not end (an unschedulable pod keeps a scale-up going for ever).
+func PendingWithPods(dc *cassdcapi.CassandraDatacenter, notReady []string) string {
+	pending := Pending(dc)
+	if len(notReady) > 0 {
+		pending += "; pods not ready: " + strings.Join(notReady, ", ")
+	}
+	return pending
+}
+
 // crossNamespaceDenied are the cassandra-yaml keys a run from another namespace may not set:
 // they load classes, run commands, move data or weaken security in the datacenter owner's
 // Cassandra. A key ending in _class or _class_name is denied as well.

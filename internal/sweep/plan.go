@@ -94,3 +94,23 @@ func failureMessage(run *cbv1.BenchmarkRun) string {
 	}
 	return c.Message
 }
+
+// GaveBack tells whether a sweep is done with its datacenter: it holds none (restore
+// afterEach) or has put it back, or given up on that with the reason named.
+func GaveBack(sw *cbv1.BenchmarkSweep) bool {
+	if sw.Spec.Restore != cbv1.RestoreAtEnd {
+		return true
+	}
+	c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored)
+	return c != nil && RestoreFinal(c)
+}
+
+// RestoreFinal tells whether a DatacenterRestored condition ends giving back: restored, or
+// given up on with the reason named.
+func RestoreFinal(c *metav1.Condition) bool {
+	switch c.Reason {
+	case cbv1.ReasonRestoreStuck, cbv1.ReasonLockLost, cbv1.ReasonRefused:
+		return true
+	}
+	return c.Status == metav1.ConditionTrue
+}

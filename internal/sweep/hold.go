@@ -1,0 +1,230 @@
+package sweep
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/datacenter"
+)
+
+// A sweep with restore atEnd holds its datacenter from before its first point until after its
+// last: it takes the lock the way a run does (other runs then queue behind it), records the
+// originals, lends the datacenter to its own runs one at a time, and puts it back once. These
+// are the pure decisions; the reconciler reads and writes.
+
+// HoldsDatacenter tells whether a sweep holds its datacenter for its runs.
+func HoldsDatacenter(sw *cbv1.BenchmarkSweep) bool {
+	return sw.Spec.Restore == cbv1.RestoreAtEnd
+}
+
+// DatacenterKey is the datacenter every point of the sweep names: the template's (with
+// restore atEnd, the CRD refuses axes that vary it).
+func DatacenterKey(sw *cbv1.BenchmarkSweep) types.NamespacedName {
+	return datacenter.Key(&cbv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: sw.Namespace}, Spec: sw.Spec.Template})
+}
+
+// PrepareTimeout is the template's deadlines.prepare: it bounds waiting for the datacenter to
+// exist and admit the sweep, and putting it back.
+func PrepareTimeout(sw *cbv1.BenchmarkSweep) time.Duration {
+	if d := sw.Spec.Template.Deadlines.Prepare; d != nil && d.Duration > 0 {
+		return d.Duration
+	}
+	return 30 * time.Minute
+}
+
+// HoldObserved is what one pass read about the sweep's datacenter.
+type HoldObserved struct {
+	Sweep *cbv1.BenchmarkSweep
+	Now   time.Time
+	// DC is the datacenter, nil when it does not exist.
+	DC *cassdcapi.CassandraDatacenter
+	// HolderAlive tells whether the run or sweep in the datacenter's lock, if another, still
+	// needs it.
+	HolderAlive bool
+	// Ahead is a run created before the sweep that waits for the datacenter: it goes first.
+	Ahead string
+}
+
+// Take is the next step towards holding the datacenter.
+type Take struct {
+	// Lock puts the sweep's lock on the datacenter (conditional on the version read).
+	Lock bool
+	// Record are the originals to store in status, read from the datacenter before any point.
+	Record *cbv1.SweepDatacenterStatus
+	// Held: the sweep holds the datacenter and its status has the originals, so its runs may
+	// use it.
+	Held bool
+	// Fail ends the sweep: the datacenter did not exist or admit it within deadlines.prepare.
+	Fail bool
+	// Lost: someone removed the sweep's lock after it recorded the originals. The sweep must
+	// not lock again: it would record what its points left as the originals.
+	Lost bool
+	// The DatacenterLocked condition (Succeeded's when Fail).
+	Status          metav1.ConditionStatus
+	Reason, Message string
+	RequeueAfter    time.Duration
+}
+
+// DecideTake chooses how a sweep with restore atEnd gets its datacenter. A missing or
+// refusing datacenter is waited for until the template's deadlines.prepare (counted from the
+// sweep's creation); a busy one for as long as it takes, as a queued run waits.
+func DecideTake(o HoldObserved) Take {
+	sw, dc := o.Sweep, o.DC
+	key := DatacenterKey(sw)
+	if dc == nil {
+		return waitToFind(o, cbv1.ReasonDatacenterNotFound, fmt.Sprintf("CassandraDatacenter %s not found; waiting for it to be created", key))
+	}
+	me := datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name})
+	holder, locked := datacenter.LockHolder(dc)
+	if locked && holder == me {
+		if st := sw.Status.Datacenter; st != nil && st.OriginalSize != nil {
+			return Take{Held: true, Status: metav1.ConditionTrue, Reason: cbv1.ReasonLocked, Message: fmt.Sprintf(
+				"the sweep holds CassandraDatacenter %s for all its points (restore atEnd) and restores size %d and the original config after the last",
+				key, *st.OriginalSize)}
+		}
+		// Locked by an earlier pass that did not get to write status: nothing changed the
+		// datacenter since, because no run uses it before the originals are stored.
+		return recordTake(dc, false)
+	}
+	if st := sw.Status.Datacenter; st != nil && st.OriginalSize != nil {
+		return Take{Lost: true, Status: metav1.ConditionFalse, Reason: cbv1.ReasonLockLost, Message: fmt.Sprintf(
+			"the lock annotation %s on CassandraDatacenter %s was removed while the sweep held it", cbv1.LockAnnotation, key)}
+	}
+	if ok, reason, msg := datacenter.Allows(dc, sw.Namespace); !ok {
+		return waitToFind(o, reason, msg)
+	}
+	if locked && o.HolderAlive {
+		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterBusy, Message: fmt.Sprintf(
+			"CassandraDatacenter %s is in use by %s; the sweep starts when it is done", key, holder)}
+	}
+	if o.Ahead != "" {
+		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterBusy, Message: fmt.Sprintf(
+			"BenchmarkRun %s waited for CassandraDatacenter %s before the sweep; the sweep starts when it is done", o.Ahead, key)}
+	}
+	if ready, why := datacenter.Ready(dc, dc.Generation); !ready {
+		// A run that just gave the datacenter back leaves its restore rolling through the
+		// nodes: the first point's settings check would find them restarting.
+		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterUpdating, Message: fmt.Sprintf(
+			"CassandraDatacenter %s is changing (%s); the sweep locks it once cass-operator is done", key, why)}
+	}
+	return recordTake(dc, true)
+}
+
+// recordTake stores the datacenter's originals, locking it first if lock is set. The lock
+// patch is conditional on the version read, so what is recorded is what was locked.
+func recordTake(dc *cassdcapi.CassandraDatacenter, lock bool) Take {
+	size := dc.Spec.Size
+	st := &cbv1.SweepDatacenterStatus{Name: dc.Name, Namespace: dc.Namespace, OriginalSize: &size}
+	if c := strings.TrimSpace(string(dc.Spec.Config)); c != "" && c != "null" {
+		st.HadConfig = true
+		st.OriginalConfig = &runtime.RawExtension{Raw: append([]byte(nil), dc.Spec.Config...)}
+	}
+	return Take{Lock: lock, Record: st, Status: metav1.ConditionTrue, Reason: cbv1.ReasonLocked, Message: fmt.Sprintf(
+		"locked CassandraDatacenter %s/%s for all the sweep's points and recorded its size %d and config", dc.Namespace, dc.Name, size)}
+}
+
+func waitToFind(o HoldObserved, reason, msg string) Take {
+	deadline := o.Sweep.CreationTimestamp.Add(PrepareTimeout(o.Sweep))
+	if !o.Now.Before(deadline) {
+		return Take{Fail: true, Status: metav1.ConditionFalse, Reason: cbv1.ReasonPrepareDeadlineExpired, Message: fmt.Sprintf(
+			"%s; gave up after the template's deadlines.prepare (%s), before any point ran", msg, PrepareTimeout(o.Sweep))}
+	}
+	return Take{Status: metav1.ConditionFalse, Reason: reason, Message: fmt.Sprintf("%s (until %s)", msg, deadline.UTC().Format(time.RFC3339)),
+		RequeueAfter: deadline.Sub(o.Now) + time.Second}
+}
+
+// Restore is how a sweep puts its datacenter back: only the fields set change.
+type Restore struct {
+	Size *int32
+	// Config replaces spec.config when SetConfig is set (nil removes it).
+	Config    json.RawMessage
+	SetConfig bool
+	// Unlock removes the sweep's lock.
+	Unlock bool
+	// The DatacenterRestored condition.
+	Status          metav1.ConditionStatus
+	Reason, Message string
+	// Done: nothing more to do, restored or given up on with the reason named.
+	Done bool
+}
+
+// Change tells whether the restore writes the datacenter.
+func (r Restore) Change() bool { return r.Size != nil || r.SetConfig || r.Unlock }
+
+// PlanRestore decides how to put the datacenter back to the originals in the sweep's status,
+// from what it looks like now. Whatever differs goes back: while the sweep holds the lock,
+// its runs fail on anyone else's change (drift), so what differs is the sweep's points'.
+// While cass-operator scales (it refuses a size change meanwhile) the config goes back at once
+// and the size waits, until expired; then the lock is released and the condition says what
+// to do by hand.
+func PlanRestore(sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter, pendingPods []string, expired bool) Restore {
+	st := sw.Status.Datacenter
+	if dc == nil {
+		return Restore{Status: metav1.ConditionTrue, Reason: cbv1.ReasonNothingToRestore, Done: true,
+			Message: "the datacenter no longer exists"}
+	}
+	me := datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name})
+	holder, locked := datacenter.LockHolder(dc)
+	mine := locked && holder == me
+	released := ""
+	if mine {
+		released = "; lock released"
+	}
+	if st == nil || st.OriginalSize == nil {
+		return Restore{Unlock: mine, Status: metav1.ConditionTrue, Reason: cbv1.ReasonNothingToRestore, Done: true,
+			Message: "no point used the datacenter" + released}
+	}
+	var original json.RawMessage
+	if st.HadConfig && st.OriginalConfig != nil {
+		original = st.OriginalConfig.Raw
+	}
+	sizeBack := dc.Spec.Size != *st.OriginalSize
+	configBack := !datacenter.SameJSON(dc.Spec.Config, original)
+	if locked && !mine {
+		if !sizeBack && !configBack {
+			return Restore{Status: metav1.ConditionTrue, Reason: cbv1.ReasonRestored, Done: true,
+				Message: fmt.Sprintf("the datacenter has its original size %d and config", *st.OriginalSize)}
+		}
+		return Restore{Status: metav1.ConditionFalse, Reason: cbv1.ReasonLockLost, Done: true, Message: fmt.Sprintf(
+			"the sweep's lock on CassandraDatacenter %s/%s was removed before the sweep restored it, and %s holds it now: "+
+				"it keeps size %d and its config; restore it by hand from the sweep's status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
+			dc.Namespace, dc.Name, holder, dc.Spec.Size)}
+	}
+	r := Restore{Unlock: mine}
+	if configBack {
+		r.SetConfig = true
+		r.Config = original
+	}
+	if sizeBack && datacenter.Resizing(dc) {
+		pending := datacenter.PendingWithPods(dc, pendingPods)
+		if !expired {
+			r.Unlock = false
+			r.Status, r.Reason = metav1.ConditionFalse, cbv1.ReasonRestoring
+			r.Message = fmt.Sprintf("config restored; waiting for cass-operator to finish resizing (%s) before restoring size %d", pending, *st.OriginalSize)
+			return r
+		}
+		r.Status, r.Reason, r.Done = metav1.ConditionFalse, cbv1.ReasonRestoreStuck, true
+		r.Message = fmt.Sprintf("config restored%s, but cass-operator was still resizing (%s) at the deadline, so spec.size is %d, originally %d: "+
+			"once the scaling finishes or is resolved, set spec.size back to %d by hand (see docs/datacenter-lifecycle.md)",
+			released, pending, dc.Spec.Size, *st.OriginalSize, *st.OriginalSize)
+		return r
+	}
+	if sizeBack {
+		r.Size = st.OriginalSize
+	}
+	r.Status, r.Done = metav1.ConditionTrue, true
+	if !sizeBack && !configBack {
+		r.Reason, r.Message = cbv1.ReasonNothingToRestore, fmt.Sprintf("the datacenter has its original size %d and config%s", *st.OriginalSize, released)
+		return r
+	}
+	r.Reason, r.Message = cbv1.ReasonRestored, fmt.Sprintf("restored size %d and the original config once, after the sweep's points%s", *st.OriginalSize, released)
+	return r
+}
