@@ -16,7 +16,7 @@ import (
 )
 
 // ErrOtherOptions is returned by Start when nodes run with other options and Reset is off.
-var ErrOtherOptions = errors.New("nodes run with other options")
+var ErrOtherOptions = errors.New("the cluster runs with other options")
 
 // usersLockWait bounds how long a command waits for the processes that use the cluster.
 const usersLockWait = 30 * time.Minute
@@ -128,7 +128,7 @@ func (c *Cluster) Start(ctx context.Context, o Options) error {
 			return err
 		}
 	case want != have && len(running) > 0:
-		return fmt.Errorf("%w: nodes %s run with other options; stop or wipe first, or pass --reset\n--- running with:\n%s\n--- requested:\n%s",
+		return fmt.Errorf("%w: nodes %s run; stop or wipe first, or pass --reset\n--- running with:\n%s\n--- requested:\n%s",
 			ErrOtherOptions, ints(running), have, want)
 	case want != have:
 		if haveNodes > o.Nodes {
