@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -30,6 +31,7 @@ no Docker). Node i listens on 127.0.0.i (CQL 9042, storage 7000, JMX 127.0.0.1:7
   hack/cassandra.sh status
   hack/cassandra.sh wipe [--force]              # stop all nodes and delete all node directories
   hack/cassandra.sh nodetool [--node i] ARGS... # org.apache.cassandra.tools.NodeTool against node i
+  hack/cassandra.sh use <start options> -- CMD ARGS...  # run CMD as a user of the cluster (below)
 
 Layout (CACHE = ${CASSBENCH_CACHE:-$HOME/.cache/cassbench}):
   CACHE/cassandra/<version>/lib/*.jar             cassandra-all + runtime deps (incl. jamm agent)
@@ -49,7 +51,10 @@ and marks the cluster as changed, so a plain start or check no longer matches it
 nodes get evenly interleaved initial_token values (num_tokens each), so nodes 2..N bootstrap
 concurrently and ownership is balanced.
 stop, wipe, restart and a --reset that changes options first wait until no process using the
-cluster (tests, hack/bench-writer.sh: they hold users.lock shared) runs; --force skips it.
+cluster (tests, use: they hold users.lock shared) runs; --force skips it. use takes the cluster
+as it is when node 1 answers CQL, else starts it with the options given (replacing a stopped
+cluster of other options), and holds users.lock shared while CMD runs; CMD's exit status is
+its own.
 Env: CASSANDRA_VERSION, CASSBENCH_CACHE, CASSANDRA_START_TIMEOUT (seconds, default 180),
 CASSBENCH_USERS_LOCK_HELD=1 (the caller holds users.lock), CASSBENCH_CASSANDRA_DIR (nodes and
 locks elsewhere than CACHE/cassandra) and CASSBENCH_CASSANDRA_OFFSET=k (node i on 127.0.0.(k+i),
@@ -107,6 +112,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if cmd == "use" {
+		return use(ctx, c, args, stdout, stderr, fail)
+	}
 	o, err := localcassandra.ParseOptions(args)
 	if err != nil {
 		return fail(err)
@@ -141,6 +149,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// use runs the command after "--" as a user of the cluster; the exit status is the command's.
+func use(ctx context.Context, c *localcassandra.Cluster, args []string, stdout, stderr io.Writer, fail func(error) int) int {
+	sep := slices.Index(args, "--")
+	if sep < 0 || sep == len(args)-1 {
+		return fail(fmt.Errorf("usage: use [start options] -- CMD [ARGS]"))
+	}
+	o, err := localcassandra.ParseOptions(args[:sep])
+	if err != nil {
+		return fail(err)
+	}
+	// Not bound to ctx: an interrupt reaches the command from the terminal, and it ends as it
+	// chooses while this process waits for it, still holding the lock.
+	cmd := exec.Command(args[sep+1], args[sep+2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	err = c.Use(ctx, o, cmd)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
 	}
 	if err != nil {
 		return fail(err)

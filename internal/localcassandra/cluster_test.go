@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,15 @@ func TestClusterLifecycle(t *testing.T) {
 	c.Status(ctx, &status)
 	if !strings.Contains(status.String(), "node1 127.0.0.21 running pid ") || !strings.Contains(status.String(), "CQL up, jmx 127.0.0.1:7220") {
 		t.Errorf("status:\n%s", status.String())
+	}
+
+	// A user of the running cluster takes it as it is and holds users.lock shared meanwhile.
+	use := exec.Command("sh", "-c", `test "$`+UsingEnv+`" = 1 && ! flock -n -x "$0" true`, c.LockPath("users.lock"))
+	if err := c.Use(ctx, opts, use); err != nil {
+		t.Errorf("the command run by Use saw no variable or could lock users.lock exclusively: %v", err)
+	}
+	if !strings.Contains(log.String(), "using its node 1 (127.0.0.21) as it is") || c.PID(1) != pid {
+		t.Errorf("Use did not take the running cluster as it is (pid %d, was %d)", c.PID(1), pid)
 	}
 
 	// A restart with a setting applies it and marks the cluster as changed.
