@@ -25,6 +25,7 @@
 # from hack/cassandra.sh (one node); if a cluster already runs, its node 1 is used as it is,
 # and figures are discarded if that node restarts during a run.
 set -euo pipefail
+ARGS=("$@") # for the run under `hack/cassandra.sh use`
 
 LATTE_VERSION=0.29.0
 DURATION=20s
@@ -63,7 +64,7 @@ log() { echo "bench-writer: $*" >&2; }
 # node; `hack/cassandra.sh use` holds users.lock shared while the benchmark runs, so no one
 # stops or replaces the cluster under a run: they wait for it.
 if [[ -z "${CASSBENCH_USERS_LOCK_HELD:-}" ]]; then
-  exec "$ROOT/hack/cassandra.sh" use --nodes 1 -- "$0" "$@"
+  exec "$ROOT/hack/cassandra.sh" use --nodes 1 -- "$0" ${ARGS[@]+"${ARGS[@]}"}
 fi
 OUT="$CACHE/bench/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
