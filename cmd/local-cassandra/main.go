@@ -102,15 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			node, args = n, args[2:]
 		}
-		err := c.Nodetool(ctx, node, stdout, stderr, args...)
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return exit.ExitCode()
-		}
-		if err != nil {
-			return fail(err)
-		}
-		return 0
+		return exitStatus(c.Nodetool(ctx, node, stdout, stderr, args...), fail)
 	}
 	if cmd == "use" {
 		return use(ctx, c, args, stdout, stderr, fail)
@@ -170,7 +162,11 @@ func use(ctx context.Context, c *localcassandra.Cluster, args []string, stdout, 
 	// chooses while this process waits for it, still holding the lock.
 	cmd := exec.Command(args[sep+1], args[sep+2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	err = c.Use(ctx, o, cmd)
+	return exitStatus(c.Use(ctx, o, cmd), fail)
+}
+
+// exitStatus passes on the exit status of a command that ran, or reports why it did not.
+func exitStatus(err error, fail func(error) int) int {
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode()

@@ -78,6 +78,21 @@ func (c *Cluster) lockScript(ctx context.Context) (func(), error) {
 	return func() { _ = l.Close() }, nil
 }
 
+// lockForChange takes users.lock (see lockUsers) and then the script lock, as every command
+// that stops nodes does; the returned function releases both.
+func (c *Cluster) lockForChange(ctx context.Context, force bool) (func(), error) {
+	unlockUsers, err := c.lockUsers(ctx, force)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := c.lockScript(ctx)
+	if err != nil {
+		unlockUsers()
+		return nil, err
+	}
+	return func() { unlock(); unlockUsers() }, nil
+}
+
 func (c *Cluster) clusterConfPath() string { return filepath.Join(c.Nodes(), "cluster.conf") }
 
 // ClusterConf is the text of nodes/cluster.conf ("" when no cluster was started).
@@ -243,12 +258,7 @@ func (c *Cluster) checkLoopback(i int) error {
 // Stop stops node o.Node, or every node when it is 0: gracefully, or with SIGKILL when o.Kill.
 // It first waits until no process uses the cluster (users.lock) unless o.Force.
 func (c *Cluster) Stop(ctx context.Context, o Options) error {
-	unlockUsers, err := c.lockUsers(ctx, o.Force)
-	if err != nil {
-		return err
-	}
-	defer unlockUsers()
-	unlock, err := c.lockScript(ctx)
+	unlock, err := c.lockForChange(ctx, o.Force)
 	if err != nil {
 		return err
 	}
@@ -263,12 +273,7 @@ func (c *Cluster) Stop(ctx context.Context, o Options) error {
 
 // Wipe stops every node and deletes the node directories.
 func (c *Cluster) Wipe(ctx context.Context, o Options) error {
-	unlockUsers, err := c.lockUsers(ctx, o.Force)
-	if err != nil {
-		return err
-	}
-	defer unlockUsers()
-	unlock, err := c.lockScript(ctx)
+	unlock, err := c.lockForChange(ctx, o.Force)
 	if err != nil {
 		return err
 	}
@@ -306,12 +311,7 @@ func (c *Cluster) Restart(ctx context.Context, o Options) error {
 	if err := c.Fetch(ctx); err != nil {
 		return err
 	}
-	unlockUsers, err := c.lockUsers(ctx, o.Force)
-	if err != nil {
-		return err
-	}
-	defer unlockUsers()
-	unlock, err := c.lockScript(ctx)
+	unlock, err := c.lockForChange(ctx, o.Force)
 	if err != nil {
 		return err
 	}
