@@ -78,11 +78,14 @@ func Start(t testing.TB, opts Options) *Cluster {
 	defer func() { _ = mutex.Close() }() // closing releases the lock; nothing was written
 	users := usersLock(t)
 	deadline := time.Now().Add(lockWait)
-	logged := false
+	logged, loggedMutex := false, false
 	var err error
 	for {
 		if werr := mutex.Wait(context.Background(), localcassandra.Exclusive, time.Until(deadline), func() {
-			t.Logf("cassandra: waiting for other test processes to release %s", mutex.Name())
+			if !loggedMutex {
+				t.Logf("cassandra: waiting for other test processes to release %s", mutex.Name())
+				loggedMutex = true
+			}
 		}); werr != nil {
 			t.Fatalf("cassandra: %v", werr)
 		}
