@@ -25,6 +25,7 @@
 # from hack/cassandra.sh (one node); if a cluster already runs, its node 1 is used as it is,
 # and figures are discarded if that node restarts during a run.
 set -euo pipefail
+ARGS=("$@") # for the run under `hack/cassandra.sh use`
 
 LATTE_VERSION=0.29.0
 DURATION=20s
@@ -55,28 +56,18 @@ done
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${CASSBENCH_CACHE:-$HOME/.cache/cassbench}"
 LATTE="$CACHE/latte-$LATTE_VERSION/bin/latte"
-OUT="$CACHE/bench/$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
 log() { echo "bench-writer: $*" >&2; }
 
 # --- Cassandra -------------------------------------------------------------------------------
-# Like a test process (internal/testutil/cassandra), the benchmark decides under cluster.lock
-# and then holds users.lock shared until it exits, so no one stops or replaces the cluster
-# under a run: they wait for it.
-mkdir -p "$CACHE/cassandra"
-exec 7>"$CACHE/cassandra/cluster.lock"
-flock -w 1800 7 || { log "timed out waiting for $CACHE/cassandra/cluster.lock"; exit 1; }
-status=$("$ROOT/hack/cassandra.sh" status 2>&1 || true)
-if grep -q '^node1 .*CQL up' <<<"$status"; then
-  # Restarting a cluster that tests may be using is not this script's call.
-  log "Cassandra runs already: benchmarking against its node 1 (127.0.0.1) as it is"
-else
-  # Nothing runs, so no one loses a cluster: a stopped one of other options may be replaced.
-  "$ROOT/hack/cassandra.sh" start --nodes 1 --reset >&2
+# Like a test process, the benchmark uses the cluster as it is when node 1 answers CQL
+# (restarting a cluster that tests may be using is not its call) and otherwise starts one
+# node; `hack/cassandra.sh use` holds users.lock shared while the benchmark runs, so no one
+# stops or replaces the cluster under a run: they wait for it.
+if [[ -z "${CASSBENCH_USERS_LOCK_HELD:-}" ]]; then
+  exec "$ROOT/hack/cassandra.sh" use --nodes 1 -- "$0" ${ARGS[@]+"${ARGS[@]}"}
 fi
-exec 8>"$CACHE/cassandra/users.lock"
-flock -s -w 1800 8 || { log "timed out waiting for $CACHE/cassandra/users.lock"; exit 1; }
-flock -u 7
+OUT="$CACHE/bench/$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$OUT"
 # node1_pid prints the pid of node 1's JVM: if it changes during a client's run, someone
 # restarted the node under the benchmark and the figures mean nothing.
 node1_pid() { "$ROOT/hack/cassandra.sh" status 2>&1 | awk '/^node1 .*CQL up/ { for (i = 1; i < NF; i++) if ($i == "pid") print $(i+1) }'; }

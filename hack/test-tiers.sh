@@ -7,7 +7,8 @@
 # A package is in the tier its TestMain gives it as a whole (kube.Main: integration;
 # tier.Main(tier.X): X). Otherwise it is a unit package, and also in the integration or
 # cassandra tier when its tests start a control plane or Cassandra through
-# internal/testutil/kube, play or cassandra, which skip those tests outside their tier
+# internal/testutil/kube, play or cassandra, which skip those tests outside their tier, or ask
+# for the cassandra tier themselves (tier.Require(t, tier.Cassandra))
 # (internal/testutil/tier). make test runs every tier in one `go test ./...`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,8 @@ tiers_of() {
   if [[ "$imports" == *" $MOD/internal/testutil/kube "* || "$imports" == *" $MOD/internal/testutil/play "* ]]; then
     echo integration
   fi
-  if [[ "$imports" == *" $MOD/internal/testutil/cassandra "* || "$pkg" == "$MOD/internal/testutil/cassandra" ]]; then
+  if [[ "$imports" == *" $MOD/internal/testutil/cassandra "* || "$pkg" == "$MOD/internal/testutil/cassandra" ]] ||
+    grep -q 'tier\.Require(t, tier\.Cassandra)' "$dir"/*_test.go; then
     echo cassandra
   fi
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -22,6 +21,7 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/admission"
 	"github.com/cassbench/cassbench/internal/cql"
+	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/scale"
 	"github.com/cassbench/cassbench/internal/sweep"
@@ -71,9 +71,10 @@ func TestEverySampleRunsScaledDown(t *testing.T) {
 		// Every recreating run left a snapshot of what it dropped on each node (auto_snapshot).
 		names := slices.Sorted(maps.Keys(keyspaces))
 		for i := range c.Hosts {
-			args := append([]string{"nodetool", "--node", strconv.Itoa(i + 1), "clearsnapshot", "--all", "--"}, names...)
-			if out, err := exec.Command("../../hack/cassandra.sh", args...).CombinedOutput(); err != nil {
-				t.Logf("clearing the test's snapshots on node %d: %v: %s", i+1, err, out)
+			var out bytes.Buffer
+			args := append([]string{"clearsnapshot", "--all", "--"}, names...)
+			if err := localcassandra.New(nil).Nodetool(context.Background(), i+1, &out, &out, args...); err != nil {
+				t.Logf("clearing the test's snapshots on node %d: %v: %s", i+1, err, out.String())
 			}
 		}
 	})

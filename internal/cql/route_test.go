@@ -29,7 +29,7 @@ func (s *statement) String() string                           { return fmt.Sprin
 func bigintKey(i int64) []byte                                { return binary.BigEndian.AppendUint64(nil, uint64(i)) }
 func newStatement(ctx context.Context, key []byte) *statement { return &statement{key: key, ctx: ctx} }
 
-// ring returns hosts with interleaved tokens, as hack/cassandra.sh gives its nodes.
+// ring returns hosts with interleaved tokens, as internal/localcassandra gives its nodes.
 func ring(t *testing.T, hosts, tokens int) []*gocql.HostInfo {
 	t.Helper()
 	var out []*gocql.HostInfo

@@ -3,12 +3,11 @@ package writer_test
 import (
 	"bytes"
 	"context"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cassbench/cassbench/internal/cql"
+	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/setup"
 )
 
@@ -20,10 +19,10 @@ func TestSetupReportsSnapshotsOfDroppedKeyspace(t *testing.T) {
 	const ks = "it_snapshots"
 	t.Cleanup(func() {
 		for i := range c.Hosts {
-			out, err := exec.Command("../../hack/cassandra.sh", "nodetool", "--node", strconv.Itoa(i+1),
-				"clearsnapshot", "--all", "--", ks).CombinedOutput()
+			var out bytes.Buffer
+			err := localcassandra.New(nil).Nodetool(context.Background(), i+1, &out, &out, "clearsnapshot", "--all", "--", ks)
 			if err != nil {
-				t.Logf("clearing the test's snapshots on node %d: %v: %s", i+1, err, out)
+				t.Logf("clearing the test's snapshots on node %d: %v: %s", i+1, err, out.String())
 			}
 		}
 	})

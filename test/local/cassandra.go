@@ -3,35 +3,32 @@ package local
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
-// Nodes drives the real Cassandra nodes on 127.0.0.1..N through hack/cassandra.sh. The
+// Nodes drives the real Cassandra nodes on 127.0.0.1..N through internal/localcassandra. The
 // stand-in changes the cluster all the time (nodes join, leave and restart), so this process
 // holds users.lock exclusively for as long as it uses the cluster: other test processes wait
-// for it, and it waits for them, as the script's locking protocol asks.
+// for it, and it waits for them, as the cluster's locking protocol asks.
 type Nodes struct {
-	Script     string
 	Datacenter string // Cassandra datacenter name, as cass-operator sets it
 	Heap       string // heap of a node whose config names none
 	MaxNodes   int
 	Logf       func(format string, args ...any)
 
-	users    *os.File
-	base     map[string]any // the script's base cassandra.yaml
+	users    *localcassandra.Lock
+	base     map[string]any // the cluster's base cassandra.yaml
 	rackdc   string
 	LockWait time.Duration
 }
@@ -51,11 +48,11 @@ func (n *Nodes) Start(ctx context.Context) error {
 	if err := n.lock(ctx); err != nil {
 		return err
 	}
-	dist, err := n.run(ctx, "fetch")
-	if err != nil {
+	if err := n.do("fetch", func(log *bytes.Buffer) error { return n.cluster(log).Fetch(ctx) }); err != nil {
 		return err
 	}
-	if n.base, err = readYAML(filepath.Join(kube.LastLine(dist), "conf", "cassandra.yaml")); err != nil {
+	var err error
+	if n.base, err = readYAML(filepath.Join(localcassandra.DefaultLayout().Dist(), "conf", "cassandra.yaml")); err != nil {
 		return err
 	}
 	dir := filepath.Join(kube.CacheDir(), "local")
@@ -66,11 +63,15 @@ func (n *Nodes) Start(ctx context.Context) error {
 	if err := os.WriteFile(n.rackdc, []byte("dc="+n.Datacenter+"\nrack=rack1\n"), 0o644); err != nil {
 		return err
 	}
-	// The cluster is created at its largest size and shrunk to one node at once: the script
-	// adds a node only as one of the cluster's size (restart --node i), whatever the nodes'
-	// later settings.
+	// The cluster is created at its largest size and shrunk to one node at once: a node is
+	// added only as one of the cluster's size (restart --node i), whatever the nodes' later
+	// settings.
 	n.Logf("starting %d Cassandra node(s) and decommissioning all but node 1", n.MaxNodes)
-	if _, err := n.run(ctx, append([]string{"start", "--reset"}, n.clusterArgs(n.MaxNodes)...)...); err != nil {
+	o, err := localcassandra.ParseOptions(append([]string{"--reset"}, n.clusterArgs(n.MaxNodes)...))
+	if err != nil {
+		return err
+	}
+	if err := n.do("start", func(log *bytes.Buffer) error { return n.cluster(log).Start(ctx, o) }); err != nil {
 		return err
 	}
 	for i := n.MaxNodes; i > 1; i-- {
@@ -95,36 +96,34 @@ func (n *Nodes) Add(ctx context.Context, i int, s NodeSettings) error {
 	if err := os.RemoveAll(n.nodeDir(i)); err != nil {
 		return err
 	}
-	_, err := n.run(ctx, append([]string{"restart", "--node", strconv.Itoa(i)}, s.args(nil, n.base, n.Heap)...)...)
-	return err
+	return n.restart(ctx, i, s.args(nil, n.base, n.Heap))
 }
 
 // Restart stops node i and starts it with new settings; applied are the settings it runs with,
 // so that settings no longer wanted go back to the base config.
 func (n *Nodes) Restart(ctx context.Context, i int, applied, s NodeSettings) error {
-	_, err := n.run(ctx, append([]string{"restart", "--node", strconv.Itoa(i)}, s.args(&applied, n.base, n.Heap)...)...)
-	return err
+	return n.restart(ctx, i, s.args(&applied, n.base, n.Heap))
+}
+
+func (n *Nodes) restart(ctx context.Context, i int, args []string) error {
+	o, err := localcassandra.ParseOptions(append([]string{"--node", strconv.Itoa(i)}, args...))
+	if err != nil {
+		return err
+	}
+	return n.do("restart "+strings.Join(o.Args()[2:], " "), func(log *bytes.Buffer) error { return n.cluster(log).Restart(ctx, o) })
 }
 
 // Remove decommissions node i, stops it and deletes its data, as cass-operator does with a
 // pod and its volume on a scale-down. Decommission is forced, as cass-operator's is.
 func (n *Nodes) Remove(ctx context.Context, i int) error {
-	if n.running(i) {
-		if _, err := n.run(ctx, "nodetool", "--node", strconv.Itoa(i), "decommission", "--force"); err != nil {
-			return err
-		}
-		if _, err := n.run(ctx, "stop", "--node", strconv.Itoa(i)); err != nil {
-			return err
-		}
-	}
-	return os.RemoveAll(n.nodeDir(i))
+	return n.do("decommission node "+strconv.Itoa(i), func(log *bytes.Buffer) error { return n.cluster(log).Decommission(ctx, i) })
 }
 
 // Stop stops every node and lets other test processes use the cluster again.
 func (n *Nodes) Stop(ctx context.Context) error {
 	var err error
 	if n.users != nil {
-		_, err = n.run(ctx, "stop")
+		err = n.do("stop", func(log *bytes.Buffer) error { return n.cluster(log).Stop(ctx, localcassandra.Options{}) })
 		_ = n.users.Close() // releases the lock
 		n.users = nil
 	}
@@ -145,21 +144,7 @@ func (n *Nodes) Running() []int {
 func (n *Nodes) running(i int) bool { return n.PID(i) != 0 }
 
 // PID is node i's JVM process id, or 0.
-func (n *Nodes) PID(i int) int {
-	data, err := os.ReadFile(filepath.Join(n.nodeDir(i), "cassandra.pid"))
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || syscall.Kill(pid, 0) != nil {
-		return 0
-	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || !bytes.Contains(cmdline, []byte("-Dcassandra.storagedir="+n.nodeDir(i)+"\x00")) {
-		return 0
-	}
-	return pid
-}
+func (n *Nodes) PID(i int) int { return localcassandra.DefaultLayout().PID(i) }
 
 // HeapOf is the -Xmx node i's JVM runs with.
 func (n *Nodes) HeapOf(i int) string {
@@ -175,18 +160,33 @@ func (n *Nodes) HeapOf(i int) string {
 	return ""
 }
 
-func (n *Nodes) nodeDir(i int) string {
-	return filepath.Join(kube.CacheDir(), "cassandra", "nodes", "node"+strconv.Itoa(i))
+func (n *Nodes) nodeDir(i int) string { return localcassandra.DefaultLayout().NodeDir(i) }
+
+// cluster is the shared cluster as this process drives it: it holds users.lock, so the
+// cluster's commands must not wait for it.
+func (n *Nodes) cluster(log *bytes.Buffer) *localcassandra.Cluster {
+	c := localcassandra.New(log)
+	c.UsersLockHeld = true
+	return c
+}
+
+// do runs one step on the cluster and logs how long it took; its error carries the cluster's
+// log.
+func (n *Nodes) do(name string, step func(log *bytes.Buffer) error) error {
+	start := time.Now()
+	var log bytes.Buffer
+	err := step(&log)
+	n.Logf("cassandra %s (%.1fs)", name, time.Since(start).Seconds())
+	if err != nil {
+		return fmt.Errorf("cassandra %s: %w\n%s", name, err, log.String())
+	}
+	return nil
 }
 
 // lock takes users.lock exclusively, waiting for other test processes to finish with the
 // cluster.
 func (n *Nodes) lock(ctx context.Context) error {
-	dir := filepath.Join(kube.CacheDir(), "cassandra")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "users.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	l, err := localcassandra.OpenLock(localcassandra.DefaultLayout().LockPath("users.lock"))
 	if err != nil {
 		return err
 	}
@@ -194,47 +194,15 @@ func (n *Nodes) lock(ctx context.Context) error {
 	if wait == 0 {
 		wait = 30 * time.Minute
 	}
-	deadline := time.Now().Add(wait)
-	for logged := false; ; logged = true {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			n.users = f
-			return nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			_ = f.Close()
-			return fmt.Errorf("locking %s: %w", f.Name(), err)
-		}
-		if !logged {
-			n.Logf("waiting for other processes using the Cassandra cluster to finish (they hold %s)", f.Name())
-		}
-		if time.Now().After(deadline) {
-			_ = f.Close()
-			return fmt.Errorf("other processes kept %s for %s", f.Name(), wait)
-		}
-		select {
-		case <-ctx.Done():
-			_ = f.Close()
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
-}
-
-// run runs hack/cassandra.sh; its error carries the output.
-func (n *Nodes) run(ctx context.Context, args ...string) (string, error) {
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, "bash", append([]string{n.Script}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// This process holds users.lock: the script must not wait for it.
-	cmd.Env = append(os.Environ(), "CASSBENCH_USERS_LOCK_HELD=1")
-	err := cmd.Run()
-	n.Logf("hack/cassandra.sh %s (%.1fs)", strings.Join(args, " "), time.Since(start).Seconds())
+	err = l.Wait(ctx, localcassandra.Exclusive, wait, func() {
+		n.Logf("waiting for other processes using the Cassandra cluster to finish (they hold %s)", l.Name())
+	})
 	if err != nil {
-		return "", fmt.Errorf("hack/cassandra.sh %s: %w\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+		_ = l.Close()
+		return err
 	}
-	return stdout.String(), nil
+	n.users = l
+	return nil
 }
 
 func readYAML(path string) (map[string]any, error) {
@@ -251,5 +219,5 @@ func readYAML(path string) (map[string]any, error) {
 
 var heapSize = regexp.MustCompile(`^[0-9]+[kKmMgG]$`)
 
-// Base is the script's base cassandra.yaml, which node settings depart from.
+// Base is the cluster's base cassandra.yaml, which node settings depart from.
 func (n *Nodes) Base() map[string]any { return n.base }

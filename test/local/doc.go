@@ -1,7 +1,7 @@
 // Package local runs cassbench end to end on one machine without Docker, with every real part
 // that can run here: etcd, kube-apiserver and kube-controller-manager (its Job and garbage
 // collector controllers), the manager binary with the RBAC from config/, the cassbench binary
-// in setup and writer pods, and real Cassandra nodes started by hack/cassandra.sh.
+// in setup and writer pods, and real Cassandra nodes started by internal/localcassandra.
 //
 // Three parts of a cluster are played, and nothing else is faked:
 //   - the kubelet (PodRunner): pods of Jobs cassbench made run as local processes, each in its

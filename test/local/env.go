@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
@@ -99,7 +100,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 
 	// Cassandra takes longest; it starts while the binaries build and the control plane
 	// comes up.
-	e.Nodes = &Nodes{Script: filepath.Join(root, "hack", "cassandra.sh"), Datacenter: o.Datacenter, Heap: o.Heap, MaxNodes: o.MaxNodes, Logf: e.Logf}
+	e.Nodes = &Nodes{Datacenter: o.Datacenter, Heap: o.Heap, MaxNodes: o.MaxNodes, Logf: e.Logf}
 	nodesCtx, cancelNodes := context.WithCancel(ctx)
 	defer cancelNodes()
 	nodesErr := make(chan error, 1)
@@ -342,10 +343,5 @@ func withoutEnv(env []string, name string) []string {
 	return out
 }
 
-// cassandraVersion is the version hack/cassandra.sh runs.
-func cassandraVersion() string {
-	if v := os.Getenv("CASSANDRA_VERSION"); v != "" {
-		return v
-	}
-	return "5.0.9"
-}
+// cassandraVersion is the version the local nodes run.
+func cassandraVersion() string { return localcassandra.DefaultLayout().Version }

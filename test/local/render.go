@@ -80,7 +80,7 @@ func render(config json.RawMessage, base map[string]any) (NodeSettings, []string
 	return s, notes, nil
 }
 
-// args renders settings as hack/cassandra.sh restart options. Keys the node was given before
+// args renders settings as restart options (hack/cassandra.sh restart, localcassandra.ParseOptions). Keys the node was given before
 // (applied) and no longer wants go back to their base values, or are removed when the base
 // config has none.
 func (s NodeSettings) args(applied *NodeSettings, base map[string]any, defaultHeap string) []string {

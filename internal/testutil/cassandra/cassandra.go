@@ -1,10 +1,10 @@
 // Package cassandra gives tests a real Apache Cassandra 5.0 cluster on loopback addresses,
-// run by hack/cassandra.sh (jars from Maven Central, cached outside the repository).
+// run by internal/localcassandra (jars from Maven Central, cached outside the repository).
 //
 // Start fetches what is missing, starts the cluster or reuses the one already running with
-// the same options, and fails the test with the script's output when it cannot: tests never
+// the same options, and fails the test with what went wrong when it cannot: tests never
 // skip for want of Cassandra. The cluster is shared by all tests and test processes and keeps
-// running after they exit, so the next run starts in about a second; `hack/cassandra.sh stop`
+// running after they exit, so the next run starts in under a second; `hack/cassandra.sh stop`
 // (or wipe) ends it.
 //
 // Test processes coordinate through flock(2) on files in the cache directory: every process
@@ -16,20 +16,19 @@ package cassandra
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 	"github.com/cassbench/cassbench/internal/testutil/tier"
 )
@@ -60,8 +59,7 @@ const lockWait = 15 * time.Minute
 
 var (
 	mu        sync.Mutex
-	usersFile *os.File
-	usersMode int              // 0, syscall.LOCK_SH or syscall.LOCK_EX held on usersFile
+	usersFile *localcassandra.Lock
 	stopped   = map[int]bool{} // nodes this process stopped and has not started again
 )
 
@@ -73,53 +71,52 @@ func Start(t testing.TB, opts Options) *Cluster {
 	mu.Lock()
 	defer mu.Unlock()
 
-	script := scriptPath(t)
-	run(t, script, "fetch")
-	args := startArgs(opts)
+	do(t, "fetch", func(lc *localcassandra.Cluster) error { return lc.Fetch(context.Background()) })
+	lo := clusterOptions(opts)
 
 	mutex := openLock(t, "cluster.lock")
 	defer func() { _ = mutex.Close() }() // closing releases the lock; nothing was written
 	users := usersLock(t)
 	deadline := time.Now().Add(lockWait)
-	logged := false
+	logged, loggedMutex := false, false
 	var err error
 	for {
-		flockExclusive(t, mutex, deadline)
-		same := exec.Command("bash", append([]string{script, "check"}, args...)...).Run() == nil
-		if same && usersMode == syscall.LOCK_EX {
+		if werr := mutex.Wait(context.Background(), localcassandra.Exclusive, time.Until(deadline), func() {
+			if !loggedMutex {
+				t.Logf("cassandra: waiting for other test processes to release %s", mutex.Name())
+				loggedMutex = true
+			}
+		}); werr != nil {
+			t.Fatalf("cassandra: %v", werr)
+		}
+		same := cluster(nil).Check(lo)
+		if same && users.Mode() == localcassandra.Exclusive {
 			break // this process stopped nodes of this very cluster: leave them as they are
 		}
 		if same {
-			if usersMode == syscall.LOCK_SH || flock(users, syscall.LOCK_SH) {
-				usersMode = syscall.LOCK_SH
-				err = runErr(t, script, append([]string{"start"}, args...)...)
+			if users.Mode() == localcassandra.Shared || users.Try(localcassandra.Shared) {
+				err = doErr(t, "start", func(lc *localcassandra.Cluster) error { return lc.Start(context.Background(), lo) })
 				break
 			}
-		} else {
-			// Converting a lock may drop it before failing: note that before trying.
-			usersMode = 0
-			if flock(users, syscall.LOCK_EX) {
-				usersMode = syscall.LOCK_EX
-				stopped = map[int]bool{}
-				err = runErr(t, script, append([]string{"start", "--reset"}, args...)...)
-				usersMode = 0
-				if flock(users, syscall.LOCK_SH) {
-					usersMode = syscall.LOCK_SH
-				}
-				break
-			}
+		} else if users.Try(localcassandra.Exclusive) {
+			stopped = map[int]bool{}
+			reset := lo
+			reset.Reset = true
+			err = doErr(t, "start --reset", func(lc *localcassandra.Cluster) error { return lc.Start(context.Background(), reset) })
+			users.Try(localcassandra.Shared)
+			break
 		}
-		_ = syscall.Flock(int(mutex.Fd()), syscall.LOCK_UN)
+		mutex.Unlock()
 		if time.Now().After(deadline) {
 			t.Fatalf("cassandra: another test process kept the cluster (with other options, or with a node stopped) for %v", lockWait)
 		}
 		if !logged {
-			t.Logf("cassandra: waiting for other test processes to release the cluster (%s)", filepath.Join(kube.CacheDir(), "cassandra", "users.lock"))
+			t.Logf("cassandra: waiting for other test processes to release the cluster (%s)", users.Name())
 			logged = true
 		}
 		time.Sleep(time.Second)
 	}
-	_ = syscall.Flock(int(mutex.Fd()), syscall.LOCK_UN)
+	mutex.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,9 +138,11 @@ func (c *Cluster) StopNode(t testing.TB, i int) {
 	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
-	script := c.own(t, i)
+	c.own(t, i)
 	stopped[i] = true
-	run(t, script, "stop", "--node", strconv.Itoa(i))
+	do(t, "stop", func(lc *localcassandra.Cluster) error {
+		return lc.Stop(context.Background(), localcassandra.Options{Node: i})
+	})
 	t.Cleanup(func() {
 		mu.Lock()
 		isStopped := stopped[i]
@@ -161,10 +160,10 @@ func (c *Cluster) PauseNode(t testing.TB, i int, d time.Duration) {
 	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
-	script := c.own(t, i)
-	resume := sync.OnceFunc(func() { run(t, script, "resume", "--node", strconv.Itoa(i)) })
+	c.own(t, i)
+	resume := sync.OnceFunc(func() { do(t, "resume", func(lc *localcassandra.Cluster) error { return lc.Resume(i) }) })
 	t.Cleanup(resume)
-	run(t, script, "pause", "--node", strconv.Itoa(i))
+	do(t, "pause", func(lc *localcassandra.Cluster) error { return lc.Pause(i) })
 	time.Sleep(d)
 	resume()
 	share()
@@ -177,20 +176,20 @@ func (c *Cluster) StartNode(t testing.TB, i int) {
 	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
-	script := c.own(t, i)
-	run(t, script, "restart", "--node", strconv.Itoa(i))
+	c.own(t, i)
+	o := localcassandra.DefaultOptions()
+	o.Node = i
+	do(t, "restart", func(lc *localcassandra.Cluster) error { return lc.Restart(context.Background(), o) })
 	delete(stopped, i)
 	share()
 }
 
-// own checks that node i exists and makes this process the only user of the cluster; it
-// returns the script that changes nodes. Callers hold mu.
-func (c *Cluster) own(t testing.TB, i int) string {
+// own checks that node i exists and makes this process the only user of the cluster.
+// Callers hold mu.
+func (c *Cluster) own(t testing.TB, i int) {
 	t.Helper()
 	c.checkNode(t, i)
-	script := scriptPath(t)
 	exclusive(t)
-	return script
 }
 
 // exclusive makes this process the only user of the cluster: it takes users.lock exclusively,
@@ -198,24 +197,23 @@ func (c *Cluster) own(t testing.TB, i int) string {
 func exclusive(t testing.TB) {
 	t.Helper()
 	users := usersLock(t)
-	if usersMode == syscall.LOCK_EX {
+	if users.Mode() == localcassandra.Exclusive {
 		return
 	}
-	usersMode = 0
-	flockExclusive(t, users, time.Now().Add(lockWait))
-	usersMode = syscall.LOCK_EX
+	if err := users.Wait(context.Background(), localcassandra.Exclusive, lockWait, func() {
+		t.Logf("cassandra: waiting for other test processes to release %s", users.Name())
+	}); err != nil {
+		t.Fatalf("cassandra: %v", err)
+	}
 }
 
 // share lets other test processes use the cluster again once no node this process stopped is
 // down. Callers hold mu.
 func share() {
-	if len(stopped) != 0 || usersMode != syscall.LOCK_EX {
+	if len(stopped) != 0 || usersFile.Mode() != localcassandra.Exclusive {
 		return
 	}
-	usersMode = 0
-	if flock(usersFile, syscall.LOCK_SH) {
-		usersMode = syscall.LOCK_SH
-	}
+	usersFile.Try(localcassandra.Shared)
 }
 
 func (c *Cluster) checkNode(t testing.TB, i int) {
@@ -235,135 +233,72 @@ func normalize(o Options) Options {
 	return o
 }
 
-func startArgs(o Options) []string {
-	args := []string{"--nodes", strconv.Itoa(o.Nodes), "--heap", o.Heap}
+// clusterOptions are the options of the local cluster that opts asks for; equal options give
+// equal clusters, so settings are in a stable order.
+func clusterOptions(o Options) localcassandra.Options {
+	lo := localcassandra.DefaultOptions()
+	lo.Nodes, lo.Heap, lo.Auth = o.Nodes, o.Heap, o.Auth
 	keys := make([]string, 0, len(o.Settings))
 	for k := range o.Settings {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		args = append(args, "--set", k+"="+o.Settings[k])
+		lo.Sets = append(lo.Sets, k+"="+o.Settings[k])
 	}
-	if o.Auth {
-		args = append(args, "--auth")
-	}
-	return args
+	return lo
 }
 
 func nodeIP(i int) string { return "127.0.0." + strconv.Itoa(i) }
 
-// run executes hack/cassandra.sh and fails the test with its output if it fails.
-func run(t testing.TB, script string, args ...string) {
+// cluster is the shared cluster as this process drives it: it holds users.lock itself, so
+// the cluster's commands must not wait for it.
+func cluster(log io.Writer) *localcassandra.Cluster {
+	lc := localcassandra.New(log)
+	lc.UsersLockHeld = true
+	return lc
+}
+
+// do runs what on the shared cluster and fails the test with its log if it fails.
+func do(t testing.TB, name string, what func(*localcassandra.Cluster) error) {
 	t.Helper()
-	if err := runErr(t, script, args...); err != nil {
+	if err := doErr(t, name, what); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// runErr executes hack/cassandra.sh; its error carries the script's output.
-func runErr(t testing.TB, script string, args ...string) error {
+// doErr runs what on the shared cluster; its error carries the cluster's log, which is also
+// logged when what took long.
+func doErr(t testing.TB, name string, what func(*localcassandra.Cluster) error) error {
 	t.Helper()
 	var out bytes.Buffer
-	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	// This process holds users.lock (shared, or exclusive when it changes the cluster): the
-	// script must not wait for it.
-	cmd.Env = append(os.Environ(), "CASSBENCH_USERS_LOCK_HELD=1")
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("cassandra: hack/cassandra.sh %s: %w\n%s", strings.Join(args, " "), err, out.String())
+	if err := what(cluster(&out)); err != nil {
+		return fmt.Errorf("cassandra: %s: %w\n%s", name, err, out.String())
 	}
 	if d := time.Since(start); d > 2*time.Second {
-		t.Logf("cassandra: hack/cassandra.sh %s (%.1fs):\n%s", strings.Join(args, " "), d.Seconds(), strings.TrimSpace(out.String()))
+		t.Logf("cassandra: %s (%.1fs):\n%s", name, d.Seconds(), strings.TrimSpace(out.String()))
 	}
 	return nil
 }
 
-func openLock(t testing.TB, name string) *os.File {
+func openLock(t testing.TB, name string) *localcassandra.Lock {
 	t.Helper()
-	dir := filepath.Join(kube.CacheDir(), "cassandra")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatalf("cassandra: %v", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE, 0o644)
+	l, err := localcassandra.OpenLock(localcassandra.DefaultLayout().LockPath(name))
 	if err != nil {
 		t.Fatalf("cassandra: %v", err)
 	}
-	return f
+	return l
 }
 
-// usersLock returns the process-wide users.lock file, kept open (and locked) for the life of
-// the process.
-func usersLock(t testing.TB) *os.File {
+// usersLock returns the process-wide users.lock, kept open (and locked) for the life of the
+// process.
+func usersLock(t testing.TB) *localcassandra.Lock {
 	t.Helper()
 	if usersFile == nil {
 		usersFile = openLock(t, "users.lock")
 	}
 	return usersFile
-}
-
-// flock tries to take (or convert to) how on f without blocking.
-func flock(f *os.File, how int) bool {
-	for {
-		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			return err == nil
-		}
-	}
-}
-
-// flockExclusive takes f exclusively, polling until deadline.
-func flockExclusive(t testing.TB, f *os.File, deadline time.Time) {
-	t.Helper()
-	for logged := false; !flock(f, syscall.LOCK_EX); logged = true {
-		if !logged {
-			t.Logf("cassandra: waiting for other test processes to release %s", f.Name())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cassandra: timed out waiting for lock %s held by another test process", f.Name())
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
-var (
-	rootOnce sync.Once
-	rootDir  string
-	rootErr  error
-)
-
-// scriptPath locates hack/cassandra.sh by walking up from the working directory (and, failing
-// that, from this source file) to the directory holding go.mod.
-func scriptPath(t testing.TB) string {
-	t.Helper()
-	rootOnce.Do(func() {
-		var starts []string
-		if wd, err := os.Getwd(); err == nil {
-			starts = append(starts, wd)
-		}
-		if _, file, _, ok := runtime.Caller(0); ok {
-			starts = append(starts, filepath.Dir(file))
-		}
-		for _, dir := range starts {
-			for d := dir; ; d = filepath.Dir(d) {
-				if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-					if _, err := os.Stat(filepath.Join(d, "hack", "cassandra.sh")); err == nil {
-						rootDir = d
-						return
-					}
-				}
-				if filepath.Dir(d) == d {
-					break
-				}
-			}
-		}
-		rootErr = fmt.Errorf("no go.mod with hack/cassandra.sh above %v", starts)
-	})
-	if rootErr != nil {
-		t.Fatalf("cassandra: %v", rootErr)
-	}
-	return filepath.Join(rootDir, "hack", "cassandra.sh")
 }
 
 // RestartNodeWith restarts node i with another heap (when heap is not empty) and extra JVM
@@ -374,15 +309,13 @@ func (c *Cluster) RestartNodeWith(t testing.TB, i int, heap string, jvmOpts ...s
 	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
-	script := c.own(t, i)
-	args := []string{"restart", "--node", strconv.Itoa(i)}
+	c.own(t, i)
+	o := localcassandra.DefaultOptions()
+	o.Node, o.JVMOpts = i, jvmOpts
 	if heap != "" {
-		args = append(args, "--heap", heap)
+		o.Heap, o.HeapSet = heap, true
 	}
-	for _, o := range jvmOpts {
-		args = append(args, "--jvm-opt", o)
-	}
-	run(t, script, args...)
+	do(t, "restart", func(lc *localcassandra.Cluster) error { return lc.Restart(context.Background(), o) })
 	delete(stopped, i)
 	share()
 }

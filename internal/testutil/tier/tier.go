@@ -24,7 +24,7 @@ const (
 	Unit Tier = "unit"
 	// Integration tests need a control plane (envtest: kube-apiserver and etcd).
 	Integration Tier = "integration"
-	// Cassandra tests need a real Cassandra, started by hack/cassandra.sh (Java).
+	// Cassandra tests need a real Cassandra, started by internal/localcassandra (Java).
 	Cassandra Tier = "cassandra"
 	// Local tests run the end-to-end scenarios of test/local: control plane, manager, pods
 	// as processes and Cassandra.

@@ -1,0 +1,453 @@
+package localcassandra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrOtherOptions is returned by Start when nodes run with other options and Reset is off.
+var ErrOtherOptions = errors.New("the cluster runs with other options")
+
+// usersLockWait bounds how long a command waits for the processes that use the cluster.
+const usersLockWait = 30 * time.Minute
+
+// Cluster runs the nodes of one Layout. Its methods are not safe for concurrent use; other
+// processes are kept out by the lock files.
+type Cluster struct {
+	Layout
+	// Log receives progress lines ("cassandra: ..."); nil discards them.
+	Log io.Writer
+	// UsersLockHeld says that the caller holds users.lock (shared or exclusively): commands
+	// that stop or replace nodes must not wait for it. Processes that use the cluster hold
+	// it shared for their whole life; commands that stop nodes take it exclusively first,
+	// so that they wait for those processes instead of pulling the cluster from under them.
+	UsersLockHeld bool
+
+	started []int // pids of the nodes the current call started
+}
+
+// New is a cluster of the default layout (see DefaultLayout) logging to log.
+func New(log io.Writer) *Cluster { return &Cluster{Layout: DefaultLayout(), Log: log} }
+
+func (c *Cluster) logf(format string, args ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "cassandra: "+format+"\n", args...)
+	}
+}
+
+// lockUsers takes users.lock exclusively unless the caller holds it or force is set; the
+// returned function releases it.
+func (c *Cluster) lockUsers(ctx context.Context, force bool) (func(), error) {
+	if c.UsersLockHeld || force {
+		return func() {}, nil
+	}
+	l, err := OpenLock(c.LockPath("users.lock"))
+	if err != nil {
+		return nil, err
+	}
+	err = l.Wait(ctx, Exclusive, usersLockWait, func() {
+		c.logf("waiting for test processes using the cluster to exit (they hold %s; --force skips this)", l.Name())
+	})
+	if err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	return func() { _ = l.Close() }, nil
+}
+
+// lockScript serialises the commands that change nodes.
+func (c *Cluster) lockScript(ctx context.Context) (func(), error) {
+	l, err := OpenLock(c.LockPath(".script.lock"))
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Wait(ctx, Exclusive, usersLockWait, nil); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	return func() { _ = l.Close() }, nil
+}
+
+// lockForChange takes users.lock (see lockUsers) and then the script lock, as every command
+// that stops nodes does; the returned function releases both.
+func (c *Cluster) lockForChange(ctx context.Context, force bool) (func(), error) {
+	unlockUsers, err := c.lockUsers(ctx, force)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := c.lockScript(ctx)
+	if err != nil {
+		unlockUsers()
+		return nil, err
+	}
+	return func() { unlock(); unlockUsers() }, nil
+}
+
+func (c *Cluster) clusterConfPath() string { return filepath.Join(c.Nodes(), "cluster.conf") }
+
+// ClusterConf is the text of nodes/cluster.conf ("" when no cluster was started).
+func (c *Cluster) ClusterConf() string { return readText(c.clusterConfPath()) }
+
+// Check tells whether the stored cluster options equal o.
+func (c *Cluster) Check(o Options) bool { return o.ConfText(c.Version) == c.ClusterConf() }
+
+// Start makes the cluster of o run: a no-op when it runs already with these options (stopped
+// nodes are started again, keeping their data); a larger Nodes with otherwise equal options
+// adds nodes (they bootstrap). Other options while nodes run fail with ErrOtherOptions unless
+// o.Reset, which wipes the cluster first. Fresh nodes get evenly interleaved initial_token
+// values, so that nodes 2..N bootstrap concurrently and ownership is balanced.
+func (c *Cluster) Start(ctx context.Context, o Options) error {
+	if o.Node != 0 {
+		return fmt.Errorf("start takes --nodes; use restart --node i for one node")
+	}
+	c.started = nil
+	if err := c.Fetch(ctx); err != nil {
+		return err
+	}
+	want := o.ConfText(c.Version)
+	if o.Reset && want != c.ClusterConf() {
+		unlock, err := c.lockUsers(ctx, o.Force)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	unlock, err := c.lockScript(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	t0 := time.Now()
+	deadline := t0.Add(o.Timeout)
+	have := c.ClusterConf()
+	running := c.RunningNodes()
+	haveNodes, _ := strconv.Atoi(confValue(have, "nodes"))
+	switch {
+	case want != have && haveNodes > 0 && haveNodes < o.Nodes && withoutNodes(want) == withoutNodes(have):
+		c.logf("growing the cluster from %d to %d node(s)", haveNodes, o.Nodes)
+	case want != have && o.Reset:
+		if have != "" {
+			c.logf("cluster options changed: wiping")
+		}
+		if err := c.wipe(); err != nil {
+			return err
+		}
+	case want != have && len(running) > 0:
+		return fmt.Errorf("%w: nodes %s run; stop or wipe first, or pass --reset\n--- running with:\n%s\n--- requested:\n%s",
+			ErrOtherOptions, ints(running), have, want)
+	case want != have:
+		if haveNodes > o.Nodes {
+			c.logf("warning: data of a %d-node cluster is kept; nodes %d..%d will show as down (use wipe or --reset)", haveNodes, o.Nodes+1, haveNodes)
+		}
+		confs, _ := filepath.Glob(filepath.Join(c.Nodes(), "node*", "node.conf"))
+		for _, f := range confs {
+			_ = os.Remove(f)
+		}
+	}
+	if err := os.MkdirAll(c.Nodes(), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.clusterConfPath(), []byte(want+"\n"), 0o644); err != nil {
+		return err
+	}
+	for i := 1; i <= o.Nodes; i++ {
+		if err := c.checkLoopback(i); err != nil {
+			return err
+		}
+	}
+	var todo []int
+	for i := 1; i <= o.Nodes; i++ {
+		if !c.Running(i) {
+			todo = append(todo, i)
+		}
+	}
+	started := len(todo)
+	if started == 0 {
+		c.logf("already running: %d node(s)", o.Nodes)
+	} else {
+		c.logf("starting node(s) %s of %d (Cassandra %s, heap %s)", ints(todo), o.Nodes, c.Version, o.Heap)
+		// Node 1 is the seed: the others join through it.
+		if todo[0] == 1 {
+			if err := c.startProcess(1); err != nil {
+				return err
+			}
+			if err := c.waitCQL(ctx, deadline, t0, o.Timeout, 1); err != nil {
+				return err
+			}
+			todo = todo[1:]
+		}
+		for _, i := range todo {
+			if err := c.startProcess(i); err != nil {
+				return err
+			}
+		}
+		if err := c.waitCQL(ctx, deadline, t0, o.Timeout, todo...); err != nil {
+			return err
+		}
+	}
+	if started == 0 {
+		all := make([]int, o.Nodes)
+		for i := range all {
+			all[i] = i + 1
+		}
+		if err := c.waitCQL(ctx, deadline, t0, o.Timeout, all...); err != nil {
+			return err
+		}
+	} else if err := c.waitRing(ctx, deadline, o.Timeout); err != nil {
+		// A cluster brought up before was checked then: only new nodes pay for the
+		// (JVM-costly) ring check.
+		return err
+	}
+	if err := c.waitAuth(ctx, deadline, o.Timeout); err != nil {
+		return err
+	}
+	hosts := make([]string, o.Nodes)
+	for i := range hosts {
+		hosts[i] = c.NodeIP(i + 1)
+	}
+	c.logf("cluster up in %ds: hosts %s port %d", int(time.Since(t0).Seconds()), strings.Join(hosts, " "), CQLPort)
+	return nil
+}
+
+func withoutNodes(conf string) string {
+	var keep []string
+	for _, line := range strings.Split(conf, "\n") {
+		if !strings.HasPrefix(line, "nodes=") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// waitAuth waits until the default superuser can log in on node 1 of an --auth cluster.
+func (c *Cluster) waitAuth(ctx context.Context, deadline time.Time, timeout time.Duration) error {
+	if confValue(c.ClusterConf(), "auth") != "1" {
+		return nil
+	}
+	for c.probe(ctx, 1, "cassandra", "cassandra") != nil {
+		if time.Now().After(deadline) {
+			return c.nodeFailure(1, fmt.Sprintf("does not accept cassandra/cassandra within %ds", int(timeout.Seconds())))
+		}
+		if err := sleep(ctx, time.Second); err != nil {
+			return err
+		}
+	}
+	c.logf("superuser cassandra/cassandra can log in")
+	return nil
+}
+
+// checkLoopback fails unless node i's address is one of this machine's.
+func (c *Cluster) checkLoopback(i int) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.NodeIP(i), "0"))
+	if err != nil {
+		return fmt.Errorf("%s is not an address of this machine; add it (ip addr add %s/8 dev lo): %w", c.NodeIP(i), c.NodeIP(i), err)
+	}
+	return ln.Close()
+}
+
+// Stop stops node o.Node, or every node when it is 0: gracefully, or with SIGKILL when o.Kill.
+// It first waits until no process uses the cluster (users.lock) unless o.Force.
+func (c *Cluster) Stop(ctx context.Context, o Options) error {
+	unlock, err := c.lockForChange(ctx, o.Force)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if o.Node != 0 {
+		c.stopNodes(o.Kill, o.Node)
+	} else {
+		c.stopNodes(o.Kill, c.KnownNodes()...)
+	}
+	return nil
+}
+
+// Wipe stops every node and deletes the node directories.
+func (c *Cluster) Wipe(ctx context.Context, o Options) error {
+	unlock, err := c.lockForChange(ctx, o.Force)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := c.wipe(); err != nil {
+		return err
+	}
+	c.logf("wiped %s", c.Nodes())
+	return nil
+}
+
+func (c *Cluster) wipe() error {
+	c.stopNodes(false, c.KnownNodes()...)
+	return os.RemoveAll(c.Nodes())
+}
+
+// Restart stops node o.Node and starts it again with the settings of o added to its own
+// (they accumulate in node<i>/node.conf: --heap when given, --set, --jvm-opt), then waits for
+// CQL and the ring. The changes are recorded in cluster.conf too, so the cluster no longer
+// counts as started with plain options: Check fails and Start refuses it without Reset.
+func (c *Cluster) Restart(ctx context.Context, o Options) error {
+	if o.Node == 0 {
+		return fmt.Errorf("restart needs --node i")
+	}
+	conf := c.ClusterConf()
+	if conf == "" {
+		return fmt.Errorf("no cluster: run start first")
+	}
+	n, _ := strconv.Atoi(confValue(conf, "nodes"))
+	i := o.Node
+	if i > n {
+		return fmt.Errorf("node %d is not part of the %d-node cluster", i, n)
+	}
+	c.started = nil
+	if err := c.Fetch(ctx); err != nil {
+		return err
+	}
+	unlock, err := c.lockForChange(ctx, o.Force)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	t0 := time.Now()
+	deadline := t0.Add(o.Timeout)
+	c.stopNodes(false, i)
+	if err := os.MkdirAll(c.NodeDir(i), 0o755); err != nil {
+		return err
+	}
+	var node, cluster strings.Builder
+	if o.HeapSet {
+		fmt.Fprintf(&node, "heap=%s\n", o.Heap)
+		fmt.Fprintf(&cluster, "node%d.heap=%s\n", i, o.Heap)
+	}
+	for _, s := range o.Sets {
+		fmt.Fprintf(&node, "set=%s\n", s)
+		fmt.Fprintf(&cluster, "node%d.set=%s\n", i, s)
+	}
+	for _, s := range o.JVMOpts {
+		fmt.Fprintf(&node, "jvm_opt=%s\n", s)
+		fmt.Fprintf(&cluster, "node%d.jvm_opt=%s\n", i, s)
+	}
+	if err := appendFile(filepath.Join(c.NodeDir(i), "node.conf"), node.String()); err != nil {
+		return err
+	}
+	if err := appendFile(c.clusterConfPath(), cluster.String()); err != nil {
+		return err
+	}
+	c.logf("starting node %d", i)
+	if err := c.startProcess(i); err != nil {
+		return err
+	}
+	if err := c.waitCQL(ctx, deadline, t0, o.Timeout, i); err != nil {
+		return err
+	}
+	if err := c.waitRing(ctx, deadline, o.Timeout); err != nil {
+		return err
+	}
+	c.logf("node %d restarted in %ds", i, int(time.Since(t0).Seconds()))
+	return nil
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Status writes the cluster options and each node's state: pid, resident memory, whether it
+// answers CQL, its JMX address.
+func (c *Cluster) Status(ctx context.Context, w io.Writer) {
+	conf := c.ClusterConf()
+	if conf == "" {
+		fetched := "no"
+		if c.fetched() {
+			fetched = "yes"
+		}
+		fmt.Fprintf(w, "no cluster (fetched: %s, cache %s)\n", fetched, c.Cache)
+		return
+	}
+	fmt.Fprintf(w, "cluster options (%s):\n", c.clusterConfPath())
+	for _, line := range strings.Split(conf, "\n") {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	for _, i := range c.KnownNodes() {
+		pid := c.PID(i)
+		if pid == 0 {
+			fmt.Fprintf(w, "node%d %s stopped\n", i, c.NodeIP(i))
+			continue
+		}
+		cql := "CQL down"
+		if c.probe(ctx, i, "", "") == nil {
+			cql = "CQL up"
+		}
+		fmt.Fprintf(w, "node%d %s running pid %d rss %s, %s, jmx 127.0.0.1:%d\n", i, c.NodeIP(i), pid, rss(pid), cql, c.JMXPort(i))
+	}
+}
+
+func rss(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.Atoi(f[1])
+			return fmt.Sprintf("%d MiB", kb/1024)
+		}
+	}
+	return "?"
+}
+
+// Pause freezes node i (SIGSTOP): it keeps its sockets open and answers nothing, as a node in
+// a long GC pause or behind a dead link does. Resume lets it go on (SIGCONT).
+func (c *Cluster) Pause(i int) error { return c.signal(i, syscall.SIGSTOP) }
+
+// Resume undoes Pause.
+func (c *Cluster) Resume(i int) error { return c.signal(i, syscall.SIGCONT) }
+
+func (c *Cluster) signal(i int, sig syscall.Signal) error {
+	pid := c.PID(i)
+	if pid == 0 {
+		return fmt.Errorf("node %d does not run", i)
+	}
+	return syscall.Kill(pid, sig)
+}
+
+// Nodetool runs org.apache.cassandra.tools.NodeTool against node i's JMX port.
+func (c *Cluster) Nodetool(ctx context.Context, i int, stdout, stderr io.Writer, args ...string) error {
+	if !c.fetched() {
+		return fmt.Errorf("not fetched: run fetch first")
+	}
+	all := append(c.toolArgs(), "org.apache.cassandra.tools.NodeTool", "-h", "127.0.0.1", "-p", strconv.Itoa(c.JMXPort(i)))
+	cmd := exec.CommandContext(ctx, "java", append(all, args...)...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return cmd.Run()
+}
+
+// Decommission makes node i leave the ring (nodetool decommission --force, as cass-operator
+// does on a scale-down), stops it and deletes its directory.
+func (c *Cluster) Decommission(ctx context.Context, i int) error {
+	if c.Running(i) {
+		var out strings.Builder
+		if err := c.Nodetool(ctx, i, &out, &out, "decommission", "--force"); err != nil {
+			return fmt.Errorf("decommissioning node %d: %w\n%s", i, err, out.String())
+		}
+		if err := c.Stop(ctx, Options{Node: i}); err != nil {
+			return err
+		}
+	}
+	return os.RemoveAll(c.NodeDir(i))
+}
