@@ -26,8 +26,7 @@ func watch(ctx context.Context, eng *engine, st *state, b Budget) func() error {
 			case <-t.C:
 			}
 			tot := st.totals(true)
-			ops := tot[Write].ops() + tot[Read].ops()
-			failed := tot[Write].failed() + tot[Read].failed()
+			ops, failed, _ := sumKinds(&tot)
 			if b.Exceeded(ops, failed) {
 				why = budgetError(ops, failed, b, eng.lastErr.Load())
 				eng.stop.Store(true)
