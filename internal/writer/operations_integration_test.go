@@ -79,7 +79,7 @@ func keyValues(t *testing.T, db *gocql.Session, keyspace string) map[int64][]byt
 }
 
 // load inserts n rows with one writer.
-func load(t *testing.T, keyspace string, n int64, configure func(*builders.BenchmarkRunBuilder)) *cbv1.BenchmarkRunSpec {
+func load(t *testing.T, keyspace string, n int64, configure func(*builders.BenchmarkRunBuilder), edits ...func(*cbv1.BenchmarkRunSpec)) *cbv1.BenchmarkRunSpec {
 	t.Helper()
 	c := cluster(t)
 	s := spec(keyspace, func(b *builders.BenchmarkRunBuilder) {
@@ -88,6 +88,9 @@ func load(t *testing.T, keyspace string, n int64, configure func(*builders.Bench
 			configure(b)
 		}
 	})
+	for _, e := range edits {
+		e(s)
+	}
 	setUp(t, c, s)
 	mustRun(t, c, s)
 	return s
@@ -241,7 +244,8 @@ func TestScanPartitionReadsEveryRow(t *testing.T) {
 	c := cluster(t)
 	const ks, perPartition, partitions, scans, pageSize = "it_ops_scan", 37, 8, 120, 10
 	table := "CREATE TABLE wide (p bigint, c bigint, v text, PRIMARY KEY (p, c))"
-	load(t, ks, perPartition*partitions, func(b *builders.BenchmarkRunBuilder) { b.CQL(table) })
+	load(t, ks, perPartition*partitions, func(b *builders.BenchmarkRunBuilder) { b.CQL(table) },
+		func(s *cbv1.BenchmarkRunSpec) { s.Workload.RowsPerPartition = perPartition })
 	s := opsSpec(ks, func(b *builders.BenchmarkRunBuilder) { b.CQL(table).Operations(scans).Concurrency(4) },
 		cbv1.Operation{Kind: cbv1.OperationScanPartition, PageSize: pageSize})
 	s.Workload.RowsPerPartition = perPartition
