@@ -33,7 +33,7 @@ func (ks *kindAccumulators) add(s *summary.Summary) {
 			ks.byKind[k.Kind] = a
 			ks.order = append(ks.order, k.Kind)
 		}
-		a.accumulator.add(s, &k.Ops)
+		a.add(s, &k.Ops)
 		a.pages += k.Pages
 		a.applied += k.Applied
 		a.notApplied += k.NotApplied

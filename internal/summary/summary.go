@@ -233,7 +233,7 @@ func (s *Summary) Encode() ([]byte, error) {
 	out.Kinds = make([]*KindOps, len(s.Kinds))
 	for i, k := range s.Kinds {
 		c := *k
-		c.Ops = *k.Ops.clone()
+		c.Ops = *k.clone()
 		out.Kinds[i] = &c
 	}
 	if len(out.Kinds) == 0 {

@@ -120,11 +120,10 @@ type kindOp struct {
 	cql string
 	// set are the columns an update gives new values, key the columns that find the row (or
 	// partition); an insertIfNotExists binds every column instead.
-	set, key  []*colGen
-	pageSize  int
-	serial    cbv1.SerialConsistency
-	splits    uint64
-	tokenCols string
+	set, key []*colGen
+	pageSize int
+	serial   cbv1.SerialConsistency
+	splits   uint64
 }
 
 // withOperations adds workload.operations to the mix and builds their statements.
