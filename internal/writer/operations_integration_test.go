@@ -299,3 +299,40 @@ func TestScanTokenRangeReadsTheTable(t *testing.T) {
 	}
 	t.Logf("%d range scans: %d rows in %d pages", splits, k.Rows, k.Pages)
 }
+
+// A mix of every kind a plain table takes runs in one window: each kind gets its weight's
+// share of the operations, writes and reads keep their own blocks, the totals count every
+// kind, and the summaries fit their termination messages (mustRun checks).
+func TestMixedOperationsShareTheWindow(t *testing.T) {
+	c := cluster(t)
+	const ks, ops, writers = "it_ops_mix", 1200, 2
+	s := spec(ks, func(b *builders.BenchmarkRunBuilder) { b.Writers(writers).Operations(ops).Concurrency(8).Mix(3, 2) })
+	s.Workload.Operations = []cbv1.Operation{
+		{Kind: cbv1.OperationUpdate, Weight: 2}, {Kind: cbv1.OperationDelete, Weight: 1},
+		{Kind: cbv1.OperationInsertIfNotExists, Weight: 1, SerialConsistency: "LOCAL_SERIAL"},
+		{Kind: cbv1.OperationScanPartition, Weight: 2, PageSize: 100}, {Kind: cbv1.OperationScanTokenRange, Weight: 1, Splits: 64},
+	}
+	setUp(t, c, s)
+	r := results.Merge(mustRun(t, c, s))
+	// 12 operations a cycle; each writer runs 600, 50 cycles.
+	want := map[string]int64{"writes": 150 * writers, "reads": 100 * writers, "update": 100 * writers, "delete": 50 * writers,
+		"insertIfNotExists": 50 * writers, "scanPartition": 100 * writers, "scanTokenRange": 50 * writers}
+	got := map[string]int64{"writes": r.Writes.Operations + r.Writes.Failed, "reads": r.Reads.Operations + r.Reads.Failed}
+	total := got["writes"] + got["reads"]
+	for _, k := range r.OperationsByKind {
+		got[string(k.Kind)] = k.Operations + k.Failed
+		total += k.Operations + k.Failed
+		if k.Response.P50 == 0 || k.Response.RelativeAccuracy == "" {
+			t.Errorf("%s has no response latency: %+v", k.Kind, k.Response)
+		}
+	}
+	for kind, n := range want {
+		if got[kind] != n {
+			t.Errorf("%s: %d operations, want %d", kind, got[kind], n)
+		}
+	}
+	if total != ops || r.Operations+r.Errors.WriteTimeout+r.Errors.ReadTimeout+r.Errors.ClientTimeout+r.Errors.Unavailable+r.Errors.Overloaded+r.Errors.Other != ops {
+		t.Errorf("%d operations by kind, %d in the totals (errors %+v); want %d", total, r.Operations, r.Errors, ops)
+	}
+	t.Logf("%d operations at %d ops/s: %v", r.Operations, r.OpsPerSecond, got)
+}
