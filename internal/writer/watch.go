@@ -44,11 +44,9 @@ func watch(ctx context.Context, eng *engine, st *state, b Budget) func() error {
 // would otherwise report success for a window of nothing but errors.
 func nothingSucceeded(sum *summary.Summary, last *string) error {
 	var ok, failed int64
-	for _, o := range []*summary.Ops{sum.Writes, sum.Reads} {
-		if o != nil {
-			ok += o.OK
-			failed += o.Failed()
-		}
+	for _, o := range sum.AllOps() {
+		ok += o.OK
+		failed += o.Failed()
 	}
 	if ok > 0 || failed == 0 {
 		return nil
