@@ -989,6 +989,12 @@ type ResultSketches struct {
 	ReadsService string `json:"readsService,omitempty"`
 	// +optional
 	Lag string `json:"lag,omitempty"`
+	// Kinds are the response sketches of the kinds of workload.operations.
+	// +optional
+	// +listType=map
+	// +listMapKey=kind
+	// +kubebuilder:validation:MaxItems=6
+	Kinds []KindSketch `json:"kinds,omitempty"`
 }
 
 // OperationResults are the counts and latencies of one kind of operation.

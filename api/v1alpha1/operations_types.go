@@ -78,6 +78,17 @@ type Operation struct {
 	Splits int32 `json:"splits,omitempty"`
 }
 
+// KindSketch is the merged response latency sketch of one kind of workload.operations,
+// encoded as the other sketches of ResultSketches.
+type KindSketch struct {
+	// Kind of operation.
+	// +required
+	Kind OperationKind `json:"kind"`
+	// Response is the encoded response latency sketch.
+	// +required
+	Response string `json:"response"`
+}
+
 // KindResults are the figures of one operation kind of workload.operations.
 type KindResults struct {
 	// Kind of operation.

@@ -40,6 +40,16 @@ func (ks *kindAccumulators) add(s *summary.Summary) {
 	}
 }
 
+func (ks *kindAccumulators) sketches() []cbv1.KindSketch {
+	var out []cbv1.KindSketch
+	for _, name := range ks.order {
+		if enc := Encode(ks.byKind[name].response); enc != "" {
+			out = append(out, cbv1.KindSketch{Kind: cbv1.OperationKind(name), Response: enc})
+		}
+	}
+	return out
+}
+
 func (ks *kindAccumulators) results() []cbv1.KindResults {
 	var out []cbv1.KindResults
 	for _, name := range ks.order {

@@ -48,3 +48,23 @@ func TestMergeKinds(t *testing.T) {
 		t.Errorf("writes %+v, reads %+v: the kinds must not change them", got.Writes, got.Reads)
 	}
 }
+
+// A run of workload.operations alone keeps each kind's sketch, and its headline sketch is its
+// first kind's: sweeps and comparisons of scan experiments have a latency to show.
+func TestKindSketches(t *testing.T) {
+	sum := &summary.Summary{Version: summary.Version, Writers: 1, Start: 1000, End: 2000, Kinds: []*summary.KindOps{
+		{Kind: "scanPartition", Ops: summary.Ops{OK: 3, Response: sketchOf([]float64{1000, 2000, 3000})}},
+		{Kind: "delete", Ops: summary.Ops{OK: 1, Response: sketchOf([]float64{50})}},
+	}}
+	r := Merge([]*summary.Summary{sum})
+	if r.Sketches == nil || len(r.Sketches.Kinds) != 2 || r.Sketches.Kinds[1].Kind != cbv1.OperationDelete {
+		t.Fatalf("sketches %+v", r.Sketches)
+	}
+	s, err := ResponseSketch(r)
+	if err != nil || s == nil {
+		t.Fatalf("headline sketch %v, %v", s, err)
+	}
+	if s.Count() != 3 || s.Max() != 3000 {
+		t.Errorf("headline sketch of %v values up to %v; want the scans' 3 up to 3000", s.Count(), s.Max())
+	}
+}

@@ -65,7 +65,7 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 		OperationsByKind: kinds.results(),
 		PerWriter:        perWriter,
 		Timeline:         timeline(summary.MergeTimelines(timelines), w.longest),
-		Sketches:         sketches(writes, reads, lag),
+		Sketches:         sketches(writes, reads, lag, kinds),
 	}
 	w.fill(out)
 	total := writes.ops
@@ -279,12 +279,14 @@ func timeline(t *summary.Timeline, longestMillis int64) *cbv1.Timeline {
 	return out
 }
 
-func sketches(writes, reads, lag *accumulator) *cbv1.ResultSketches {
+func sketches(writes, reads, lag *accumulator, kinds *kindAccumulators) *cbv1.ResultSketches {
 	out := &cbv1.ResultSketches{
 		WritesResponse: Encode(writes.response), WritesService: Encode(writes.service),
 		ReadsResponse: Encode(reads.response), ReadsService: Encode(reads.service), Lag: Encode(lag.response),
+		Kinds: kinds.sketches(),
 	}
-	if *out == (cbv1.ResultSketches{}) {
+	if out.WritesResponse == "" && out.WritesService == "" && out.ReadsResponse == "" && out.ReadsService == "" &&
+		out.Lag == "" && out.Kinds == nil {
 		return nil
 	}
 	return out
@@ -351,7 +353,8 @@ func extremes(ws []cbv1.WriterResult) (fastest, slowest *cbv1.WriterResult) {
 }
 
 // ResponseSketch is the response latency sketch a run's headline percentiles come from: its
-// writes', or its reads' when it made no writes; nil when the results kept no sketch.
+// writes', or its reads' when it made no writes, or its first kind of workload.operations'
+// when it made neither; nil when the results kept no sketch.
 func ResponseSketch(r *cbv1.Results) (*sketch.Sketch, error) {
 	if r == nil || r.Sketches == nil {
 		return nil, nil
@@ -359,6 +362,9 @@ func ResponseSketch(r *cbv1.Results) (*sketch.Sketch, error) {
 	enc := r.Sketches.WritesResponse
 	if enc == "" || (r.Writes == nil || r.Writes.Operations == 0) && r.Reads != nil {
 		enc = r.Sketches.ReadsResponse
+	}
+	if enc == "" && len(r.Sketches.Kinds) > 0 {
+		enc = r.Sketches.Kinds[0].Response
 	}
 	return Decode(enc)
 }

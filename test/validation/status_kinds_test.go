@@ -14,8 +14,8 @@ import (
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 )
 
-// The status schema takes what results.Merge makes of every kind of workload.operations, and
-// gives it back unchanged.
+// The status schema takes what results.Merge makes of every kind of workload.operations, its
+// figures and its sketches, and gives them back unchanged.
 func TestOperationsByKindStatusRoundTrips(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -46,5 +46,8 @@ func TestOperationsByKindStatusRoundTrips(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, run.Status.Results.OperationsByKind); diff != "" {
 		t.Errorf("operationsByKind came back changed (-sent +stored):\n%s", diff)
+	}
+	if s := run.Status.Results.Sketches; s == nil || len(s.Kinds) != 6 || s.Kinds[0].Response == "" {
+		t.Errorf("the kinds' sketches did not come back: %+v", s)
 	}
 }
