@@ -10,6 +10,8 @@ import (
 // schema to load, and how many writers drive which workload for how long.
 //
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: a new experiment is a new BenchmarkRun"
+// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.schema.table) || !has(self.schema.table.profile) || self.schema.table.profile != 'counters' || !has(self.workload) || ((!has(self.workload.writeRatio) || self.workload.writeRatio == 0) && (!has(self.workload.operations) || self.workload.operations.all(o, o.kind != 'update' && o.kind != 'insertIfNotExists')))",message="the counters profile has only counter columns, which take counterIncrement, not inserts or updates: set workload.writeRatio to 0 and weigh counterIncrement in workload.operations"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.operations) || !self.workload.operations.exists(o, o.kind == 'counterIncrement') || !has(self.schema) || !has(self.schema.table) || !has(self.schema.table.profile) || self.schema.table.profile == 'counters'",message="counterIncrement needs a table with counter columns: set schema.table.profile to counters, or give schema.table.cql with counter columns"
 type BenchmarkRunSpec struct {
 	// DatacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
 	// carry the annotation cassbench.io/allow-benchmarks.
@@ -127,7 +129,7 @@ const (
 )
 
 // TableProfile is a built-in table and workload, one per seed experiment.
-// +kubebuilder:validation:Enum=key-value;ip-by-country;ip-by-city;revisions;user-profile;user-wide
+// +kubebuilder:validation:Enum=key-value;ip-by-country;ip-by-city;revisions;user-profile;user-wide;counters
 type TableProfile string
 
 const (
@@ -143,6 +145,9 @@ const (
 	ProfileUserProfile TableProfile = "user-profile"
 	// ProfileUserWide is the wide user table with collections, queried through secondary indexes.
 	ProfileUserWide TableProfile = "user-wide"
+	// ProfileCounters counts addresses per (country, region, city) in a counter column; it
+	// takes counterIncrement operations, not inserts (writeRatio 0).
+	ProfileCounters TableProfile = "counters"
 )
 
 // SchemaSpec is the keyspace and table a run writes to.
@@ -376,7 +381,8 @@ const (
 type BatchType string
 
 // WorkloadSpec is what one operation does.
-// +kubebuilder:validation:XValidation:rule="!has(self.writeRatio) || !has(self.readRatio) || self.writeRatio + self.readRatio > 0",message="workload.writeRatio and workload.readRatio must not both be 0: set writeRatio, readRatio or both above 0"
+// +kubebuilder:validation:XValidation:rule="!has(self.writeRatio) || !has(self.readRatio) || self.writeRatio + self.readRatio > 0 || (has(self.operations) && self.operations.size() > 0)",message="workload.writeRatio and workload.readRatio must not both be 0 without workload.operations: set writeRatio, readRatio or both above 0, or list operations"
+// +kubebuilder:validation:XValidation:rule="!has(self.operations) || !has(self.batchSize) || self.batchSize == 1 || self.operations.all(o, o.kind != 'insertIfNotExists' && o.kind != 'counterIncrement')",message="insertIfNotExists and counterIncrement write one row per operation: set workload.batchSize to 1 or remove them from workload.operations"
 // +kubebuilder:validation:XValidation:rule="!has(self.readLimit) || !has(self.readPath) || self.readPath != 'row'",message="workload.readLimit applies to partition and index reads, and a row read returns one row: remove readLimit or set readPath to partition or index"
 type WorkloadSpec struct {
 	// WriteRatio and ReadRatio weigh the operation mix: 3 and 1 mean 75% writes.
@@ -458,6 +464,15 @@ type WorkloadSpec struct {
 	// Seed makes generated data differ between experiments that are otherwise the same.
 	// +optional
 	Seed int64 `json:"seed,omitempty"`
+
+	// Operations are further weighted kinds of operation in the mix, next to writeRatio
+	// (inserts) and readRatio (reads of readPath): updates, deletes, lightweight transactions,
+	// counter increments and scans, each with its own figures in status.results.operationsByKind.
+	// +optional
+	// +listType=map
+	// +listMapKey=kind
+	// +kubebuilder:validation:MaxItems=6
+	Operations []Operation `json:"operations,omitempty"`
 }
 
 // SizeRange is an inclusive range of sizes in bytes.
@@ -852,7 +867,7 @@ type Results struct {
 	MaxClockOffsetMillis int64 `json:"maxClockOffsetMillis,omitempty"`
 	// Writers that reported, of the replicas.
 	WritersReported int32 `json:"writersReported"`
-	// Operations that succeeded, writes and reads.
+	// Operations that succeeded: writes, reads and workload.operations.
 	Operations int64 `json:"operations"`
 	// OpsPerSecond is the achieved throughput: successful operations per second, each
 	// writer's completions over its own measured window (first send to last completion, on
@@ -866,6 +881,13 @@ type Results struct {
 	Writes *OperationResults `json:"writes,omitempty"`
 	// +optional
 	Reads *OperationResults `json:"reads,omitempty"`
+	// OperationsByKind has the figures of each kind of workload.operations; Operations,
+	// OpsPerSecond, Errors and the other totals count them too.
+	// +optional
+	// +listType=map
+	// +listMapKey=kind
+	// +kubebuilder:validation:MaxItems=6
+	OperationsByKind []KindResults `json:"operationsByKind,omitempty"`
 	// Errors counts failed operations by kind: what the application saw after retries.
 	Errors ErrorCounts `json:"errors"`
 	// AttemptErrors counts failed attempts by kind, retried or not: what the cluster did.
@@ -967,6 +989,12 @@ type ResultSketches struct {
 	ReadsService string `json:"readsService,omitempty"`
 	// +optional
 	Lag string `json:"lag,omitempty"`
+	// Kinds are the response sketches of the kinds of workload.operations.
+	// +optional
+	// +listType=map
+	// +listMapKey=kind
+	// +kubebuilder:validation:MaxItems=6
+	Kinds []KindSketch `json:"kinds,omitempty"`
 }
 
 // OperationResults are the counts and latencies of one kind of operation.

@@ -29,10 +29,8 @@ func runtimeStats(w io.Writer, sum *summary.Summary) {
 		return 0
 	}
 	var ops int64
-	for _, o := range []*summary.Ops{sum.Writes, sum.Reads} {
-		if o != nil {
-			ops += o.OK + o.Failed()
-		}
+	for _, o := range sum.AllOps() {
+		ops += o.OK + o.Failed()
 	}
 	gc, user, scavenge := value(1), value(2), value(3)
 	if ops == 0 || gc+user+scavenge == 0 {

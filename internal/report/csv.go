@@ -18,13 +18,18 @@ import (
 var runColumns = []string{"scope",
 	"attempts", "bytes", "clientTimeout", "errors", "max", "mean", "missRatio", "missed", "operations", "opsPerSecond", "other", "outcome",
 	"overloaded", "p50", "p90", "p99", "p999", "readTimeout", "relativeAccuracy", "retries", "targetOpsPerSecond",
-	"timeoutsPerAttempt", "timeoutsPerOperation", "unavailable", "upperBounds", "writeTimeout"}
+	"timeoutsPerAttempt", "timeoutsPerOperation", "unavailable", "upperBounds", "writeTimeout",
+	// The figures of workload.operations came later: they follow, so that earlier files keep
+	// their columns where they were.
+	"applied", "misses", "notApplied", "pages", "rows"}
 
 var sweepFigures = []string{"errors", "failed", "message", "opsPerSecond", "opsPerSecondMax", "opsPerSecondMin",
 	"outcome", "p50", "p99", "p999", "p99Max", "p99Min", "runs", "succeeded", "timeoutRatio"}
 
 // runCSV writes one row for the whole run, one per operation kind and latency measure
-// (writes, writes-service, writes-failed, reads, ..., lag), one per failed-attempt count
+// (writes, writes-service, writes-failed, reads, ..., lag), one per kind of
+// workload.operations (update, scanPartition, ...: response latency, rows and pages of scans,
+// applied and not applied lightweight transactions), one per failed-attempt count
 // (attempts), one per writer (writer-0, ...) and one per timeline point (t+OFFSETms).
 func runCSV(w io.Writer, run *cbv1.BenchmarkRun) error {
 	rows := []map[string]string{}
@@ -75,6 +80,17 @@ func runCSV(w io.Writer, run *cbv1.BenchmarkRun) error {
 				row["missRatio"] = kind.ops.MissRatio
 				rows = append(rows, row)
 			}
+		}
+		for _, k := range r.OperationsByKind {
+			row := latencyCells(k.Response)
+			row["scope"], row["operations"], row["opsPerSecond"], row["errors"] = string(k.Kind), itoa(k.Operations), itoa(k.OpsPerSecond), itoa(k.Failed)
+			if k.Kind == cbv1.OperationScanPartition || k.Kind == cbv1.OperationScanTokenRange {
+				row["rows"], row["pages"], row["misses"] = itoa(k.Rows), itoa(k.Pages), itoa(k.Misses)
+			}
+			if k.Kind == cbv1.OperationInsertIfNotExists {
+				row["applied"], row["notApplied"] = itoa(k.Applied), itoa(k.NotApplied)
+			}
+			rows = append(rows, row)
 		}
 		for _, wr := range r.PerWriter {
 			rows = append(rows, map[string]string{

@@ -68,6 +68,9 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 			latencyRow(kind.name+" failed", kind.ops.Failed, 0, *f)
 		}
 	}
+	for _, k := range r.OperationsByKind {
+		latencyRow(string(k.Kind)+" response", k.Operations+k.Failed, k.OpsPerSecond, k.Response)
+	}
 	if sc := r.Schedule; sc != nil {
 		latencyRow("schedule lag", sc.Due-sc.Missed, 0, sc.Lag)
 	}
@@ -83,6 +86,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 			w.printf("%s: %d rows returned, %d found nothing (miss ratio %s)\n", kind.name, kind.ops.Rows, kind.ops.Misses, kind.ops.MissRatio)
 		}
 	}
+	kindLines(w, r.OperationsByKind)
 
 	e, a := r.Errors, r.AttemptErrors
 	w.printf("\nfailed operations: write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",
@@ -109,7 +113,24 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 	return w.err
 }
 
+// kindLines says what the scans read and how the lightweight transactions came out.
+func kindLines(w *errWriter, kinds []cbv1.KindResults) {
+	for _, k := range kinds {
+		switch k.Kind {
+		case cbv1.OperationScanPartition, cbv1.OperationScanTokenRange:
+			w.printf("%s: %d rows in %d pages, %d scans found nothing\n", k.Kind, k.Rows, k.Pages, k.Misses)
+		case cbv1.OperationInsertIfNotExists:
+			w.printf("%s: %d applied, %d not applied (the row existed)\n", k.Kind, k.Applied, k.NotApplied)
+		}
+	}
+}
+
 func hasBounds(r *cbv1.Results) bool {
+	for _, k := range r.OperationsByKind {
+		if len(k.Response.UpperBounds) > 0 {
+			return true
+		}
+	}
 	for _, o := range []*cbv1.OperationResults{r.Writes, r.Reads} {
 		if o != nil && (len(o.Response.UpperBounds) > 0 || len(o.Service.UpperBounds) > 0 || (o.Failure != nil && len(o.Failure.UpperBounds) > 0)) {
 			return true

@@ -32,6 +32,7 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	sort.Slice(reported, func(i, j int) bool { return reported[i].Index < reported[j].Index })
 
 	writes, reads := &accumulator{}, &accumulator{}
+	kinds := &kindAccumulators{}
 	lag := &accumulator{}
 	var sched *summary.Schedule
 	var w window
@@ -41,6 +42,7 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	for _, s := range reported {
 		writes.add(s, s.Writes)
 		reads.add(s, s.Reads)
+		kinds.add(s)
 		lag.response = mergeInto(lag.response, s.Lag)
 		if s.Schedule != nil {
 			if sched == nil {
@@ -57,16 +59,20 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	}
 
 	out := &cbv1.Results{
-		WritersReported: int32(len(reported)),
-		Writes:          writes.result(),
-		Reads:           reads.result(),
-		PerWriter:       perWriter,
-		Timeline:        timeline(summary.MergeTimelines(timelines), w.longest),
-		Sketches:        sketches(writes, reads, lag),
+		WritersReported:  int32(len(reported)),
+		Writes:           writes.result(),
+		Reads:            reads.result(),
+		OperationsByKind: kinds.results(),
+		PerWriter:        perWriter,
+		Timeline:         timeline(summary.MergeTimelines(timelines), w.longest),
+		Sketches:         sketches(writes, reads, lag, kinds),
 	}
 	w.fill(out)
 	total := writes.ops
 	total.AddCounts(&reads.ops)
+	for _, k := range kinds.order {
+		total.AddCounts(&kinds.byKind[k].ops)
+	}
 	out.Operations = total.OK
 	out.OpsPerSecond = int64(math.Round(opsPerSecond))
 	out.Errors = errorCounts(total.Final())
@@ -144,10 +150,8 @@ func span(s *summary.Summary) time.Duration {
 
 func ok(s *summary.Summary) int64 {
 	var n int64
-	for _, o := range []*summary.Ops{s.Writes, s.Reads} {
-		if o != nil {
-			n += o.OK
-		}
+	for _, o := range s.AllOps() {
+		n += o.OK
 	}
 	return n
 }
@@ -275,12 +279,14 @@ func timeline(t *summary.Timeline, longestMillis int64) *cbv1.Timeline {
 	return out
 }
 
-func sketches(writes, reads, lag *accumulator) *cbv1.ResultSketches {
+func sketches(writes, reads, lag *accumulator, kinds *kindAccumulators) *cbv1.ResultSketches {
 	out := &cbv1.ResultSketches{
 		WritesResponse: Encode(writes.response), WritesService: Encode(writes.service),
 		ReadsResponse: Encode(reads.response), ReadsService: Encode(reads.service), Lag: Encode(lag.response),
+		Kinds: kinds.sketches(),
 	}
-	if *out == (cbv1.ResultSketches{}) {
+	if out.WritesResponse == "" && out.WritesService == "" && out.ReadsResponse == "" && out.ReadsService == "" &&
+		out.Lag == "" && out.Kinds == nil {
 		return nil
 	}
 	return out
@@ -310,13 +316,10 @@ func Decode(str string) (*sketch.Sketch, error) {
 
 func writerResult(s *summary.Summary) cbv1.WriterResult {
 	var total summary.Ops
-	total.AddCounts(s.Writes)
-	total.AddCounts(s.Reads)
 	var p99 *sketch.Sketch
-	for _, o := range []*summary.Ops{s.Writes, s.Reads} {
-		if o != nil {
-			p99 = mergeInto(p99, o.Response)
-		}
+	for _, o := range s.AllOps() {
+		total.AddCounts(o)
+		p99 = mergeInto(p99, o.Response)
 	}
 	outcome := "Succeeded"
 	if s.Error != "" {
@@ -350,7 +353,8 @@ func extremes(ws []cbv1.WriterResult) (fastest, slowest *cbv1.WriterResult) {
 }
 
 // ResponseSketch is the response latency sketch a run's headline percentiles come from: its
-// writes', or its reads' when it made no writes; nil when the results kept no sketch.
+// writes', or its reads' when it made no writes, or its first kind of workload.operations'
+// when it made neither; nil when the results kept no sketch.
 func ResponseSketch(r *cbv1.Results) (*sketch.Sketch, error) {
 	if r == nil || r.Sketches == nil {
 		return nil, nil
@@ -358,6 +362,9 @@ func ResponseSketch(r *cbv1.Results) (*sketch.Sketch, error) {
 	enc := r.Sketches.WritesResponse
 	if enc == "" || (r.Writes == nil || r.Writes.Operations == 0) && r.Reads != nil {
 		enc = r.Sketches.ReadsResponse
+	}
+	if enc == "" && len(r.Sketches.Kinds) > 0 {
+		enc = r.Sketches.Kinds[0].Response
 	}
 	return Decode(enc)
 }

@@ -174,6 +174,12 @@ func Judge(r *cbv1.Results, sums []*summary.Summary) *cbv1.Bottleneck {
 			ops += o.Operations
 		}
 	}
+	// The kinds of workload.operations keep only their response latency, which is their
+	// service latency in a closed loop, where Little's law is applied.
+	for _, k := range r.OperationsByKind {
+		weighted += k.Response.Mean * k.Operations
+		ops += k.Operations
+	}
 	if ops > 0 {
 		e.MeanServiceMicros = weighted / ops
 	}

@@ -43,6 +43,8 @@ type Summary struct {
 	// Writes and Reads; nil when the workload has none of that kind.
 	Writes *Ops `json:"w,omitempty"`
 	Reads  *Ops `json:"r,omitempty"`
+	// Kinds are the kinds of workload.operations, in the order of the mix's kinds.
+	Kinds []*KindOps `json:"k,omitempty"`
 	// Lag is the schedule lag of an open loop (actual send minus intended start), in
 	// microseconds; nil in a closed loop.
 	Lag *sketch.Sketch `json:"lag,omitempty"`
@@ -114,6 +116,43 @@ type Ops struct {
 	Response *sketch.Sketch `json:"rl,omitempty"`
 	Service  *sketch.Sketch `json:"sl,omitempty"`
 	Failure  *sketch.Sketch `json:"fl,omitempty"`
+}
+
+// KindOps is one kind of workload.operations. It keeps only the Response sketch (Service and
+// Failure are nil): the status reports a kind's response latency, and six kinds then add six
+// sketches to the termination message rather than eighteen.
+type KindOps struct {
+	// Kind is the operation kind as workload.operations names it.
+	Kind string `json:"kind"`
+	Ops
+	// Pages fetched by scans.
+	Pages int64 `json:"pg,omitempty"`
+	// Applied and NotApplied count the lightweight transactions that succeeded by their
+	// [applied] column.
+	Applied    int64 `json:"ap,omitempty"`
+	NotApplied int64 `json:"na,omitempty"`
+}
+
+// AddCounts adds other's counts (not its sketch) to k.
+func (k *KindOps) AddCounts(other *KindOps) {
+	k.Ops.AddCounts(&other.Ops)
+	k.Pages += other.Pages
+	k.Applied += other.Applied
+	k.NotApplied += other.NotApplied
+}
+
+// AllOps are the writes, reads and every kind of workload.operations the summary has.
+func (s *Summary) AllOps() []*Ops {
+	var out []*Ops
+	for _, o := range []*Ops{s.Writes, s.Reads} {
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	for _, k := range s.Kinds {
+		out = append(out, &k.Ops)
+	}
+	return out
 }
 
 // Final is the operations' final failures by kind.
@@ -191,6 +230,15 @@ func (s *Summary) Encode() ([]byte, error) {
 	out := *s
 	out.Version = Version
 	out.Writes, out.Reads = out.Writes.clone(), out.Reads.clone()
+	out.Kinds = make([]*KindOps, len(s.Kinds))
+	for i, k := range s.Kinds {
+		c := *k
+		c.Ops = *k.clone()
+		out.Kinds[i] = &c
+	}
+	if len(out.Kinds) == 0 {
+		out.Kinds = nil
+	}
 	out.Lag = out.Lag.Clone()
 	out.Timeline = out.Timeline.Clone()
 	steps := []func(){
@@ -248,10 +296,7 @@ func (s *Summary) RoundTrip() (*Summary, error) {
 }
 
 func (s *Summary) forEachSketch(f func(*sketch.Sketch)) {
-	for _, o := range []*Ops{s.Writes, s.Reads} {
-		if o == nil {
-			continue
-		}
+	for _, o := range s.AllOps() {
 		for _, sk := range []*sketch.Sketch{o.Response, o.Service, o.Failure} {
 			if sk != nil {
 				f(sk)

@@ -204,3 +204,47 @@ func TestLargestSummaryKeepsTheTailAtOnePercent(t *testing.T) {
 	}
 	t.Logf("largest summary: %d of %d bytes; timeline %d points; server %d nodes listed", len(b), MaxBytes, len(back.Timeline.Points), len(back.Server.Nodes))
 }
+
+// Writes and reads with every sketch, six kinds of workload.operations each with a wide
+// response sketch, the lag and a full timeline still fit: the kinds' sketches shrink with the
+// others, and the tail keeps the accuracy Encode reports for it.
+func TestSummaryWithEveryKindFits(t *testing.T) {
+	s := &Summary{Index: 3, Writers: 4, Start: 1e12, End: 1e12 + 6e5, Writes: ops(31), Reads: ops(32),
+		Lag: wide(33, 100000), Timeline: timeline(MaxPoints)}
+	for i, k := range []string{"update", "delete", "insertIfNotExists", "counterIncrement", "scanPartition", "scanTokenRange"} {
+		s.Kinds = append(s.Kinds, &KindOps{Kind: k, Ops: Ops{OK: 100000, Rows: 5, Response: wide(uint64(40+i), 100000)}, Pages: 7, Applied: 3, NotApplied: 4})
+	}
+	b, err := s.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > MaxBytes {
+		t.Fatalf("%d bytes", len(b))
+	}
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Kinds) != 6 {
+		t.Fatalf("%d kinds came back", len(back.Kinds))
+	}
+	for i, k := range back.Kinds {
+		orig := s.Kinds[i]
+		if k.Kind != orig.Kind || k.OK != orig.OK || k.Pages != 7 || k.Applied != 3 || k.NotApplied != 4 || k.Rows != 5 {
+			t.Errorf("kind %d came back as %+v", i, k)
+		}
+		if k.Response == nil || k.Response.Count() != orig.Response.Count() {
+			t.Fatalf("kind %s lost its response sketch", k.Kind)
+		}
+		want := orig.Response.Quantile(0.99)
+		got, _ := k.Response.QuantileBound(0.99)
+		if rel := math.Abs(got-want) / want; rel > k.Response.RelativeAccuracy()+1e-9 {
+			t.Errorf("kind %s p99 %.0f, unshrunk %.0f: off by %.4f, more than the %.4f it claims", k.Kind, got, want, rel, k.Response.RelativeAccuracy())
+		}
+	}
+	if s.Kinds[0].Response.Level() != 0 || s.Kinds[0].Response.Floored() {
+		t.Error("Encode changed the caller's kind sketch")
+	}
+	t.Logf("%d bytes; kinds' response sketches at relative accuracy %.3f, writes' at %.3f",
+		len(b), back.Kinds[0].Response.RelativeAccuracy(), back.Writes.Response.RelativeAccuracy())
+}

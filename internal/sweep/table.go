@@ -138,7 +138,8 @@ func verdict(rs []*cbv1.Results) cbv1.BottleneckVerdict {
 	return v
 }
 
-// latency is a run's write response latency, or its read latency if it made no writes.
+// latency is a run's write response latency, or its read latency if it made no writes, or
+// its first kind of workload.operations' if it made neither (as results.ResponseSketch).
 func latency(r *cbv1.Results) cbv1.Latency {
 	if r.Writes != nil && r.Writes.Operations > 0 {
 		return r.Writes.Response
@@ -148,6 +149,9 @@ func latency(r *cbv1.Results) cbv1.Latency {
 	}
 	if r.Writes != nil {
 		return r.Writes.Response
+	}
+	if len(r.OperationsByKind) > 0 {
+		return r.OperationsByKind[0].Response
 	}
 	return cbv1.Latency{}
 }

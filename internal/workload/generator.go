@@ -25,6 +25,12 @@ type Generator struct {
 	readPick   picker
 	readSalt   uint64
 	uniqueRows bool
+	// mix interleaves workload.operations with inserts and reads; nil without them, when
+	// writeW and readW alone decide.
+	mix        *opMix
+	ops        [NumOpKinds]*kindOp
+	ttl        int32
+	updateSalt uint64
 }
 
 // NewGenerator builds the generator of writer index of writers. The same spec, index and
@@ -52,7 +58,7 @@ func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator
 		cols: cols, writeW: uint64(w.WriteRatio), readW: uint64(w.ReadRatio),
 		batch: uint64(w.BatchSize), readSalt: mix(uint64(w.Seed) ^ 0x72656164),
 	}
-	if g.writeW+g.readW == 0 {
+	if g.writeW+g.readW == 0 && len(w.Operations) == 0 {
 		return nil, fmt.Errorf("workload.writeRatio and readRatio are both 0, which the CRD refuses: the spec was not admitted")
 	}
 	g.total = g.writeW + g.readW
@@ -66,6 +72,14 @@ func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator
 	}
 	if g.readPick, err = newPicker(w.KeyDistribution, 1, ""); err != nil {
 		return nil, fmt.Errorf("workload.keyDistribution: %w", err)
+	}
+	g.ttl, g.updateSalt = w.TTLSeconds, mix(uint64(w.Seed)^0x757064617465)
+	if len(w.Operations) > 0 {
+		if err := g.withOperations(r, w); err != nil {
+			return nil, err
+		}
+	} else if len(r.table.counters()) > 0 {
+		return nil, fmt.Errorf("table %s has counter columns, which take no INSERT: set workload.writeRatio to 0 and weigh counterIncrement in workload.operations", r.table.name)
 	}
 	g.uniqueRows = g.rowsAreUnique()
 	g.insertCQL = insertCQL(r, w.TTLSeconds)

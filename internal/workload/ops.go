@@ -5,6 +5,9 @@ import "math/bits"
 // IsRead says whether operation seq reads. Reads are spread evenly: any readRatio+writeRatio
 // consecutive operations hold exactly readRatio reads.
 func (g *Generator) IsRead(seq int64) bool {
+	if g.mix != nil {
+		return g.mix.kind(uint64(seq)) == OpRead
+	}
 	if g.readW == 0 {
 		return false
 	}
@@ -14,6 +17,9 @@ func (g *Generator) IsRead(seq int64) bool {
 
 // writesBefore counts the write operations among 0..s-1: ceil(s*writeW/total).
 func (g *Generator) writesBefore(s uint64) uint64 {
+	if g.mix != nil {
+		return g.mix.rowsBefore(s)
+	}
 	if g.readW == 0 {
 		return s
 	}

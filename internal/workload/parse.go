@@ -348,7 +348,7 @@ func (t *tableDef) check() error {
 			return fmt.Errorf("column %q is in the primary key, so its type %s must be frozen", c.name, c.typ)
 		}
 	}
-	return nil
+	return t.checkCounters()
 }
 
 // optionNames lists the top-level options of a WITH clause, lower case, so that options the

@@ -27,6 +27,9 @@ type colGen struct {
 	// div and cap place the column's digit in a mixed-radix number: (n/div) % cap, no modulo
 	// when cap is 0. div 0 means the number never reaches this column.
 	div, cap uint64
+	// counter marks a counter column, which has no values to generate: only counterIncrement
+	// touches it, with a literal + 1.
+	counter bool
 }
 
 func (c *colGen) digit(n uint64) uint64 {
@@ -58,6 +61,10 @@ func buildColumns(r *resolved, spec *cbv1.BenchmarkRunSpec) ([]*colGen, error) {
 	cols := make([]*colGen, len(t.columns))
 	var partIDs, clustIDs []*colGen
 	for i, c := range t.columns {
+		if c.typ.name == "counter" {
+			cols[i] = &colGen{name: c.name, counter: true}
+			continue
+		}
 		isKey := c.kind != regularColumn
 		p, ok := r.presets[c.name]
 		if !ok {

@@ -82,6 +82,13 @@ var profiles = map[cbv1.TableProfile]profile{
 			"attributes": withValueSize(sized(320, 380)),
 		},
 	},
+	// Seed 000's external counters: addresses counted per city by every ingesting runner, a
+	// counter row per partition of ip-by-city.
+	cbv1.ProfileCounters: {
+		cql: `CREATE TABLE ip_counts (country text, region text, city text, ips counter,
+			PRIMARY KEY ((country, region, city)))`,
+		presets: map[string]preset{"country": countries, "region": regions, "city": {mode: modeIdentity}},
+	},
 	// Seed 004: the wide user table, whose indexed columns are unique so index reads find a row.
 	cbv1.ProfileUserWide: {
 		cql: `CREATE TABLE users (id text PRIMARY KEY, channel text, countrycode text,

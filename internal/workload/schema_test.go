@@ -18,6 +18,7 @@ func TestProfileTables(t *testing.T) {
 		"ip-by-city":    "CREATE TABLE IF NOT EXISTS cassbench.hosts_by_city (country text, region text, city text, ip text, lati text, longi text, izp text, timezone text, PRIMARY KEY ((country, region, city), ip))",
 		"revisions":     "CREATE TABLE IF NOT EXISTS cassbench.revisions (title text, rev timeuuid, author text, comment text, content text, PRIMARY KEY (title, rev)) WITH CLUSTERING ORDER BY (rev DESC)",
 		"user-profile":  "CREATE TABLE IF NOT EXISTS cassbench.user_profiles (id uuid, updated timestamp, country text, segments set<int>, attributes blob, PRIMARY KEY (id))",
+		"counters":      "CREATE TABLE IF NOT EXISTS cassbench.ip_counts (country text, region text, city text, ips counter, PRIMARY KEY ((country, region, city)))",
 		"user-wide":     "CREATE TABLE IF NOT EXISTS cassbench.users (id text, channel text, countrycode text, createdby text, createddate text, currentlogintime text, dob text, email text, emailverified boolean, firstname text, flagsvalue int, framework map<text, frozen<list<text>>>, gender text, grade list<text>, language list<text>, lastname text, loginid text, password text, phone text, phoneverified boolean, profilevisibility map<text, text>, status int, updatedby text, updateddate text, userid text, username text, usertype text, PRIMARY KEY (id))",
 	}
 	if len(want) != len(profiles) {
@@ -202,7 +203,7 @@ func TestBuildSchemaErrors(t *testing.T) {
 		},
 		"bad cql": {
 			spec: specOf(table("CREATE TABLE t (a counter PRIMARY KEY)")),
-			want: `schema.table.cql: column "a": type counter is not supported`,
+			want: `schema.table.cql: column "a" is a counter, which cannot be in the primary key`,
 		},
 		"unknown profile": {
 			spec: specOf(withProfile("nope")),

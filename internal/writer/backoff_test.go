@@ -1,11 +1,14 @@
 package writer
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cassbench/cassbench/internal/workload"
 )
 
 func TestBackoffDelay(t *testing.T) {
@@ -42,9 +45,10 @@ func TestBackoffDelay(t *testing.T) {
 type scriptedOp struct {
 	errs  []error
 	sends int
+	kind  Kind
 }
 
-func (o *scriptedOp) bind(int64) (Kind, int) { return Write, 10 }
+func (o *scriptedOp) bind(int64) (Kind, int) { return o.kind, 10 }
 func (o *scriptedOp) exec(Kind) (int, int, error) {
 	o.sends++
 	if len(o.errs) == 0 {
@@ -66,9 +70,11 @@ func TestAttemptRetries(t *testing.T) {
 		// Failed attempts by kind: what the cluster did, retried or not.
 		Failed [numOutcomes]uint16
 	}
+	counter, lwt := Kind(workload.OpCounterIncrement), Kind(workload.OpInsertIfNotExists)
 	tests := map[string]struct {
 		retries int
 		errs    []error
+		kind    Kind
 		want    result
 	}{
 		"success":                  {retries: 3, want: result{OK, 0, 1, attempts()}},
@@ -77,11 +83,18 @@ func TestAttemptRetries(t *testing.T) {
 		"no retries":               {retries: 0, errs: []error{wto}, want: result{WriteTimeout, 0, 1, attempts(WriteTimeout)}},
 		"not retryable":            {retries: 3, errs: []error{syntax}, want: result{Other, 0, 1, attempts(Other)}},
 		"not retryable after some": {retries: 3, errs: []error{wto, syntax}, want: result{Other, 1, 2, attempts(WriteTimeout, Other)}},
+		// A counter increment or lightweight transaction that timed out may have applied:
+		// sending it again could count twice. One the cluster refused never ran.
+		"counter increment timed out": {retries: 3, kind: counter, errs: []error{wto}, want: result{WriteTimeout, 0, 1, attempts(WriteTimeout)}},
+		"lightweight transaction timed out on the client": {retries: 3, kind: lwt, errs: []error{context.DeadlineExceeded},
+			want: result{ClientTimeout, 0, 1, attempts(ClientTimeout)}},
+		"counter increment refused, then ok": {retries: 3, kind: counter, errs: []error{ovl, ovl}, want: result{OK, 2, 3, attempts(Overloaded, Overloaded)}},
+		"update timed out, then ok":          {retries: 3, kind: Kind(workload.OpUpdate), errs: []error{wto}, want: result{OK, 1, 2, attempts(WriteTimeout)}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			e := &engine{retries: tc.retries, backoff: Backoff{Base: time.Microsecond, Max: time.Microsecond}}
-			op := &scriptedOp{errs: tc.errs}
+			op := &scriptedOp{errs: tc.errs, kind: tc.kind}
 			var x sample
 			e.do(op, &x, rand.New(rand.NewPCG(1, 1)))
 			got := result{x.outcome, x.retries, op.sends, x.failed}

@@ -3,6 +3,7 @@ package writer
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -36,11 +37,33 @@ type cqlOp struct {
 	sinks              []any
 	counters           []byteCounter
 	readBytes          int
+	// kinds are the statements of workload.operations, nil for kinds outside the mix.
+	kinds [numKinds]*kindStmt
+	// pages and lwt are what the last scan or lightweight transaction told (see detailer).
+	pages int
+	lwt   lwtResult
+	// applied receives a lightweight transaction's [applied] column; lwtDest is it followed
+	// by sinks for the existing row's columns.
+	applied   bool
+	lwtDest   []any
+	pageState []byte
 }
 
-// statements holds what preparing told about the insert and read statements.
+// statements holds what preparing told about the insert, read and workload.operations
+// statements.
 type statements struct {
 	insert, read gocql.StatementMetadata
+	kinds        [numKinds]gocql.StatementMetadata
+}
+
+// kindStmt is the statement of one kind of workload.operations with its bind values and
+// route.
+type kindStmt struct {
+	q     *gocql.Query
+	args  []any
+	key   *routingKey
+	route *cql.Route
+	ctx   context.Context
 }
 
 func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, writeCL, readCL gocql.Consistency, meta statements, deadline *cql.Deadline) *cqlOp {
@@ -62,6 +85,26 @@ func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, wr
 		c.insert = s.Query(gen.InsertCQL(), c.rows[0]...).Consistency(writeCL).Idempotent(true)
 		c.insertKey = newRoutingKey(meta.insert)
 		c.insertRoute, c.insertCtx = newRoute(c.insertKey, deadline)
+	}
+	for _, k := range gen.Kinds() {
+		cl := writeCL
+		if k.IsScan() {
+			cl = readCL
+		}
+		ks := &kindStmt{q: s.Query(gen.CQL(k)).Consistency(cl).Idempotent(Kind(k).idempotent()), args: make([]any, gen.Arity(k))}
+		if k.IsScan() {
+			ks.q.PageSize(gen.PageSize(k))
+		}
+		if k == workload.OpInsertIfNotExists {
+			serial := gocql.Serial
+			if gen.SerialConsistency() == "LOCAL_SERIAL" {
+				serial = gocql.LocalSerial
+			}
+			ks.q.SerialConsistency(serial)
+		}
+		ks.key = newRoutingKey(meta.kinds[k])
+		ks.route, ks.ctx = newRoute(ks.key, deadline)
+		c.kinds[k] = ks
 	}
 	if w.ReadRatio > 0 {
 		c.readArgs = make([]any, gen.ReadArity())
@@ -85,6 +128,15 @@ func (c *cqlOp) allocRows(n int) {
 }
 
 func (c *cqlOp) bind(seq int64) (Kind, int) {
+	if c.kinds != [numKinds]*kindStmt{} {
+		if k := c.gen.Kind(seq); k > workload.OpRead {
+			ks := c.kinds[k]
+			bytes := c.gen.Args(k, seq, ks.args)
+			ks.q.Bind(ks.args...)
+			route(ks.route, ks.key, ks.args)
+			return Kind(k), bytes
+		}
+	}
 	if c.read != nil && c.gen.IsRead(seq) {
 		n := c.gen.ReadArgs(seq, c.readArgs)
 		c.read.Bind(c.readArgs[:n]...)
@@ -144,12 +196,74 @@ func (c *cqlOp) exec(k Kind) (int, int, error) {
 			rows++
 		}
 		return c.readBytes, rows, iter.Close()
+	case k > Read:
+		return c.execKind(k)
 	case c.batch != nil:
 		return 0, 0, c.batch.ExecContext(c.insertCtx)
 	default:
 		return 0, 0, c.insert.ExecContext(c.insertCtx)
 	}
 }
+
+// execKind runs an operation of workload.operations. A scan fetches its pages one request
+// at a time, each with its own timeout, and counts them; a lightweight transaction reads its
+// [applied] column.
+func (c *cqlOp) execKind(k Kind) (int, int, error) {
+	ks := c.kinds[k]
+	c.pages, c.lwt = 0, lwtNone
+	switch workload.OpKind(k) {
+	case workload.OpScanPartition, workload.OpScanTokenRange:
+		c.readBytes = 0
+		rows := 0
+		ks.q.PageState(nil)
+		for {
+			c.deadline.Arm()
+			iter := ks.q.IterContext(ks.ctx)
+			if cols := iter.Columns(); len(cols) != len(c.sinks) {
+				c.resizeSinks(len(cols))
+			}
+			for iter.Scan(c.sinks...) {
+				rows++
+			}
+			c.pageState = append(c.pageState[:0], iter.PageState()...)
+			if err := iter.Close(); err != nil {
+				return c.readBytes, rows, err
+			}
+			c.pages++
+			if len(c.pageState) == 0 {
+				return c.readBytes, rows, nil
+			}
+			ks.q.PageState(c.pageState)
+		}
+	case workload.OpInsertIfNotExists:
+		iter := ks.q.IterContext(ks.ctx)
+		cols := iter.Columns()
+		if len(c.lwtDest) < len(cols) {
+			c.resizeSinks(len(cols))
+			c.lwtDest = append([]any{&c.applied}, c.sinks...)
+		}
+		c.applied = false
+		scanned := len(cols) > 0 && iter.Scan(c.lwtDest[:len(cols)]...)
+		if err := iter.Close(); err != nil {
+			return 0, 0, err
+		}
+		switch {
+		case !scanned:
+			return 0, 0, errNoApplied
+		case c.applied:
+			c.lwt = lwtApplied
+		default:
+			c.lwt = lwtNotApplied
+		}
+		return 0, 0, nil
+	}
+	return 0, 0, ks.q.ExecContext(ks.ctx)
+}
+
+// errNoApplied is a lightweight transaction answered without its [applied] row.
+var errNoApplied = errors.New("lightweight transaction returned no [applied] row")
+
+func (c *cqlOp) detail() (int, lwtResult) { return c.pages, c.lwt }
 
 func (c *cqlOp) resizeSinks(n int) {
 	c.counters = make([]byteCounter, n)

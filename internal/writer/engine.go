@@ -16,6 +16,12 @@ type operation interface {
 	exec(Kind) (bytes, rows int, err error)
 }
 
+// detailer is an operation that tells more of its last execution than exec returns: the pages
+// a scan fetched and whether a lightweight transaction applied.
+type detailer interface {
+	detail() (pages int, lwt lwtResult)
+}
+
 // phase is one stretch of load: warm-up or the measured window.
 type phase struct {
 	// Start is when the first operation is due; End, if set, when no new one may start.
@@ -61,7 +67,7 @@ func newPhaseStats(goroutines int) phaseStats {
 	ps := make(phaseStats, goroutines)
 	for i := range ps {
 		for k := range ps[i] {
-			ps[i][k] = &opStats{read: Kind(k) == Read}
+			ps[i][k] = &opStats{read: Kind(k).returnsRows()}
 		}
 	}
 	return ps
@@ -187,6 +193,12 @@ func (e *engine) paced(p phase, tt *timetable, op operation, stats [numKinds]*op
 	return sp
 }
 
+// mayHaveApplied says whether a failed attempt may have changed data all the same: a timeout
+// leaves it unknown, a refusal (unavailable, overloaded) means it never ran.
+func mayHaveApplied(o Outcome) bool {
+	return o == WriteTimeout || o == ReadTimeout || o == ClientTimeout
+}
+
 // do binds the next operation and attempts it, retrying what a busy cluster may accept a
 // moment later; x gets the outcome, the attempts and what a read returned.
 func (e *engine) do(op operation, x *sample, rnd *rand.Rand) Kind {
@@ -197,8 +209,11 @@ func (e *engine) do(op operation, x *sample, rnd *rand.Rand) Kind {
 		o := Classify(err)
 		if o == OK {
 			x.outcome, x.retries = o, try
-			if kind == Read {
+			if kind.returnsRows() {
 				x.bytes, x.rows = got, rows
+			}
+			if d, ok := op.(detailer); ok {
+				x.pages, x.lwt = d.detail()
 			}
 			return kind
 		}
@@ -208,7 +223,7 @@ func (e *engine) do(op operation, x *sample, rnd *rand.Rand) Kind {
 		if e.log != nil && !e.logged[o].Load() && e.logged[o].CompareAndSwap(false, true) {
 			e.log(o, err)
 		}
-		if !o.Retryable() || try >= e.retries || e.stop.Load() {
+		if !o.Retryable() || try >= e.retries || e.stop.Load() || !kind.idempotent() && mayHaveApplied(o) {
 			msg := err.Error()
 			e.lastErr.Store(&msg)
 			if o == Other {

@@ -40,6 +40,10 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	t := c.st.totals(true)
 	for k := range numKinds {
+		if k > Read && t[k].ops() == 0 {
+			// Kinds outside the mix would add series of zeros.
+			continue
+		}
 		kind := k.String()
 		for o := range numOutcomes {
 			ch <- prometheus.MustNewConstMetric(c.ops, prometheus.CounterValue, float64(t[k].outcomes[o]), kind, o.String())

@@ -103,6 +103,8 @@ type load struct {
 	st        *state
 	deadlines *cql.Deadlines
 	restoreGC func()
+	// kinds are the workload.operations in the mix.
+	kinds []workload.OpKind
 }
 
 // newLoad builds the workload, connects, prepares the statements (so that a missing table
@@ -153,11 +155,12 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 		return nil, err
 	}
 	ld.restoreGC = tuneGC()
-	meta, err := prepare(ctx, ld.session, gen, spec.Workload.ReadRatio > 0, ld.setupTimeout())
+	meta, err := prepare(ctx, ld.session, gen, spec.Workload, ld.setupTimeout())
 	if err != nil {
 		ld.close()
 		return nil, err
 	}
+	ld.kinds = gen.Kinds()
 	ld.st = newState(ld.concurrency)
 	ld.eng = &engine{retries: int(*w.Retries), backoff: DefaultBackoff, log: func(o Outcome, err error) {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: first %s error: %v\n", cfg.Index, cfg.Writers, o, err)
@@ -270,11 +273,14 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 		sum.SpanMicros = res.Last.Sub(res.First).Microseconds()
 	}
 	wl := cfg.Spec.Workload
-	if wl.WriteRatio > 0 || wl.ReadRatio == 0 {
+	if wl.WriteRatio > 0 || wl.ReadRatio == 0 && len(wl.Operations) == 0 {
 		sum.Writes = summarize(st.measured.kind(Write))
 	}
 	if wl.ReadRatio > 0 {
 		sum.Reads = summarize(st.measured.kind(Read))
+	}
+	for _, k := range ld.kinds {
+		sum.Kinds = append(sum.Kinds, summarizeKind(Kind(k), st.measured.kind(Kind(k))))
 	}
 	if ld.rate > 0 {
 		lag, late1ms, lateTenth := summarizePace(st.measured)
@@ -295,15 +301,23 @@ func wallClock(now func() time.Time) func(time.Time) time.Time {
 
 // prepare prepares the statements before the barrier, so that a missing table fails the
 // writer at once and the first measured operations do not pay for preparing.
-func prepare(ctx context.Context, s *gocql.Session, gen *workload.Generator, reads bool, timeout time.Duration) (statements, error) {
+func prepare(ctx context.Context, s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, timeout time.Duration) (statements, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var meta statements
 	var err error
-	if meta.insert, err = s.StatementMetadata(ctx, gen.InsertCQL(), ""); err != nil {
-		return meta, fmt.Errorf("preparing %q (did cassbench setup run?): %w", gen.InsertCQL(), err)
+	// A mix without inserts may be on a counter table, which refuses them.
+	if w.WriteRatio > 0 || len(w.Operations) == 0 {
+		if meta.insert, err = s.StatementMetadata(ctx, gen.InsertCQL(), ""); err != nil {
+			return meta, fmt.Errorf("preparing %q (did cassbench setup run?): %w", gen.InsertCQL(), err)
+		}
 	}
-	if reads {
+	for _, k := range gen.Kinds() {
+		if meta.kinds[k], err = s.StatementMetadata(ctx, gen.CQL(k), ""); err != nil {
+			return meta, fmt.Errorf("preparing %s %q (did cassbench setup run?): %w", k, gen.CQL(k), err)
+		}
+	}
+	if w.ReadRatio > 0 {
 		if meta.read, err = s.StatementMetadata(ctx, gen.ReadCQL(), ""); err != nil {
 			return meta, fmt.Errorf("preparing %q (did cassbench setup run?): %w", gen.ReadCQL(), err)
 		}

@@ -90,8 +90,7 @@ func (p *progress) print(now time.Time) {
 			stats[i][k].mergeResponse(&p.p99)
 		}
 	}
-	ops := t[Write].ops() + t[Read].ops()
-	errs := t[Write].failed() + t[Read].failed()
+	ops, errs, retries := sumKinds(&t)
 	if phase != p.lastPhase {
 		p.lastOps, p.lastAt = 0, start
 	}
@@ -110,5 +109,5 @@ func (p *progress) print(now time.Time) {
 	}
 	p99 := time.Duration(p.p99.Quantile(0.99) * float64(time.Microsecond)).Round(10 * time.Microsecond)
 	fmt.Fprintf(p.out, "writer %d/%d %s%s ops=%d ops/s=%.0f p99=%s errors=%d retries=%d\n",
-		p.index, p.writers, name, elapsed, ops, rate, p99, errs, t[Write].retries+t[Read].retries)
+		p.index, p.writers, name, elapsed, ops, rate, p99, errs, retries)
 }

@@ -6,22 +6,52 @@ import (
 
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/workload"
 )
 
-// Kind of operation.
+// Kind of operation: the workload's kinds, with inserts named writes.
 type Kind uint8
 
 const (
-	Write Kind = iota
-	Read
-	numKinds
+	Write    = Kind(workload.OpInsert)
+	Read     = Kind(workload.OpRead)
+	numKinds = Kind(workload.NumOpKinds)
 )
 
 func (k Kind) String() string {
-	if k == Read {
-		return "read"
+	if k == Write {
+		return "write"
 	}
-	return "write"
+	return workload.OpKind(k).String()
+}
+
+// returnsRows says whether the kind's rows and value bytes are what it read back.
+func (k Kind) returnsRows() bool { return k == Read || workload.OpKind(k).IsScan() }
+
+// idempotent kinds may be sent again after a timeout: a lightweight transaction or a counter
+// increment that timed out may have been applied, and sending it again could apply it twice
+// (the driver's own retry policies retry only idempotent statements, for the same reason).
+func (k Kind) idempotent() bool {
+	return k != Kind(workload.OpInsertIfNotExists) && k != Kind(workload.OpCounterIncrement)
+}
+
+// lwtResult is what a lightweight transaction's [applied] column said.
+type lwtResult uint8
+
+const (
+	lwtNone lwtResult = iota
+	lwtApplied
+	lwtNotApplied
+)
+
+// sumKinds adds up operations, failures and retries over every kind.
+func sumKinds(t *[numKinds]totals) (ops, failed, retries int64) {
+	for k := range t {
+		ops += t[k].ops()
+		failed += t[k].failed()
+		retries += t[k].retries
+	}
+	return ops, failed, retries
 }
 
 // histBounds are the Prometheus histogram's upper bounds in microseconds: 100 µs to 10 s.
@@ -39,6 +69,9 @@ type opStats struct {
 	bytes    int64
 	rows     int64
 	misses   int64
+	// pages a scan fetched; applied and notApplied count lightweight transactions.
+	pages               int64
+	applied, notApplied int64
 	// response and service hold every operation, failed ones too; failure only those.
 	response sketch.Sketch
 	service  sketch.Sketch
@@ -57,8 +90,9 @@ type sample struct {
 	outcome Outcome
 	retries int
 	// failed counts the operation's failed attempts by kind.
-	failed      [numOutcomes]uint16
-	bytes, rows int
+	failed             [numOutcomes]uint16
+	bytes, rows, pages int
+	lwt                lwtResult
 	// response runs from the intended start, service from the first send.
 	response, service time.Duration
 	// paced is set in an open loop: lag is then send minus intended start, and lateTenth
@@ -84,9 +118,16 @@ func (s *opStats) record(x *sample) {
 		s.bytes += int64(x.bytes)
 		if s.read {
 			s.rows += int64(x.rows)
+			s.pages += int64(x.pages)
 			if x.rows == 0 {
 				s.misses++
 			}
+		}
+		switch x.lwt {
+		case lwtApplied:
+			s.applied++
+		case lwtNotApplied:
+			s.notApplied++
 		}
 	} else {
 		s.failure.Add(r)
@@ -180,6 +221,21 @@ func summarize(parts []*opStats) *summary.Ops {
 	}
 	if out.Failure.Count() == 0 {
 		out.Failure = nil
+	}
+	return out
+}
+
+// summarizeKind is summarize for a kind of workload.operations, which keeps only the response
+// sketch: six kinds add six sketches to the termination message, not eighteen.
+func summarizeKind(k Kind, parts []*opStats) *summary.KindOps {
+	out := &summary.KindOps{Kind: k.String(), Ops: *summarize(parts)}
+	out.Service, out.Failure = nil, nil
+	for _, s := range parts {
+		s.mu.Lock()
+		out.Pages += s.pages
+		out.Applied += s.applied
+		out.NotApplied += s.notApplied
+		s.mu.Unlock()
 	}
 	return out
 }

@@ -32,7 +32,7 @@ func newSampler(stats phaseStats, interval time.Duration) *sampler {
 func (s *sampler) sample() {
 	var t [numKinds]totals
 	s.stats.addTo(&t)
-	ops, errs := t[Write].ops()+t[Read].ops(), t[Write].failed()+t[Read].failed()
+	ops, errs, _ := sumKinds(&t)
 	s.cur.Reset()
 	for i := range s.stats {
 		for _, st := range s.stats[i] {

@@ -26,8 +26,7 @@ func watch(ctx context.Context, eng *engine, st *state, b Budget) func() error {
 			case <-t.C:
 			}
 			tot := st.totals(true)
-			ops := tot[Write].ops() + tot[Read].ops()
-			failed := tot[Write].failed() + tot[Read].failed()
+			ops, failed, _ := sumKinds(&tot)
 			if b.Exceeded(ops, failed) {
 				why = budgetError(ops, failed, b, eng.lastErr.Load())
 				eng.stop.Store(true)
@@ -45,11 +44,9 @@ func watch(ctx context.Context, eng *engine, st *state, b Budget) func() error {
 // would otherwise report success for a window of nothing but errors.
 func nothingSucceeded(sum *summary.Summary, last *string) error {
 	var ok, failed int64
-	for _, o := range []*summary.Ops{sum.Writes, sum.Reads} {
-		if o != nil {
-			ok += o.OK
-			failed += o.Failed()
-		}
+	for _, o := range sum.AllOps() {
+		ok += o.OK
+		failed += o.Failed()
 	}
 	if ok > 0 || failed == 0 {
 		return nil

@@ -56,6 +56,9 @@ func TestNothingSucceeded(t *testing.T) {
 		"nothing done":    {sum: &summary.Summary{Writes: &summary.Ops{}}},
 		"all failed":      {sum: &summary.Summary{Writes: &summary.Ops{Other: 7}, Reads: &summary.Ops{ReadTimeout: 3}}, want: errors.New("all 10 operations failed; last error: no hosts available")},
 		"reads succeeded": {sum: &summary.Summary{Writes: &summary.Ops{Other: 7}, Reads: &summary.Ops{OK: 3}}},
+		"every kind failed": {sum: &summary.Summary{Kinds: []*summary.KindOps{{Kind: "update", Ops: summary.Ops{Other: 4}}, {Kind: "delete", Ops: summary.Ops{WriteTimeout: 1}}}},
+			want: errors.New("all 5 operations failed; last error: no hosts available")},
+		"a kind succeeded": {sum: &summary.Summary{Writes: &summary.Ops{Other: 7}, Kinds: []*summary.KindOps{{Kind: "scanPartition", Ops: summary.Ops{OK: 1}}}}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

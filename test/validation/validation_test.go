@@ -233,6 +233,64 @@ var rejectedRuns = map[string]rejectedRun{
 		mutate: []mutation{set(map[string]any{"concurrent_writes": int64(64)}, "spec", "datacenter", "config", "cassandra_yaml")},
 		field:  "spec.datacenter.config.cassandra_yaml", phrase: "unknown field",
 	},
+	"unknown operation kind": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "upsert"}}, "spec", "workload", "operations")},
+		field:  "spec.workload.operations[0].kind", phrase: "Unsupported value",
+	},
+	"operation kind listed twice": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "delete"}, map[string]any{"kind": "delete", "weight": int64(2)}}, "spec", "workload", "operations")},
+		field:  "spec.workload.operations[1]", phrase: "Duplicate value",
+	},
+	"operation weight of 0": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "delete", "weight": int64(0)}}, "spec", "workload", "operations")},
+		field:  "spec.workload.operations[0].weight", phrase: "should be greater than or equal to 1",
+	},
+	"columns on a delete": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "delete", "columns": []any{"value"}}}, "spec", "workload", "operations")},
+		field:  "spec.workload.operations[0]", phrase: "columns applies to update and counterIncrement",
+	},
+	"serial consistency on an update": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "update", "serialConsistency": "SERIAL"}}, "spec", "workload", "operations")},
+		field:  "spec.workload.operations[0]", phrase: "serialConsistency applies to insertIfNotExists",
+	},
+	"serial consistency that is not serial": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "insertIfNotExists", "serialConsistency": "QUORUM"}}, "spec", "workload", "operations")},
+		field:  "spec.workload.operations[0].serialConsistency", phrase: "Unsupported value",
+	},
+	"page size on a delete": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "delete", "pageSize": int64(100)}}, "spec", "workload", "operations")},
+		field:  "spec.workload.operations[0]", phrase: "pageSize applies to scanPartition and scanTokenRange",
+	},
+	"splits on a partition scan": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "scanPartition", "splits": int64(16)}}, "spec", "workload", "operations")},
+		field:  "spec.workload.operations[0]", phrase: "splits applies to scanTokenRange",
+	},
+	"lightweight transactions in batches": {
+		mutate: []mutation{
+			set(int64(10), "spec", "workload", "batchSize"),
+			set([]any{map[string]any{"kind": "insertIfNotExists"}}, "spec", "workload", "operations"),
+		},
+		field: "spec.workload", phrase: "insertIfNotExists and counterIncrement write one row per operation",
+	},
+	"counter increments on a table without counters": {
+		mutate: []mutation{set([]any{map[string]any{"kind": "counterIncrement"}}, "spec", "workload", "operations")},
+		field:  "spec", phrase: "counterIncrement needs a table with counter columns",
+	},
+	"inserts into the counters profile": {
+		mutate: []mutation{
+			set("counters", "spec", "schema", "table", "profile"),
+			set([]any{map[string]any{"kind": "counterIncrement"}}, "spec", "workload", "operations"),
+		},
+		field: "spec", phrase: "the counters profile has only counter columns",
+	},
+	"updates of the counters profile": {
+		mutate: []mutation{
+			set("counters", "spec", "schema", "table", "profile"),
+			set(int64(0), "spec", "workload", "writeRatio"),
+			set([]any{map[string]any{"kind": "counterIncrement"}, map[string]any{"kind": "update"}}, "spec", "workload", "operations"),
+		},
+		field: "spec", phrase: "the counters profile has only counter columns",
+	},
 	"no datacenter name": {
 		mutate: []mutation{remove("spec", "datacenterRef", "name")},
 		field:  "spec.datacenterRef.name", phrase: "Required value",
@@ -458,4 +516,51 @@ func durationOf(d *metav1.Duration) time.Duration {
 		return 0
 	}
 	return d.Duration
+}
+
+// Mixes of workload.operations that the rules must let through: an operations-only mix, the
+// counters profile with its increments, and every kind with the fields it takes. The weight
+// defaults to 1.
+func TestOperationMixesAreAccepted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := env.Namespace(t)
+	cases := map[string][]mutation{
+		"operations only": {
+			set(int64(0), "spec", "workload", "writeRatio"),
+			set([]any{map[string]any{"kind": "scanPartition", "pageSize": int64(100)}}, "spec", "workload", "operations"),
+		},
+		"counters": {
+			set("counters", "spec", "schema", "table", "profile"),
+			set(int64(0), "spec", "workload", "writeRatio"),
+			set(int64(1), "spec", "workload", "readRatio"),
+			set([]any{map[string]any{"kind": "counterIncrement", "columns": []any{"ips"}}, map[string]any{"kind": "delete"}}, "spec", "workload", "operations"),
+		},
+		"every kind its fields": {
+			set([]any{
+				map[string]any{"kind": "update", "columns": []any{"value"}},
+				map[string]any{"kind": "delete"},
+				map[string]any{"kind": "insertIfNotExists", "serialConsistency": "LOCAL_SERIAL"},
+				map[string]any{"kind": "scanPartition", "pageSize": int64(50)},
+				map[string]any{"kind": "scanTokenRange", "pageSize": int64(500), "splits": int64(64)},
+			}, "spec", "workload", "operations"),
+		},
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			run := validRun(t, ns)
+			for _, m := range mutate {
+				m(t, run.Object)
+			}
+			if err := env.Client.Create(ctx, run, strict); err != nil {
+				t.Fatalf("rejected: %v", err)
+			}
+			ops, _, _ := unstructured.NestedSlice(run.Object, "spec", "workload", "operations")
+			for i, o := range ops {
+				if w := o.(map[string]any)["weight"]; w != int64(1) {
+					t.Errorf("operations[%d].weight = %v, want the default 1", i, w)
+				}
+			}
+		})
+	}
 }

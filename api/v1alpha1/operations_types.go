@@ -1,0 +1,119 @@
+package v1alpha1
+
+// OperationKind is an operation of the mix besides the insert (writeRatio) and the read of
+// readPath (readRatio).
+// +kubebuilder:validation:Enum=update;delete;insertIfNotExists;counterIncrement;scanPartition;scanTokenRange
+type OperationKind string
+
+const (
+	// OperationUpdate sets some regular columns of a row written before (UPDATE ... SET).
+	OperationUpdate OperationKind = "update"
+	// OperationDelete deletes a row written before by its full primary key.
+	OperationDelete OperationKind = "delete"
+	// OperationInsertIfNotExists inserts the next row as a lightweight transaction
+	// (INSERT ... IF NOT EXISTS): applied when the key is new, not applied when it exists.
+	OperationInsertIfNotExists OperationKind = "insertIfNotExists"
+	// OperationCounterIncrement adds 1 to counter columns of a row (UPDATE ... SET c = c + 1);
+	// it needs a table with counter columns (profile counters, or a cql table with them).
+	OperationCounterIncrement OperationKind = "counterIncrement"
+	// OperationScanPartition reads every row of a partition written before, page by page.
+	OperationScanPartition OperationKind = "scanPartition"
+	// OperationScanTokenRange reads every row of one token range (a share of the ring), page
+	// by page, as a full-table scan split across clients does.
+	OperationScanTokenRange OperationKind = "scanTokenRange"
+)
+
+// SerialConsistency is the consistency level of a lightweight transaction's Paxos phase.
+// +kubebuilder:validation:Enum=SERIAL;LOCAL_SERIAL
+type SerialConsistency string
+
+// Operation is one weighted kind of operation in the mix. Its weight counts with writeRatio
+// and readRatio: writeRatio 1, readRatio 1 and an update of weight 2 make half the operations
+// updates. Updates, deletes, lightweight transactions and counter increments run at
+// writeConsistency, scans at readConsistency.
+// +kubebuilder:validation:XValidation:rule="!has(self.columns) || self.kind == 'update' || self.kind == 'counterIncrement'",message="columns applies to update and counterIncrement: remove columns from this operation"
+// +kubebuilder:validation:XValidation:rule="!has(self.serialConsistency) || self.kind == 'insertIfNotExists'",message="serialConsistency applies to insertIfNotExists: remove it from this operation"
+// +kubebuilder:validation:XValidation:rule="!has(self.pageSize) || self.kind == 'scanPartition' || self.kind == 'scanTokenRange'",message="pageSize applies to scanPartition and scanTokenRange: remove it from this operation"
+// +kubebuilder:validation:XValidation:rule="!has(self.splits) || self.kind == 'scanTokenRange'",message="splits applies to scanTokenRange: remove it from this operation"
+type Operation struct {
+	// Kind of operation; each kind appears once in the list.
+	// +required
+	Kind OperationKind `json:"kind"`
+
+	// Weight of this kind in the mix, with writeRatio and readRatio.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Weight int32 `json:"weight,omitempty"`
+
+	// Columns an update sets (default: every regular column) or a counterIncrement adds 1 to
+	// (default: every counter column). Key columns cannot be set.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=48
+	Columns []string `json:"columns,omitempty"`
+
+	// SerialConsistency of an insertIfNotExists: SERIAL (all datacenters, the default) or
+	// LOCAL_SERIAL. Its commit runs at writeConsistency.
+	// +optional
+	SerialConsistency SerialConsistency `json:"serialConsistency,omitempty"`
+
+	// PageSize is the rows a scan fetches per request; every page of the partition or range
+	// is read before the scan counts as done. Default 5000, the driver's.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	PageSize int32 `json:"pageSize,omitempty"`
+
+	// Splits is how many equal token ranges the ring is cut into for scanTokenRange; the
+	// writers' scans walk them in turn, so splits scans read the whole table once.
+	// Default 256.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65536
+	Splits int32 `json:"splits,omitempty"`
+}
+
+// KindSketch is the merged response latency sketch of one kind of workload.operations,
+// encoded as the other sketches of ResultSketches.
+type KindSketch struct {
+	// Kind of operation.
+	// +required
+	Kind OperationKind `json:"kind"`
+	// Response is the encoded response latency sketch.
+	// +required
+	Response string `json:"response"`
+}
+
+// KindResults are the figures of one operation kind of workload.operations.
+type KindResults struct {
+	// Kind of operation.
+	Kind OperationKind `json:"kind"`
+	// Operations that succeeded, and their achieved rate.
+	Operations   int64 `json:"operations"`
+	OpsPerSecond int64 `json:"opsPerSecond"`
+	// Failed operations, after retries.
+	// +optional
+	Failed int64 `json:"failed,omitempty"`
+	// Response latency of every operation of the kind, failed ones too (see
+	// OperationResults). A scan's latency runs from its first page's request to its last
+	// page's answer.
+	Response Latency `json:"response"`
+	// Rows and Pages a scan read, and Misses: scans that found no row.
+	// +optional
+	Rows int64 `json:"rows,omitempty"`
+	// +optional
+	Pages int64 `json:"pages,omitempty"`
+	// +optional
+	Misses int64 `json:"misses,omitempty"`
+	// Applied and NotApplied count the lightweight transactions that succeeded by whether
+	// their condition held ([applied] true) or the row existed already.
+	// +optional
+	Applied int64 `json:"applied,omitempty"`
+	// +optional
+	NotApplied int64 `json:"notApplied,omitempty"`
+}
