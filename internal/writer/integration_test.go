@@ -51,7 +51,7 @@ func spec(keyspace string, configure func(*builders.BenchmarkRunBuilder)) *cbv1.
 
 func setUp(t *testing.T, c *cassandra.Cluster, s *cbv1.BenchmarkRunSpec) *summary.SetupReport {
 	t.Helper()
-	report, err := setup.Run(context.Background(), setup.Config{Spec: s, Conn: connOptions(c), Log: testLog{t}})
+	report, err := setup.Run(context.Background(), setup.Config{Spec: s, AllowDrop: testKeyspaces, Conn: connOptions(c), Log: testLog{t}})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}
