@@ -24,6 +24,11 @@ import (
 // RF 2) with password authentication (so wrong credentials can be refused).
 var clusterOptions = cassandra.Options{Nodes: 2, Auth: true}
 
+// testKeyspaces may be dropped by the tests' recreating setups whoever created them: the
+// cluster is shared with other builds, whose keyspaces of these names may predate the marker
+// of keyspaces cassbench created.
+var testKeyspaces = []string{"it_*"}
+
 func cluster(t *testing.T) *cassandra.Cluster {
 	t.Helper()
 	return cassandra.Start(t, clusterOptions)
