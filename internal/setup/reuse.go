@@ -19,7 +19,7 @@ const defaultAllowDropWhere = "the CassandraDatacenter's annotation " + cbv1.All
 // on: a recreating run only drops a keyspace it may (mayDrop); a run that keeps the keyspace
 // only reuses one that is what it asks (compareSchema), since CREATE ... IF NOT EXISTS would
 // silently keep an earlier run's replication, columns and table options. Nothing is changed
-// here, so preflight runs it before the datacenter is touched.
+// here: a refusal comes before any statement runs.
 func checkExisting(ctx context.Context, s *gocql.Session, cfg Config, want *workload.Want) (*existingKeyspace, error) {
 	have, err := readKeyspace(ctx, s, want.Keyspace)
 	if err != nil || have == nil {

@@ -155,12 +155,12 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 			fmt.Fprintf(log, "setup: not verified: %s\n", u)
 		}
 	}
+	if cfg.Preflight {
+		return nil
+	}
 	existing, err := checkExisting(ctx, s, cfg, want)
 	if err != nil {
 		return err
-	}
-	if cfg.Preflight {
-		return nil
 	}
 
 	dropping := cfg.Spec.Schema.Recreate && schema.DropKeyspace != "" && existing != nil
