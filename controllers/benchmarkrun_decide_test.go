@@ -538,7 +538,9 @@ func TestResolveTargetCarriesTheKeyspacePolicy(t *testing.T) {
 	}{
 		"defaults": {dc: aDC(), clear: "management-api"},
 		"listed keyspaces": {
-			dc:        aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Annotations[cbv1.AllowDropKeyspacesAnnotation] = "bench,bench_*" }),
+			dc: aDC(func(dc *cassdcapi.CassandraDatacenter) {
+				dc.Annotations[cbv1.AllowDropKeyspacesAnnotation] = "bench,bench_*"
+			}),
 			allowDrop: "bench,bench_*", clear: "management-api",
 		},
 		"management API with mutual TLS": {

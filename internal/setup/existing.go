@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -46,8 +47,8 @@ type existingIndex struct {
 func readKeyspace(ctx context.Context, s *gocql.Session, ks string) (*existingKeyspace, error) {
 	k := &existingKeyspace{Name: ks, Tables: map[string]*existingTable{}}
 	err := s.Query("SELECT replication, durable_writes FROM system_schema.keyspaces WHERE keyspace_name = ?", ks).
-		WithContext(ctx).Scan(&k.Replication, &k.DurableWrites)
-	if err == gocql.ErrNotFound {
+		ScanContext(ctx, &k.Replication, &k.DurableWrites)
+	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
