@@ -2,6 +2,7 @@ package setup
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,17 +102,22 @@ func compareColumns(table string, want []workload.WantColumn, have map[string]ex
 			diffs = append(diffs, fmt.Sprintf("table %s has column %s as %s, the run asks %s", table, c.Name, describeKind(h.Kind, h.Position), describeKind(c.Kind, c.Position)))
 		}
 	}
-	var extra []string
-	for n := range have {
-		if !asked[n] {
-			extra = append(extra, n)
-		}
-	}
-	slices.Sort(extra)
-	for _, n := range extra {
+	for _, n := range unasked(have, asked) {
 		diffs = append(diffs, fmt.Sprintf("table %s has column %s %s, which the run does not ask", table, n, have[n].Type))
 	}
 	return diffs
+}
+
+// unasked lists, sorted, the names the table has and the run does not ask.
+func unasked[V any](have map[string]V, asked map[string]bool) []string {
+	var out []string
+	for n := range have {
+		if !asked[n] {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func describeKind(kind string, pos int) string {
@@ -127,11 +133,11 @@ func describeKind(kind string, pos int) string {
 // normType folds what Cassandra stores differently from how a statement may write it.
 func normType(t string) string {
 	t = strings.ToLower(strings.ReplaceAll(t, " ", ""))
-	for _, alias := range [][2]string{{"varchar", "text"}} {
-		t = strings.ReplaceAll(t, alias[0], alias[1])
-	}
-	return t
+	// varchar is stored as text, inside collections too; a type name is delimited by <, >, ,.
+	return typeWord.ReplaceAllString(t, "${1}text")
 }
+
+var typeWord = regexp.MustCompile(`(^|[<,])varchar\b`)
 
 func compareIndexes(table string, want []workload.WantIndex, have map[string]existingIndex) []string {
 	var diffs []string
@@ -152,14 +158,7 @@ func compareIndexes(table string, want []workload.WantIndex, have map[string]exi
 			diffs = append(diffs, fmt.Sprintf("table %s has index %s of kind %s, the run asks %s", table, ix.Name, h.Kind, kind))
 		}
 	}
-	var extra []string
-	for n := range have {
-		if !asked[n] {
-			extra = append(extra, n)
-		}
-	}
-	slices.Sort(extra)
-	for _, n := range extra {
+	for _, n := range unasked(have, asked) {
 		diffs = append(diffs, fmt.Sprintf("table %s has index %s on %s, which the run does not create (every write also updates it)", table, n, have[n].Options["target"]))
 	}
 	return diffs

@@ -255,3 +255,18 @@ func TestParseKeyspacePatterns(t *testing.T) {
 		}
 	}
 }
+
+func TestNormTypeFoldsVarcharAsCassandraStoresIt(t *testing.T) {
+	for written, stored := range map[string]string{
+		"varchar":                             "text",
+		"map<varchar, frozen<list<varchar>>>": "map<text, frozen<list<text>>>",
+		"set<int>":                            "set<int>",
+	} {
+		if normType(written) != normType(stored) {
+			t.Errorf("%s and %s differ: %s, %s", written, stored, normType(written), normType(stored))
+		}
+	}
+	if normType("myvarchar_type") == normType("mytext_type") {
+		t.Error("a user type's name was folded")
+	}
+}
