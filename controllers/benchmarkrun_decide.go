@@ -21,6 +21,7 @@ import (
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/datacenter"
 	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
 )
@@ -929,6 +930,13 @@ func resolveTarget(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, im
 		Host:                dc.GetDatacenterServiceName() + "." + dc.Namespace + ".svc",
 		Port:                datacenter.NativePort(dc),
 		CassandraDatacenter: dc.DatacenterName(),
+		AllowDropKeyspaces:  dc.Annotations[cbv1.AllowDropKeyspacesAnnotation],
+	}
+	// Every cass-operator pod runs the management API, over plain HTTP unless the datacenter
+	// asks for mutual TLS, which setup's client does not speak: then setup only lists the
+	// snapshots a drop leaves and says how to clear them.
+	if dc.Spec.ManagementApiAuth.Manual == nil {
+		t.ClearSnapshots = podenv.ClearSnapshotsManagementAPI
 	}
 	if run.Spec.Writers.Image != "" {
 		t.Image = run.Spec.Writers.Image

@@ -171,12 +171,21 @@ type SchemaSpec struct {
 	// +kubebuilder:default=true
 	DurableWrites *bool `json:"durableWrites,omitempty"`
 
-	// Recreate drops the benchmark keyspace before the run so every run starts empty. With
-	// cassandra.yaml auto_snapshot on (the default) every drop leaves a snapshot on each node,
-	// which CQL cannot clear: setup lists them and says how to clear them (nodetool
-	// clearsnapshot) or avoid them (auto_snapshot: false, or auto_snapshot_ttl).
+	// Recreate drops the benchmark keyspace before the run so every run starts empty. Only a
+	// keyspace cassbench created (every table's comment starts with "created by cassbench"),
+	// or one the datacenter's annotation cassbench.io/allow-drop-keyspaces lists, is dropped;
+	// any other is refused before anything is dropped. Without recreate an existing keyspace
+	// and table are reused only when they are what the spec asks (replication, columns,
+	// indexes, table options). With cassandra.yaml auto_snapshot on (the default) every drop
+	// leaves a snapshot on each node: setup clears those (see keepSnapshots).
 	// +optional
 	Recreate bool `json:"recreate,omitempty"`
+
+	// KeepSnapshots keeps the snapshots that a recreating drop leaves on each node (with
+	// auto_snapshot on) instead of clearing them through the management API: setup lists them
+	// and says how to clear them (nodetool clearsnapshot).
+	// +optional
+	KeepSnapshots bool `json:"keepSnapshots,omitempty"`
 
 	// Table is a built-in profile or a CREATE TABLE statement.
 	// +optional

@@ -16,6 +16,10 @@ const (
 	// datacenter's own namespace; a comma-separated list of namespaces admits runs from those
 	// (and "*" from any).
 	AllowBenchmarksAnnotation = "cassbench.io/allow-benchmarks"
+	// AllowDropKeyspacesAnnotation on a CassandraDatacenter lists, comma-separated, the
+	// keyspaces (names, or patterns with *: "bench,bench_*") that runs with schema.recreate
+	// may drop and create. Without it a run drops only a keyspace cassbench created.
+	AllowDropKeyspacesAnnotation = "cassbench.io/allow-drop-keyspaces"
 	// LockAnnotation on a CassandraDatacenter names the run that holds it, as namespace/name,
 	// or the BenchmarkSweep with restore atEnd that holds it for its runs, as
 	// sweep:namespace/name.

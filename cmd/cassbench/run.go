@@ -33,6 +33,8 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var conn connFlags
 	conn.register(fs)
+	var schema schemaFlags
+	schema.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
 	output := fs.String("o", "table", "output: table, json or csv (as cassbench results writes them)")
 	processes := fs.Bool("processes", false, "run each writer as a child process instead of a goroutine")
@@ -66,7 +68,12 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	if w := localWarning(spec); w != "" {
 		fmt.Fprintln(os.Stderr, "warning: "+w)
 	}
-	setupReport, err := setup.Run(ctx, setup.Config{Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter, Log: os.Stderr})
+	cfg := setup.Config{Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter, Log: os.Stderr}
+	if err := schema.apply(&cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return 2
+	}
+	setupReport, err := setup.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: setup: %v\n", err)
 		return 1

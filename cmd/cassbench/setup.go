@@ -16,6 +16,8 @@ func setupCommand(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
 	var conn connFlags
 	conn.register(fs)
+	var schema schemaFlags
+	schema.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON); default: env "+podenv.Spec)
 	expect := fs.Int("expect-nodes", envInt(podenv.ExpectNodes, 0), "nodes that must be up before setup goes on (env "+podenv.ExpectNodes+")")
 	nodeWait := fs.Duration("node-wait", 5*time.Minute, "how long to wait for them")
@@ -28,10 +30,17 @@ func setupCommand(ctx context.Context, args []string) int {
 	if err != nil {
 		return reportSetup(&summary.SetupReport{Error: err.Error()}, err, *termLog)
 	}
-	report, err := setup.Run(ctx, setup.Config{
+	cfg := setup.Config{
 		Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter,
 		ExpectNodes: int32(*expect), NodeWait: *nodeWait, Log: os.Stderr, Preflight: *preflight,
-	})
+	}
+	if err := schema.apply(&cfg); err != nil {
+		return reportSetup(&summary.SetupReport{Error: err.Error()}, err, *termLog)
+	}
+	if *file == "" {
+		cfg.AllowDropWhere = "" // a setup Job: the datacenter's annotation is where, setup's default
+	}
+	report, err := setup.Run(ctx, cfg)
 	return reportSetup(report, err, *termLog)
 }
 

@@ -41,6 +41,11 @@ type Target struct {
 	CassandraDatacenter string
 	// Nodes is the datacenter size the run expects.
 	Nodes int32
+	// AllowDropKeyspaces is the datacenter's AllowDropKeyspacesAnnotation, for setup.
+	AllowDropKeyspaces string
+	// ClearSnapshots is how setup clears the snapshots a recreating drop leaves
+	// (podenv.ClearSnapshotsManagementAPI, or empty for none).
+	ClearSnapshots string
 }
 
 // Name is a child object's deterministic name: the run's name and a suffix, shortened with a
@@ -81,6 +86,12 @@ func setupJob(run *cbv1.BenchmarkRun, t Target, name, component string, nodes in
 		return nil, err
 	}
 	env = append(env, corev1.EnvVar{Name: podenv.ExpectNodes, Value: strconv.Itoa(int(nodes))})
+	if t.AllowDropKeyspaces != "" {
+		env = append(env, corev1.EnvVar{Name: podenv.AllowDropKeyspaces, Value: t.AllowDropKeyspaces})
+	}
+	if t.ClearSnapshots != "" {
+		env = append(env, corev1.EnvVar{Name: podenv.ClearSnapshots, Value: t.ClearSnapshots})
+	}
 	job := baseJob(run, name, component)
 	job.Spec.BackoffLimit = ptr.To[int32](0)
 	if activeDeadline > 0 {

@@ -230,3 +230,42 @@ func TestTerminatedPodsTakesTheLastPodOfEachIndex(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// Setup and preflight learn from the datacenter which keyspaces they may drop and how to
+// clear what a drop leaves; writers need neither.
+func TestSetupJobsCarryTheKeyspacePolicy(t *testing.T) {
+	tg := target
+	tg.AllowDropKeyspaces = "bench,bench_*"
+	tg.ClearSnapshots = podenv.ClearSnapshotsManagementAPI
+	want := map[string]string{podenv.AllowDropKeyspaces: "bench,bench_*", podenv.ClearSnapshots: "management-api"}
+	builds := map[string]func(*cbv1.BenchmarkRun, Target, int64) (*batchv1.Job, error){
+		"setup": Setup, "preflight": Preflight, "writers": Writers,
+	}
+	for name, build := range builds {
+		job, err := build(testRun(), tg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := env(job.Spec.Template.Spec.Containers[0])
+		for k, v := range want {
+			if name == "writers" {
+				if _, ok := got[k]; ok {
+					t.Errorf("writers: env %s set", k)
+				}
+				continue
+			}
+			if got[k] != v {
+				t.Errorf("%s: env %s = %q, want %q", name, k, got[k], v)
+			}
+		}
+	}
+	job, err := Setup(testRun(), target, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range want {
+		if _, ok := env(job.Spec.Template.Spec.Containers[0])[k]; ok {
+			t.Errorf("env %s set for a datacenter without it", k)
+		}
+	}
+}

@@ -22,8 +22,25 @@ const (
 	Writers = "CASSBENCH_WRITERS"
 	// ExpectNodes is the number of nodes setup waits to see up.
 	ExpectNodes = "CASSBENCH_EXPECT_NODES"
+	// AllowDropKeyspaces is the datacenter's allow-drop-keyspaces annotation: the keyspaces
+	// setup may drop although cassbench did not create them.
+	AllowDropKeyspaces = "CASSBENCH_ALLOW_DROP_KEYSPACES"
+	// ClearSnapshots says how setup clears the snapshots a recreating drop leaves:
+	// management-api, nodetool or none.
+	ClearSnapshots = "CASSBENCH_CLEAR_SNAPSHOTS"
 	// CompletionIndex is set by Kubernetes on pods of an Indexed Job: the writer's index.
 	CompletionIndex = "JOB_COMPLETION_INDEX"
+)
+
+// Values of ClearSnapshots.
+const (
+	// ClearSnapshotsManagementAPI calls the k8ssandra management API that cass-operator runs
+	// in every Cassandra pod.
+	ClearSnapshotsManagementAPI = "management-api"
+	// ClearSnapshotsNodetool runs nodetool for each node.
+	ClearSnapshotsNodetool = "nodetool"
+	// ClearSnapshotsNone clears nothing: setup says what the nodes keep and how to clear it.
+	ClearSnapshotsNone = "none"
 )
 
 // TerminationLog is where a pod writes its result summary.

@@ -37,6 +37,14 @@ type Config struct {
 	// the datacenter is changed: values are not compared and no schema is created. A typo
 	// caught here never reaches cassandra.yaml, where it would stop the node from starting.
 	Preflight bool
+	// AllowDrop lists keyspace names and patterns (bench_*) a recreating run may drop even
+	// when cassbench did not create them; AllowDropWhere says, in a refusal, where to list
+	// one (the datacenter's annotation by default, a flag for `cassbench run`).
+	AllowDrop      []string
+	AllowDropWhere string
+	// Snapshots clears the snapshots a recreating drop leaves; nil only lists them and says how
+	// to clear them.
+	Snapshots SnapshotClearer
 }
 
 // ddlTimeout is generous: dropping a large keyspace snapshots and deletes its files.
@@ -92,6 +100,10 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	if err := checkKeyspace(schema.Keyspace); err != nil {
 		return err
 	}
+	want, err := workload.WantSchema(cfg.Spec, cfg.Datacenter)
+	if err != nil {
+		return fmt.Errorf("building schema: %w", err)
+	}
 
 	conn := cfg.Conn
 	conn.Keyspace = ""
@@ -146,13 +158,33 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	if cfg.Preflight {
 		return nil
 	}
+	existing, err := checkExisting(ctx, s, cfg, want)
+	if err != nil {
+		return err
+	}
 
+	dropping := cfg.Spec.Schema.Recreate && schema.DropKeyspace != "" && existing != nil
+	// Only what the drop leaves is cleared: snapshots there before it may be someone's backup.
+	var before []KeyspaceSnapshots
+	clearer := cfg.Snapshots
+	if cfg.Spec.Schema.KeepSnapshots {
+		clearer = nil
+	}
+	if dropping && clearer != nil {
+		if before, err = listSnapshots(ctx, s, up, schema.Keyspace); err != nil {
+			fmt.Fprintf(log, "setup: warning: snapshots the drop leaves will not be cleared: listing those before it: %v\n", err)
+			clearer = nil
+		}
+	}
 	var stmts []string
-	if cfg.Spec.Schema.Recreate && schema.DropKeyspace != "" {
+	if dropping {
 		stmts = append(stmts, schema.DropKeyspace)
 	}
-	stmts = append(stmts, schema.Statements...)
-	stmts = append(stmts, writer.BarrierTableCQL(schema.Keyspace))
+	created, err := markStatements(schema, want, writer.BarrierTableCQL(schema.Keyspace))
+	if err != nil {
+		return fmt.Errorf("building schema: %w", err)
+	}
+	stmts = append(stmts, created...)
 	for _, stmt := range stmts {
 		if err := s.Query(stmt).ExecContext(ctx); err != nil {
 			return fmt.Errorf("running %q: %w", firstLine(stmt), err)
@@ -164,7 +196,17 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 		}
 	}
 	fmt.Fprintf(log, "setup: keyspace %s and table %s ready\n", schema.Keyspace, schema.Table)
-	if cfg.Spec.Schema.Recreate {
+	if dropping {
+		if clearer != nil {
+			after, err := listSnapshots(ctx, s, up, schema.Keyspace)
+			if err == nil {
+				err = clearDropped(ctx, clearer, log, schema.Keyspace, before, after)
+			}
+			if err != nil {
+				// The drop is done and the run can go on; what is left is listed below.
+				fmt.Fprintf(log, "setup: warning: %v\n", err)
+			}
+		}
 		snaps, err := listSnapshots(ctx, s, up, schema.Keyspace)
 		if err != nil {
 			fmt.Fprintf(log, "setup: snapshots of keyspace %s not listed: %v\n", schema.Keyspace, err)

@@ -24,6 +24,11 @@ import (
 // RF 2) with password authentication (so wrong credentials can be refused).
 var clusterOptions = cassandra.Options{Nodes: 2, Auth: true}
 
+// testKeyspaces may be dropped by the tests' recreating setups whoever created them: the
+// cluster is shared with other builds, whose keyspaces of these names may predate the marker
+// of keyspaces cassbench created.
+var testKeyspaces = []string{"it_*"}
+
 func cluster(t *testing.T) *cassandra.Cluster {
 	t.Helper()
 	return cassandra.Start(t, clusterOptions)
@@ -51,7 +56,7 @@ func spec(keyspace string, configure func(*builders.BenchmarkRunBuilder)) *cbv1.
 
 func setUp(t *testing.T, c *cassandra.Cluster, s *cbv1.BenchmarkRunSpec) *summary.SetupReport {
 	t.Helper()
-	report, err := setup.Run(context.Background(), setup.Config{Spec: s, Conn: connOptions(c), Log: testLog{t}})
+	report, err := setup.Run(context.Background(), setup.Config{Spec: s, AllowDrop: testKeyspaces, Conn: connOptions(c), Log: testLog{t}})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}

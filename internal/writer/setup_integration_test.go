@@ -39,7 +39,7 @@ func TestSetupVerifiesSettings(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			s := spec("it_setup", func(b *builders.BenchmarkRunBuilder) { b.CassandraYaml(tc.yaml) })
-			report, err := setup.Run(context.Background(), setup.Config{Spec: s, Conn: connOptions(c), ExpectNodes: 2})
+			report, err := setup.Run(context.Background(), setup.Config{Spec: s, AllowDrop: testKeyspaces, Conn: connOptions(c), ExpectNodes: 2})
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -60,7 +60,7 @@ func TestSetupVerifiesSettings(t *testing.T) {
 func TestSetupRefusesSystemKeyspace(t *testing.T) {
 	c := cluster(t)
 	s := spec("system_mine", nil)
-	_, err := setup.Run(context.Background(), setup.Config{Spec: s, Conn: connOptions(c)})
+	_, err := setup.Run(context.Background(), setup.Config{Spec: s, AllowDrop: testKeyspaces, Conn: connOptions(c)})
 	if err == nil || !strings.Contains(err.Error(), `keyspace "system_mine" is refused`) {
 		t.Fatalf("err = %v, want the system keyspace refused", err)
 	}
@@ -88,7 +88,7 @@ func TestConnectionErrors(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			s := spec("it_conn", nil)
-			report, err := setup.Run(context.Background(), setup.Config{Spec: s, Conn: tc.conn})
+			report, err := setup.Run(context.Background(), setup.Config{Spec: s, AllowDrop: testKeyspaces, Conn: tc.conn})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to say %q", err, tc.want)
 			}

@@ -54,7 +54,7 @@ func TestSetupVerifiesHeap(t *testing.T) {
 					b.CassandraYaml(tc.yaml)
 				}
 			})
-			report, err := setup.Run(context.Background(), setup.Config{Spec: s, Conn: connOptions(c), ExpectNodes: 2})
+			report, err := setup.Run(context.Background(), setup.Config{Spec: s, AllowDrop: testKeyspaces, Conn: connOptions(c), ExpectNodes: 2})
 			got := ""
 			if err != nil {
 				got = err.Error()

@@ -49,7 +49,7 @@ func TestSetupCatchesANodeStartedWithAnotherHeap(t *testing.T) {
 					b.Jvm17Options(tc.jvm17)
 				}
 			})
-			report, err := setup.Run(context.Background(), setup.Config{Spec: s, Conn: connOptions(c), ExpectNodes: 2})
+			report, err := setup.Run(context.Background(), setup.Config{Spec: s, AllowDrop: testKeyspaces, Conn: connOptions(c), ExpectNodes: 2})
 			got := ""
 			if err != nil {
 				got = err.Error()

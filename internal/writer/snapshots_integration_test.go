@@ -36,7 +36,7 @@ func TestSetupReportsSnapshotsOfDroppedKeyspace(t *testing.T) {
 	snapshots := 0
 	for run := range 3 {
 		log.Reset()
-		r, err := setup.Run(context.Background(), setup.Config{Spec: s, Conn: connOptions(c), Log: &log})
+		r, err := setup.Run(context.Background(), setup.Config{Spec: s, AllowDrop: testKeyspaces, Conn: connOptions(c), Log: &log})
 		if err != nil {
 			t.Fatalf("setup %d: %v", run, err)
 		}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
@@ -211,7 +212,9 @@ func (e *Env) createDatacenter(ctx context.Context) error {
 		return fmt.Errorf("creating namespace %s: %w", e.Namespace, err)
 	}
 	dc := builders.MakeDatacenter(e.Datacenter, e.Namespace).Cluster(e.Cluster).ServerVersion(cassandraVersion()).
-		AllowBenchmarks("true").Obj()
+		AllowBenchmarks("true").
+		// The tests' keyspaces on the shared cluster may have been created by other builds.
+		Annotation(cbv1.AllowDropKeyspacesAnnotation, "local_*").Obj()
 	if err := e.Client.Create(ctx, dc); err != nil {
 		return fmt.Errorf("creating CassandraDatacenter %s: %w", e.Datacenter, err)
 	}

@@ -1,0 +1,232 @@
+package workload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+)
+
+// Want is the schema a spec asks for, in the terms system_schema describes a schema with, so
+// that setup can tell whether a keyspace and table left by an earlier run are what this run
+// asks before it reuses them.
+type Want struct {
+	Keyspace string
+	Table    string
+	// Replication is the keyspace's replication map: "class" (without its package) and the
+	// factors, as system_schema.keyspaces stores them.
+	Replication   map[string]string
+	DurableWrites bool
+	Columns       []WantColumn
+	Indexes       []WantIndex
+	// MapOptions and ScalarOptions are the table options the spec or the statement's WITH
+	// clause set, by their system_schema.tables column name (compaction, compression, caching;
+	// default_time_to_live, gc_grace_seconds, bloom_filter_fp_chance). Options left unset are
+	// absent: their value is the cluster's default.
+	MapOptions    map[string]map[string]string
+	ScalarOptions map[string]string
+	// Comment is true when the statement's WITH clause sets the table's comment itself.
+	Comment bool
+}
+
+// WantColumn is one column as system_schema.columns describes it.
+type WantColumn struct {
+	Name string
+	// Kind is partition_key, clustering, regular or static.
+	Kind string
+	// Position within the partition or clustering key; -1 for other columns.
+	Position int
+	Type     string
+}
+
+// WantIndex is one index as system_schema.indexes describes it.
+type WantIndex struct {
+	Name string
+	// Target is the indexed column, or values(c) / full(c) for collections.
+	Target string
+	SAI    bool
+}
+
+// ComparedOptions are the table options whose values Want carries.
+var ComparedOptions = []string{"compaction", "compression", "caching", "default_time_to_live", "gc_grace_seconds", "bloom_filter_fp_chance"}
+
+// WantSchema describes what BuildSchema creates for a spec.
+func WantSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Want, error) {
+	r, err := resolve(spec)
+	if err != nil {
+		return nil, err
+	}
+	s := spec.Schema
+	w := &Want{
+		Keyspace: r.keyspace, Table: r.table.name,
+		MapOptions: map[string]map[string]string{}, ScalarOptions: map[string]string{},
+	}
+	factor := strconv.Itoa(int(s.Replication.Factor))
+	switch s.Replication.Strategy {
+	case cbv1.SimpleStrategy:
+		w.Replication = map[string]string{"class": "SimpleStrategy", "replication_factor": factor}
+	case cbv1.NetworkTopologyStrategy:
+		if datacenter == "" {
+			return nil, fmt.Errorf("schema.replication NetworkTopologyStrategy needs the datacenter name")
+		}
+		w.Replication = map[string]string{"class": "NetworkTopologyStrategy", datacenter: factor}
+	default:
+		return nil, fmt.Errorf("schema.replication.strategy %q is not SimpleStrategy or NetworkTopologyStrategy", s.Replication.Strategy)
+	}
+	w.DurableWrites = s.DurableWrites == nil || *s.DurableWrites
+
+	t := r.table
+	for i, c := range t.columns {
+		col := WantColumn{Name: c.name, Kind: "regular", Position: -1, Type: c.typ.String()}
+		if c.static {
+			col.Kind = "static"
+		}
+		for p, k := range t.partition {
+			if k == i {
+				col.Kind, col.Position = "partition_key", p
+			}
+		}
+		for p, k := range t.clustering {
+			if k == i {
+				col.Kind, col.Position = "clustering", p
+			}
+		}
+		w.Columns = append(w.Columns, col)
+	}
+	for _, ix := range r.indexes {
+		w.Indexes = append(w.Indexes, WantIndex{Name: ix.name, Target: ix.target, SAI: ix.sai})
+	}
+
+	if err := w.statementOptions(t.options); err != nil {
+		return nil, err
+	}
+	if c := s.Compaction; c != nil {
+		m := map[string]string{"class": string(c.Class)}
+		for k, v := range c.Options {
+			m[k] = v
+		}
+		w.MapOptions["compaction"] = m
+	}
+	if ttl := s.DefaultTTLSeconds; ttl != nil {
+		w.ScalarOptions["default_time_to_live"] = strconv.Itoa(int(*ttl))
+	}
+	if o := s.TableOptions; o != nil {
+		if len(o.Compression) > 0 {
+			m := map[string]string{}
+			for k, v := range o.Compression {
+				m[k] = v
+			}
+			w.MapOptions["compression"] = m
+		}
+		if c := o.Caching; c != nil && (c.Keys != "" || c.RowsPerPartition != "") {
+			m := map[string]string{}
+			if c.Keys != "" {
+				m["keys"] = c.Keys
+			}
+			if c.RowsPerPartition != "" {
+				m["rows_per_partition"] = c.RowsPerPartition
+			}
+			w.MapOptions["caching"] = m
+		}
+		if g := o.GCGraceSeconds; g != nil {
+			w.ScalarOptions["gc_grace_seconds"] = strconv.Itoa(int(*g))
+		}
+		if f := o.BloomFilterFPChance; f != "" {
+			w.ScalarOptions["bloom_filter_fp_chance"] = f
+		}
+	}
+	return w, nil
+}
+
+// statementOptions reads the compared options a CREATE TABLE's WITH clause sets. A value it
+// cannot read as a literal or a map of literals is an error: setup would otherwise reuse a
+// table without knowing whether it has that option.
+func (w *Want) statementOptions(toks []token) error {
+	compared := map[string]bool{}
+	for _, o := range ComparedOptions {
+		compared[o] = true
+	}
+	depth := 0
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.is("(") || t.is("{") || t.is("["):
+			depth++
+			continue
+		case t.is(")") || t.is("}") || t.is("]"):
+			depth--
+			continue
+		}
+		if depth != 0 || t.kind != tkIdent || i+1 >= len(toks) || !toks[i+1].is("=") {
+			continue
+		}
+		if i > 0 && !toks[i-1].is("AND") && !toks[i-1].is("WITH") {
+			continue
+		}
+		name := strings.ToLower(t.text)
+		if name == "comment" {
+			w.Comment = true
+		}
+		if !compared[name] {
+			continue
+		}
+		end := i + 2
+		for d := 0; end < len(toks) && (d > 0 || !toks[end].is("AND")); end++ {
+			switch {
+			case toks[end].is("{"):
+				d++
+			case toks[end].is("}"):
+				d--
+			}
+		}
+		value := toks[i+2 : end]
+		if len(value) == 1 && value[0].kind != tkPunct {
+			w.ScalarOptions[name] = value[0].text
+		} else {
+			m, err := literalMap(value)
+			if err != nil {
+				return fmt.Errorf("schema.table.cql: option %s: %w", name, err)
+			}
+			w.MapOptions[name] = m
+		}
+		i = end - 1
+	}
+	return nil
+}
+
+// literalMap reads {'k': 'v', ...} whose values are strings, numbers or booleans.
+func literalMap(toks []token) (map[string]string, error) {
+	if len(toks) < 2 || !toks[0].is("{") || !toks[len(toks)-1].is("}") {
+		return nil, fmt.Errorf("%s is not a single value or a map of values", renderTokens(toks))
+	}
+	m := map[string]string{}
+	inner := toks[1 : len(toks)-1]
+	for len(inner) > 0 {
+		if len(inner) < 3 || inner[0].kind != tkString || !inner[1].is(":") || inner[2].kind == tkPunct {
+			return nil, fmt.Errorf("%s is not a map of string keys to values", renderTokens(toks))
+		}
+		m[inner[0].text] = inner[2].text
+		inner = inner[3:]
+		if len(inner) > 0 {
+			if !inner[0].is(",") {
+				return nil, fmt.Errorf("%s is not a map of string keys to values", renderTokens(toks))
+			}
+			inner = inner[1:]
+		}
+	}
+	return m, nil
+}
+
+// WithOption adds "name = value" to a CREATE TABLE statement that BuildSchema rendered,
+// after its WITH clause or as a new one.
+func WithOption(stmt, name, value string) (string, error) {
+	t, err := parseCreateTable(stmt)
+	if err != nil {
+		return "", err
+	}
+	if len(t.options) > 0 {
+		return stmt + " AND " + name + " = " + value, nil
+	}
+	return stmt + " WITH " + name + " = " + value, nil
+}
