@@ -25,11 +25,24 @@ type Generator struct {
 	readPick   picker
 	readSalt   uint64
 	uniqueRows bool
+	// data, when set, is the dataset reads target instead of this writer's own rows.
+	data *dataset
 }
 
 // NewGenerator builds the generator of writer index of writers. The same spec, index and
 // writers give the same operations.
 func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator, error) {
+	return NewGeneratorWith(spec, index, writers, Options{})
+}
+
+// Options are what a generator needs beyond the spec.
+type Options struct {
+	// CSV is the file of schema.csv, for columns that name a csvColumn.
+	CSV *CSV
+}
+
+// NewGeneratorWith is NewGenerator with options.
+func NewGeneratorWith(spec *cbv1.BenchmarkRunSpec, index, writers int32, opts Options) (*Generator, error) {
 	if writers < 1 || index < 0 || index >= writers {
 		return nil, fmt.Errorf("writer index %d is not in [0, %d)", index, writers)
 	}
@@ -37,7 +50,7 @@ func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator
 	if err != nil {
 		return nil, err
 	}
-	cols, err := buildColumns(r, spec)
+	cols, err := buildColumns(r, spec, opts.CSV)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +77,7 @@ func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator
 	if g.keys, err = newKeyPlan(w, uint64(index), uint64(writers), numbered, clustered); err != nil {
 		return nil, err
 	}
-	if g.readPick, err = newPicker(w.KeyDistribution, 1, ""); err != nil {
+	if g.readPick, err = newPicker(w.KeyDistribution, 1, w.KeyZipfExponent); err != nil {
 		return nil, fmt.Errorf("workload.keyDistribution: %w", err)
 	}
 	g.uniqueRows = g.rowsAreUnique()

@@ -36,6 +36,10 @@ type cqlOp struct {
 	sinks              []any
 	counters           []byteCounter
 	readBytes          int
+	// verify compares what reads return with what was written (workload.verifyReads);
+	// readSeq is the read it compares.
+	verify  *verifier
+	readSeq int64
 }
 
 // statements holds what preparing told about the insert and read statements.
@@ -86,6 +90,7 @@ func (c *cqlOp) allocRows(n int) {
 
 func (c *cqlOp) bind(seq int64) (Kind, int) {
 	if c.read != nil && c.gen.IsRead(seq) {
+		c.readSeq = seq
 		n := c.gen.ReadArgs(seq, c.readArgs)
 		c.read.Bind(c.readArgs[:n]...)
 		route(c.readRoute, c.readKey, c.readArgs[:n])
@@ -131,6 +136,8 @@ func (c *cqlOp) exec(k Kind) (int, int, error) {
 	c.deadline.Arm()
 	defer c.deadline.Disarm()
 	switch {
+	case k == Read && c.verify != nil:
+		return c.verify.read(c, c.read.IterContext(c.readCtx))
 	case k == Read:
 		iter := c.read.IterContext(c.readCtx)
 		if cols := iter.Columns(); len(cols) != len(c.sinks) {
