@@ -1,0 +1,39 @@
+package main
+
+import (
+	"flag"
+	"path/filepath"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/podenv"
+	"github.com/cassbench/cassbench/internal/workload"
+)
+
+// csvFlag registers --csv-file: the file of schema.csv, which a writer pod finds where its
+// ConfigMap is mounted and `cassbench run` is given.
+func csvFlag(fs *flag.FlagSet) *string {
+	return fs.String("csv-file", "", "CSV file of schema.csv (columns that name a csvColumn take their values from it); default in a pod: "+podenv.CSVDir+"/KEY")
+}
+
+// loadCSV reads the spec's CSV file: path, or where the writer Job mounts it. nil when the
+// spec has none.
+func loadCSV(spec *cbv1.BenchmarkRunSpec, path string) (*workload.CSV, error) {
+	if spec.Schema.CSV == nil && path == "" {
+		return nil, nil
+	}
+	if path == "" {
+		path = filepath.Join(podenv.CSVDir, spec.Schema.CSV.Key)
+	}
+	return workload.ReadCSVFile(path)
+}
+
+// csvPath is the file a CSV was read from, for writer processes to read again.
+func csvPath(c *workload.CSV) string {
+	if c == nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(c.Name); err == nil {
+		return abs
+	}
+	return c.Name
+}
