@@ -83,6 +83,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 			w.printf("%s: %d rows returned, %d found nothing (miss ratio %s)\n", kind.name, kind.ops.Rows, kind.ops.Misses, kind.ops.MissRatio)
 		}
 	}
+	loadLines(w, run)
 
 	e, a := r.Errors, r.AttemptErrors
 	w.printf("\nfailed operations: write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",
