@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"path/filepath"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -22,7 +23,12 @@ func loadCSV(spec *cbv1.BenchmarkRunSpec, path string) (*workload.CSV, error) {
 		return nil, nil
 	}
 	if path == "" {
-		path = filepath.Join(podenv.CSVDir, spec.Schema.CSV.Key)
+		src := spec.Schema.CSV
+		c, err := workload.ReadCSVFile(filepath.Join(podenv.CSVDir, src.Key))
+		if err != nil {
+			return nil, fmt.Errorf("schema.csv is key %s of ConfigMap %s, which writer pods find in %s; elsewhere pass the file with --csv-file: %w", src.Key, src.ConfigMapName, podenv.CSVDir, err)
+		}
+		return c, nil
 	}
 	return workload.ReadCSVFile(path)
 }

@@ -135,10 +135,14 @@ func runSample(t *testing.T, c *cassandra.Cluster, dir string, r sampleRun) bool
 		}
 		began := time.Now()
 		var out bytes.Buffer
-		code := runMain(context.Background(), []string{"-f", file, "-o", "json",
+		args := []string{"-f", file, "-o", "json",
 			"--scale", strconv.FormatFloat(samplesScale, 'g', -1, 64),
 			"--hosts", strings.Join(c.Hosts, ","), "--port", strconv.Itoa(c.Port),
-			"--username", c.Username, "--password", c.Password}, &out)
+			"--username", c.Username, "--password", c.Password}
+		if src := r.spec.Schema.CSV; src != nil {
+			args = append(args, "--csv-file", sampleCSV(t, dir, src))
+		}
+		code := runMain(context.Background(), args, &out)
 		if code != 0 {
 			t.Fatalf("cassbench run --scale %g exited %d", samplesScale, code)
 		}
