@@ -704,7 +704,8 @@ type Deadlines struct {
 	Prepare *metav1.Duration `json:"prepare,omitempty"`
 
 	// Run bounds the writers from Job creation to the last writer's exit; defaults to warm-up
-	// plus duration plus 10 minutes, or 2 hours for a run bounded by operations.
+	// plus duration plus 10 minutes, or 2 hours for a run bounded by operations, and an hour
+	// more for a load stage (workload.dataset.load).
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration
