@@ -26,7 +26,7 @@ func loadCSV(spec *cbv1.BenchmarkRunSpec, path string) (*workload.CSV, error) {
 		src := spec.Schema.CSV
 		c, err := workload.ReadCSVFile(filepath.Join(podenv.CSVDir, src.Key))
 		if err != nil {
-			return nil, fmt.Errorf("schema.csv is key %s of ConfigMap %s, which writer pods find in %s; elsewhere pass the file with --csv-file: %w", src.Key, src.ConfigMapName, podenv.CSVDir, err)
+			return nil, fmt.Errorf("schema.csv is key %s of ConfigMap %s, which writer pods find in %s: create the ConfigMap with that key in the run's namespace (kubectl create configmap %s --from-file=%s=FILE), or outside a pod pass the file with --csv-file: %w", src.Key, src.ConfigMapName, podenv.CSVDir, src.ConfigMapName, src.Key, err)
 		}
 		return c, nil
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,5 +65,20 @@ func TestSampleCSVFilesParse(t *testing.T) {
 	}
 	if found == 0 {
 		t.Error("no sample takes values from a CSV file")
+	}
+}
+
+// A writer without the file of schema.csv (its ConfigMap missing, or run outside a pod without
+// --csv-file) says which ConfigMap and key it needs and how to provide them.
+func TestMissingCSVFileSaysWhatToCreate(t *testing.T) {
+	spec := &cbv1.BenchmarkRunSpec{}
+	spec.Schema.CSV = &cbv1.CSVSource{ConfigMapName: "ip-cities-absent", Key: "cities.csv"}
+	_, err := loadCSV(spec, "")
+	want := "schema.csv is key cities.csv of ConfigMap ip-cities-absent, which writer pods find in /etc/cassbench/csv: create the ConfigMap with that key in the run's namespace (kubectl create configmap ip-cities-absent --from-file=cities.csv=FILE), or outside a pod pass the file with --csv-file"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want it to start %q", err, want)
+	}
+	if c, err := loadCSV(&cbv1.BenchmarkRunSpec{}, ""); c != nil || err != nil {
+		t.Errorf("a spec without schema.csv read a CSV: %v, %v", c, err)
 	}
 }

@@ -27,6 +27,7 @@ func TestWritersMountTheCSVConfigMap(t *testing.T) {
 				LocalObjectReference: corev1.LocalObjectReference{Name: "ip-ranges"},
 				Items:                []corev1.KeyToPath{{Key: "ranges.csv", Path: "ranges.csv"}},
 				DefaultMode:          ptr.To[int32](0o444),
+				Optional:             ptr.To(true),
 			}}}},
 			mounts: []corev1.VolumeMount{{Name: "csv", MountPath: podenv.CSVDir, ReadOnly: true}},
 		},
