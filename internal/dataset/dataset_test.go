@@ -41,6 +41,16 @@ func TestCheckNamesEveryDifference(t *testing.T) {
 		"other seed":      {want: specWith(8, 1000, 0), entries: rec, err: []string{"workload.seed 7 where this run has 8"}},
 		"other rows":      {want: specWith(7, 2000, 0), entries: rec, err: []string{"1000 rows where workload.dataset.rows is 2000"}},
 		"several at once": {want: specWith(8, 1000, 50), entries: rec, err: []string{"workload.seed 7 where this run has 8", "workload.partitions 0 where this run has 50"}},
+		"zipf reads of a uniform load": {want: func() *cbv1.BenchmarkRunSpec {
+			s := specWith(7, 1000, 0)
+			s.Workload.KeyDistribution, s.Workload.KeyZipfExponent = cbv1.DistributionZipf, "0.9"
+			return s
+		}(), entries: rec},
+		"other partition skew": {want: func() *cbv1.BenchmarkRunSpec {
+			s := specWith(7, 1000, 50)
+			s.Workload.KeyDistribution = cbv1.DistributionZipf
+			return s
+		}(), entries: entries(specWith(7, 1000, 50), 3, 1000), err: []string{"workload.keyDistribution uniform where this run has zipf"}},
 		"no record":       {want: specWith(7, 1000, 0), err: []string{"keyspace ks holds no dataset of table key_value: load it first"}},
 		"unfinished load": {want: specWith(7, 1000, 0), entries: rec[:2], err: []string{"that 2 of its 3 loading writers finished"}},
 	} {

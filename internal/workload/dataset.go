@@ -124,9 +124,14 @@ func DatasetFields(spec *cbv1.BenchmarkRunSpec) []DatasetField {
 	if s.CSV != nil {
 		csv = s.CSV.ConfigMapName + "/" + s.CSV.Key
 	}
-	keyDist := string(w.KeyDistribution)
-	if keyDist == "" {
-		keyDist = string(cbv1.DistributionUniform)
+	// The key distribution places rows only when writers draw partitions (partitions > 0);
+	// otherwise it is how reads pick rows, which a later run may choose freely.
+	keyDist, keyZipf := "", ""
+	if w.Partitions > 0 {
+		keyDist, keyZipf = string(w.KeyDistribution), w.KeyZipfExponent
+		if keyDist == "" {
+			keyDist = string(cbv1.DistributionUniform)
+		}
 	}
 	return []DatasetField{
 		{"workload.seed", strconv.FormatInt(w.Seed, 10)},
@@ -136,7 +141,7 @@ func DatasetFields(spec *cbv1.BenchmarkRunSpec) []DatasetField {
 		{"workload.partitions", strconv.FormatInt(w.Partitions, 10)},
 		{"workload.rowsPerPartition", strconv.FormatInt(int64(max(w.RowsPerPartition, 1)), 10)},
 		{"workload.keyDistribution", keyDist},
-		{"workload.keyZipfExponent", w.KeyZipfExponent},
+		{"workload.keyZipfExponent", keyZipf},
 		{"workload.valueSize", text(w.ValueSize)},
 	}
 }
