@@ -61,7 +61,14 @@ func TestReadsOnDatasetFindLoadedRows(t *testing.T) {
 		spec    *cbv1.BenchmarkRunSpec
 		key     []int // key columns in table order
 		loaders int32
+		skewed  bool // reads favour the first rows loaded instead of covering them all
 	}{
+		"zipf reads of a uniform load": {
+			spec: specOf(mixOf(0, 1), readPath(cbv1.ReadRow), func(s *cbv1.BenchmarkRunSpec) {
+				s.Workload.KeyDistribution, s.Workload.KeyZipfExponent = cbv1.DistributionZipf, "1.2"
+			}),
+			key: []int{0}, loaders: 4, skewed: true,
+		},
 		"key-value, 3 loaders": {spec: specOf(mixOf(0, 1), readPath(cbv1.ReadRow)), key: []int{0}, loaders: 3},
 		"clustered, shared-out partitions": {
 			spec: specOf(mixOf(1, 1), readPath(cbv1.ReadRow), partitions(40, cbv1.DistributionZipf), rowsPerPartition(10),
@@ -74,7 +81,7 @@ func TestReadsOnDatasetFindLoadedRows(t *testing.T) {
 			if len(loaded) != rows {
 				t.Fatalf("the load stage wrote %d distinct rows, want %d", len(loaded), rows)
 			}
-			seen := map[string]bool{}
+			seen := map[string]int{}
 			for reader := range int32(2) {
 				g, err := mustGenerator(tc.spec, reader, 2).OnDataset(tc.spec, rows, tc.loaders)
 				if err != nil {
@@ -96,8 +103,15 @@ func TestReadsOnDatasetFindLoadedRows(t *testing.T) {
 					if fmt.Sprint(values(expect)) != fmt.Sprint(row) {
 						t.Fatalf("read %d expects %v, the load wrote %v", seq, values(expect), row)
 					}
-					seen[k] = true
+					seen[k]++
 				}
+			}
+			if tc.skewed {
+				// Global row 0 is loader 0's first row, key 0: the hottest.
+				if first := seen["0|"]; first < 10000/5 {
+					t.Errorf("the first row loaded was read %d times of 10000, want the most by far", first)
+				}
+				return
 			}
 			if len(seen) < rows*9/10 {
 				t.Errorf("10000 reads found %d of %d rows, want nearly all", len(seen), rows)
