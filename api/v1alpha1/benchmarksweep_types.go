@@ -69,6 +69,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.axes.all(a, self.axes.filter(b, b.path == a.path).size() == 1)",message="spec.axes: each path may appear only once"
 // +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'zip' || self.axes.all(a, size(a.values) == size(self.axes[0].values))",message="spec.axes: in zip mode every axis must have the same number of values"
 // +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'zip') ? size(self.axes[0].values) <= 200 : (size(self.axes[0].values) * (size(self.axes) > 1 ? size(self.axes[1].values) : 1) * (size(self.axes) > 2 ? size(self.axes[2].values) : 1) * (size(self.axes) > 3 ? size(self.axes[3].values) : 1) * (size(self.axes) > 4 ? size(self.axes[4].values) : 1) * (size(self.axes) > 5 ? size(self.axes[5].values) : 1) * (size(self.axes) > 6 ? size(self.axes[6].values) : 1) * (size(self.axes) > 7 ? size(self.axes[7].values) : 1)) <= 200",message="spec.axes: a sweep may have at most 200 points (the product of the axes' lengths in cartesian mode)"
+// +kubebuilder:validation:XValidation:rule="!has(self.loadOnce) || !self.loadOnce || (has(self.template.workload) && has(self.template.workload.dataset))",message="spec.loadOnce loads the template's workload.dataset once: set template.workload.dataset (rows), or remove loadOnce"
 type BenchmarkSweepSpec struct {
 	// Template is the BenchmarkRun spec every point starts from.
 	// +required
@@ -115,6 +116,14 @@ type BenchmarkSweepSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MaxP99Micros *int64 `json:"maxP99Micros,omitempty"`
+
+	// LoadOnce measures every point on the same data: the sweep's first run loads the
+	// template's workload.dataset (load stage, schema.recreate as the template says) and every
+	// later run measures it with dataset.load and schema.recreate false. Axes must then leave
+	// alone what the rows depend on (workload.seed, the table, partitions...): setup refuses
+	// a point whose spec differs from the dataset's record, naming the difference.
+	// +optional
+	LoadOnce bool `json:"loadOnce,omitempty"`
 }
 
 // SweepAxis is one field of the template and the values it takes.

@@ -222,6 +222,7 @@ func sampleRuns(t *testing.T, nodes int32) []sampleRun {
 				if err != nil {
 					t.Fatalf("%s point %d: %v", file, i, err)
 				}
+				sweep.LoadOnce(&sw, spec, p.Index, 0)
 				runs = append(runs, sampleRun{name: base + "-" + strconv.Itoa(i), spec: spec})
 			}
 		}

@@ -65,6 +65,21 @@ func init() {
 	} {
 		rejectedRuns[name] = tc
 	}
+	rejectedSweeps["loadOnce without a dataset"] = []mutation{set(true, "spec", "loadOnce")}
+}
+
+// A sweep that loads once names what it needs; with a dataset in its template it is admitted.
+func TestSweepLoadOnceNeedsADataset(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := env.Namespace(t)
+	sw := validSweep(ns, "load-once")
+	set(true, "spec", "loadOnce")(t, sw.Object)
+	assertRejected(t, env.Client.Create(ctx, sw, strict), "spec", "spec.loadOnce loads the template's workload.dataset once: set template.workload.dataset (rows), or remove loadOnce")
+	set(map[string]any{"rows": int64(100000)}, "spec", "template", "workload", "dataset")(t, sw.Object)
+	if err := env.Client.Create(ctx, sw, strict); err != nil {
+		t.Fatalf("a sweep that loads its template's dataset once was refused: %v", err)
+	}
 }
 
 // A run measuring an earlier run's dataset, verified, on skewed keys, and one loading a
