@@ -10,7 +10,7 @@ import (
 // schema to load, and how many writers drive which workload for how long.
 //
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: a new experiment is a new BenchmarkRun"
-// +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.dataset) || self.workload.dataset.load || !has(self.schema) || !has(self.schema.recreate) || !self.schema.recreate",message="workload.dataset without load measures rows an earlier run loaded, which schema.recreate would drop: set schema.recreate: false, or dataset.load: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.dataset) || (has(self.workload.dataset.load) && self.workload.dataset.load) || !has(self.schema) || !has(self.schema.recreate) || !self.schema.recreate",message="workload.dataset without load measures rows an earlier run loaded, which schema.recreate would drop: set schema.recreate: false, or dataset.load: true"
 type BenchmarkRunSpec struct {
 	// DatacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
 	// carry the annotation cassbench.io/allow-benchmarks.

@@ -118,8 +118,9 @@ type BenchmarkSweepSpec struct {
 	MaxP99Micros *int64 `json:"maxP99Micros,omitempty"`
 
 	// LoadOnce measures every point on the same data: the sweep's first run loads the
-	// template's workload.dataset (load stage, schema.recreate as the template says) and every
-	// later run measures it with dataset.load and schema.recreate false. Axes must then leave
+	// template's workload.dataset (load stage, schema.recreate as the template says; the
+	// template reads as that first run, with dataset.load true) and every later run measures
+	// it with dataset.load and schema.recreate false. Axes must then leave
 	// alone what the rows depend on (workload.seed, the table, partitions...): setup refuses
 	// a point whose spec differs from the dataset's record, naming the difference.
 	// +optional

@@ -18,7 +18,14 @@ func init() {
 				set(map[string]any{"rows": int64(1000)}, "spec", "workload", "dataset"),
 				set(true, "spec", "schema", "recreate"),
 			},
-			field: "spec", phrase: "workload.dataset without load measures rows an earlier run loaded, which schema.recreate would drop",
+			field: "spec", phrase: "spec: Invalid value: workload.dataset without load measures rows an earlier run loaded, which schema.recreate would drop",
+		},
+		"dataset measured after a recreate, load false": {
+			mutate: []mutation{
+				set(map[string]any{"rows": int64(1000), "load": false}, "spec", "workload", "dataset"),
+				set(true, "spec", "schema", "recreate"),
+			},
+			field: "spec", phrase: "spec: Invalid value: workload.dataset without load measures rows an earlier run loaded, which schema.recreate would drop",
 		},
 		"dataset of no rows": {
 			mutate: []mutation{set(map[string]any{"rows": int64(0), "load": true}, "spec", "workload", "dataset")},
