@@ -158,14 +158,20 @@ func runTimeout(run *cbv1.BenchmarkRun) time.Duration {
 	if d := run.Spec.Deadlines.Run; d != nil && d.Duration > 0 {
 		return d.Duration
 	}
+	// A load stage writes rows at whatever rate the cluster takes them: its time cannot be
+	// known from the spec, so it gets an hour, and a longer load sets deadlines.run.
+	var load time.Duration
+	if d := run.Spec.Workload.Dataset; d != nil && d.Load {
+		load = time.Hour
+	}
 	if w.Duration == nil {
-		return 2 * time.Hour
+		return 2*time.Hour + load
 	}
 	var warmup time.Duration
 	if w.Warmup != nil {
 		warmup = w.Warmup.Duration
 	}
-	return warmup + w.Duration.Duration + 10*time.Minute
+	return load + warmup + w.Duration.Duration + 10*time.Minute
 }
 
 // progress estimates how far the measured window is, from when the last writer started:

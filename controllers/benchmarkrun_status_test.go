@@ -115,6 +115,11 @@ func TestDeadlines(t *testing.T) {
 	if got := runTimeout(run); got != 16*time.Minute {
 		t.Errorf("run timeout %s", got)
 	}
+	run.Spec.Workload.Dataset = &cbv1.DatasetSpec{Rows: 1_000_000, Load: true}
+	if got := runTimeout(run); got != time.Hour+16*time.Minute {
+		t.Errorf("run timeout with a load stage %s", got)
+	}
+	run.Spec.Workload.Dataset = nil
 	run.Spec.Writers.Duration, run.Spec.Writers.Operations = nil, ptr.To[int64](1000)
 	if got := runTimeout(run); got != 2*time.Hour {
 		t.Errorf("operations-bounded run timeout %s", got)

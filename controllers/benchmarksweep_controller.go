@@ -409,6 +409,7 @@ func (r *BenchmarkSweepReconciler) validate(ctx context.Context, sw *cbv1.Benchm
 		if err != nil {
 			return err.Error(), nil
 		}
+		sweep.LoadOnce(sw, spec, p.Index, 0)
 		child := sweep.Child(sw, p.Index, 0, spec)
 		err = r.Create(ctx, child, client.DryRunAll)
 		switch {
@@ -445,6 +446,7 @@ func (r *BenchmarkSweepReconciler) create(ctx context.Context, sw *cbv1.Benchmar
 	if err != nil {
 		return nil, reconcile.TerminalError(err)
 	}
+	sweep.LoadOnce(sw, spec, slot.Point, slot.Repeat)
 	child := sweep.Child(sw, slot.Point, slot.Repeat, spec)
 	err = r.Create(ctx, child)
 	if apierrors.IsAlreadyExists(err) {

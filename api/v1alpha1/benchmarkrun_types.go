@@ -12,6 +12,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: a new experiment is a new BenchmarkRun"
 // +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.schema.table) || !has(self.schema.table.profile) || self.schema.table.profile != 'counters' || !has(self.workload) || ((!has(self.workload.writeRatio) || self.workload.writeRatio == 0) && (!has(self.workload.operations) || self.workload.operations.all(o, o.kind != 'update' && o.kind != 'insertIfNotExists')))",message="the counters profile has only counter columns, which take counterIncrement, not inserts or updates: set workload.writeRatio to 0 and weigh counterIncrement in workload.operations"
 // +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.operations) || !self.workload.operations.exists(o, o.kind == 'counterIncrement') || !has(self.schema) || !has(self.schema.table) || !has(self.schema.table.profile) || self.schema.table.profile == 'counters'",message="counterIncrement needs a table with counter columns: set schema.table.profile to counters, or give schema.table.cql with counter columns"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.dataset) || (has(self.workload.dataset.load) && self.workload.dataset.load) || !has(self.schema) || !has(self.schema.recreate) || !self.schema.recreate",message="workload.dataset without load measures rows an earlier run loaded, which schema.recreate would drop: set schema.recreate: false, or dataset.load: true"
 type BenchmarkRunSpec struct {
 	// DatacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
 	// carry the annotation cassbench.io/allow-benchmarks.
@@ -152,6 +153,7 @@ const (
 
 // SchemaSpec is the keyspace and table a run writes to.
 // +kubebuilder:validation:XValidation:rule="!has(self.columns) || (has(self.table) && has(self.table.cql))",message="schema.columns applies only to a table given as cql: remove columns or set schema.table.cql"
+// +kubebuilder:validation:XValidation:rule="has(self.csv) == (has(self.columns) && self.columns.exists(c, has(c.csvColumn)))",message="schema.csv and a column's csvColumn go together: name the file in schema.csv and the CSV column in schema.columns[].csvColumn"
 type SchemaSpec struct {
 	// Keyspace to create and write to. System keyspaces are refused.
 	// +optional
@@ -221,6 +223,29 @@ type SchemaSpec struct {
 	// +listMapKey=column
 	// +kubebuilder:validation:MaxItems=32
 	Indexes []Index `json:"indexes,omitempty"`
+
+	// CSV is a file of values for the columns that name a csvColumn: row n of the run takes
+	// row n of the file (after its header line), starting over at the end, as NoSQLBench's
+	// CSV bindings do. The ConfigMap is mounted into the setup and writer pods; `cassbench
+	// run` reads a local file given by --csv-file instead.
+	// +optional
+	CSV *CSVSource `json:"csv,omitempty"`
+}
+
+// CSVSource is a CSV file in a ConfigMap: a header line naming the columns, then one line per
+// row.
+type CSVSource struct {
+	// ConfigMapName is the ConfigMap in the run's namespace.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:MaxLength=253
+	ConfigMapName string `json:"configMapName"`
+
+	// Key of the file in the ConfigMap.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key"`
 }
 
 // Replication of the benchmark keyspace.
@@ -335,6 +360,7 @@ const (
 
 // ColumnGenerator sets how one column's values are generated.
 // +kubebuilder:validation:XValidation:rule="!has(self.minSize) || !has(self.maxSize) || self.minSize <= self.maxSize",message="minSize must not exceed maxSize"
+// +kubebuilder:validation:XValidation:rule="!has(self.csvColumn) || !(has(self.cardinality) || has(self.distribution) || has(self.zipfExponent) || has(self.minSize) || has(self.maxSize))",message="a column with csvColumn takes its values from the CSV file: remove cardinality, distribution, zipfExponent, minSize and maxSize"
 type ColumnGenerator struct {
 	// Name of the column.
 	// +required
@@ -354,6 +380,13 @@ type ColumnGenerator struct {
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9]{1,3}(\.[0-9]{1,6})?$`
 	ZipfExponent string `json:"zipfExponent,omitempty"`
+
+	// CSVColumn names the column of schema.csv (by its header) this column takes its values
+	// from, parsed as the column's CQL type.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	CSVColumn string `json:"csvColumn,omitempty"`
 
 	// MinSize and MaxSize bound text and blob lengths in bytes, and collection element counts.
 	// +optional
@@ -392,6 +425,8 @@ type BatchType string
 // WorkloadSpec is what one operation does.
 // +kubebuilder:validation:XValidation:rule="!has(self.writeRatio) || !has(self.readRatio) || self.writeRatio + self.readRatio > 0 || (has(self.operations) && self.operations.size() > 0)",message="workload.writeRatio and workload.readRatio must not both be 0 without workload.operations: set writeRatio, readRatio or both above 0, or list operations"
 // +kubebuilder:validation:XValidation:rule="!has(self.operations) || !has(self.batchSize) || self.batchSize == 1 || self.operations.all(o, o.kind != 'insertIfNotExists' && o.kind != 'counterIncrement')",message="insertIfNotExists and counterIncrement write one row per operation: set workload.batchSize to 1 or remove them from workload.operations"
+// +kubebuilder:validation:XValidation:rule="!has(self.keyZipfExponent) || (has(self.keyDistribution) && self.keyDistribution == 'zipf')",message="workload.keyZipfExponent applies to keyDistribution zipf: set keyDistribution: zipf or remove keyZipfExponent"
+// +kubebuilder:validation:XValidation:rule="!has(self.verifyReads) || !self.verifyReads || (has(self.readPath) && self.readPath == 'row')",message="workload.verifyReads compares the one row a read targets: set readPath: row"
 // +kubebuilder:validation:XValidation:rule="!has(self.readLimit) || !has(self.readPath) || self.readPath != 'row'",message="workload.readLimit applies to partition and index reads, and a row read returns one row: remove readLimit or set readPath to partition or index"
 type WorkloadSpec struct {
 	// WriteRatio and ReadRatio weigh the operation mix: 3 and 1 mean 75% writes.
@@ -448,6 +483,25 @@ type WorkloadSpec struct {
 	// +kubebuilder:default=uniform
 	KeyDistribution Distribution `json:"keyDistribution,omitempty"`
 
+	// KeyZipfExponent is the exponent of keyDistribution zipf, a decimal above 0 (e.g.
+	// "0.99", "1.2"): the larger, the more operations go to the first keys. 1.1 when unset.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,3}(\.[0-9]{1,6})?$`
+	// +kubebuilder:validation:XValidation:rule="double(self) > 0.0",message="workload.keyZipfExponent must be above 0, e.g. 0.99 or 1.2"
+	KeyZipfExponent string `json:"keyZipfExponent,omitempty"`
+
+	// Dataset is a set of rows the measured workload runs on: loaded first by this run
+	// (load: true), or by an earlier run into the same keyspace, in which case setup checks
+	// what that run recorded there before any load starts. Reads then target its rows.
+	// +optional
+	Dataset *DatasetSpec `json:"dataset,omitempty"`
+
+	// VerifyReads compares every row a read returns with the row the generator wrote there
+	// and counts those that differ in status.results.reads.mismatches. Collection columns
+	// are not compared.
+	// +optional
+	VerifyReads bool `json:"verifyReads,omitempty"`
+
 	// ValueSize bounds generated text and blob values in bytes.
 	// +optional
 	ValueSize *SizeRange `json:"valueSize,omitempty"`
@@ -482,6 +536,23 @@ type WorkloadSpec struct {
 	// +listMapKey=kind
 	// +kubebuilder:validation:MaxItems=6
 	Operations []Operation `json:"operations,omitempty"`
+}
+
+// DatasetSpec is the rows a run measures on.
+type DatasetSpec struct {
+	// Rows in the dataset, over all writers. Row keys and values come from the spec's
+	// schema, workload.seed, partitions, rowsPerPartition and key distribution, which is why
+	// a dataset is recorded with them and a later run must have the same.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	Rows int64 `json:"rows"`
+
+	// Load makes this run load the dataset before its warm-up: every writer writes its share
+	// of the rows as fast as the cluster takes them, the figures go to status.results.load,
+	// apart from the measured window's, and the dataset is recorded in the keyspace (table
+	// cassbench_dataset). Without it an earlier run must have loaded the same dataset.
+	// +optional
+	Load bool `json:"load,omitempty"`
 }
 
 // SizeRange is an inclusive range of sizes in bytes.
@@ -657,7 +728,8 @@ type Deadlines struct {
 	Prepare *metav1.Duration `json:"prepare,omitempty"`
 
 	// Run bounds the writers from Job creation to the last writer's exit; defaults to warm-up
-	// plus duration plus 10 minutes, or 2 hours for a run bounded by operations.
+	// plus duration plus 10 minutes, or 2 hours for a run bounded by operations, and an hour
+	// more for a load stage (workload.dataset.load).
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration
@@ -885,6 +957,10 @@ type Results struct {
 	// Schedule tells how an open loop kept to its rate; absent in a closed loop.
 	// +optional
 	Schedule *ScheduleResults `json:"schedule,omitempty"`
+	// Load is the load stage's figures (workload.dataset.load), none of which count in the
+	// window's.
+	// +optional
+	Load *LoadResults `json:"load,omitempty"`
 	// Writes and Reads, each with their own latencies.
 	// +optional
 	Writes *OperationResults `json:"writes,omitempty"`
@@ -1031,6 +1107,27 @@ type OperationResults struct {
 	Misses int64 `json:"misses,omitempty"`
 	// +optional
 	MissRatio string `json:"missRatio,omitempty"`
+	// Mismatches are rows a read returned that differ from the row written there, counted
+	// with workload.verifyReads.
+	// +optional
+	Mismatches int64 `json:"mismatches,omitempty"`
+}
+
+// LoadResults are the load stage's figures, kept apart from the measured window's.
+type LoadResults struct {
+	// Rows written, of RowsWanted.
+	Rows       int64 `json:"rows"`
+	RowsWanted int64 `json:"rowsWanted"`
+	// Failed inserts, after retries: rows the dataset may lack.
+	// +optional
+	Failed int64 `json:"failed,omitempty"`
+	// Bytes of values written.
+	// +optional
+	Bytes int64 `json:"bytes,omitempty"`
+	// Millis is how long the slowest writer took to load its share.
+	Millis int64 `json:"millis"`
+	// RowsPerSecond is the rows loaded over Millis.
+	RowsPerSecond int64 `json:"rowsPerSecond"`
 }
 
 // Latency percentiles in microseconds.

@@ -97,6 +97,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.restore) || self.restore != 'atEnd' || self.axes.all(a, !a.path.startsWith('datacenterRef') && a.path != 'datacenter.keepChanges')",message="spec.axes: with restore atEnd the sweep holds one datacenter for all its points, so datacenterRef and datacenter.keepChanges cannot vary"
 // +kubebuilder:validation:XValidation:rule="!has(self.restore) || self.restore != 'atEnd' || !has(self.template.datacenter) || !has(self.template.datacenter.keepChanges) || !self.template.datacenter.keepChanges",message="spec.template.datacenter.keepChanges contradicts restore atEnd, which puts the datacenter back after the last point: remove one of them"
 // +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'zip') ? size(self.axes[0].values) <= 200 : (size(self.axes[0].values) * (size(self.axes) > 1 ? size(self.axes[1].values) : 1) * (size(self.axes) > 2 ? size(self.axes[2].values) : 1) * (size(self.axes) > 3 ? size(self.axes[3].values) : 1) * (size(self.axes) > 4 ? size(self.axes[4].values) : 1) * (size(self.axes) > 5 ? size(self.axes[5].values) : 1) * (size(self.axes) > 6 ? size(self.axes[6].values) : 1) * (size(self.axes) > 7 ? size(self.axes[7].values) : 1)) <= 200",message="spec.axes: a sweep may have at most 200 points (the product of the axes' lengths in cartesian mode)"
+// +kubebuilder:validation:XValidation:rule="!has(self.loadOnce) || !self.loadOnce || (has(self.template.workload) && has(self.template.workload.dataset))",message="spec.loadOnce loads the template's workload.dataset once: set template.workload.dataset (rows), or remove loadOnce"
 type BenchmarkSweepSpec struct {
 	// Template is the BenchmarkRun spec every point starts from.
 	// +required
@@ -154,6 +155,15 @@ type BenchmarkSweepSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MaxP99Micros *int64 `json:"maxP99Micros,omitempty"`
+
+	// LoadOnce measures every point on the same data: the sweep's first run loads the
+	// template's workload.dataset (load stage, schema.recreate as the template says; the
+	// template reads as that first run, with dataset.load true) and every later run measures
+	// it with dataset.load and schema.recreate false. Axes must then leave
+	// alone what the rows depend on (workload.seed, the table, partitions...): setup refuses
+	// a point whose spec differs from the dataset's record, naming the difference.
+	// +optional
+	LoadOnce bool `json:"loadOnce,omitempty"`
 }
 
 // SweepAxis is one field of the template and the values it takes.

@@ -21,6 +21,7 @@ import (
 	"github.com/cassbench/cassbench/internal/scale"
 	"github.com/cassbench/cassbench/internal/setup"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/workload"
 	"github.com/cassbench/cassbench/internal/writer"
 )
 
@@ -41,6 +42,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	barrier := fs.Duration("barrier-timeout", 2*time.Minute, "how long writers wait for each other")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (in-process writers)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
+	csvFile := csvFlag(fs)
 	scaleBy := fs.Float64("scale", 0, "run the spec scaled down by this factor in (0, 1] on the nodes as they are: duration, warm-up, operations, rate and partitions shrink, spec.datacenter is dropped, replication and consistency fit the nodes up (internal/scale)")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -64,6 +66,12 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 			fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 			return 1
 		}
+	}
+	// Read before setup: a bad file is refused before anything is created.
+	csv, err := loadCSV(spec, *csvFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return 1
 	}
 	if w := localWarning(spec); w != "" {
 		fmt.Fprintln(os.Stderr, "warning: "+w)
@@ -93,9 +101,9 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	n := spec.Writers.Replicas
 	var sums []*summary.Summary
 	if *processes {
-		sums = runProcesses(ctx, spec, &conn, runID, n, *barrier)
+		sums = runProcesses(ctx, spec, &conn, runID, n, *barrier, csvPath(csv))
 	} else {
-		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier)
+		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv)
 	}
 	stopProfiles()
 
@@ -147,7 +155,7 @@ func localWarning(spec *cbv1.BenchmarkRunSpec) string {
 	return "spec.datacenter (size and config) cannot be applied without Kubernetes: they are verified, not applied — cassandra-yaml settings are checked on every node, the node count against size"
 }
 
-func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration) []*summary.Summary {
+func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV) []*summary.Summary {
 	sums := make([]*summary.Summary, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -157,7 +165,7 @@ func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFl
 			// Each writer gets its own session, as a pod would.
 			sum, _ := writer.Run(ctx, writer.Config{
 				Spec: spec, Conn: conn.options(), RunID: runID, Index: i, Writers: n,
-				Datacenter: conn.datacenter, BarrierTimeout: barrier, Progress: os.Stderr,
+				Datacenter: conn.datacenter, BarrierTimeout: barrier, Progress: os.Stderr, CSV: csv,
 			})
 			sums[i] = reported(sum)
 		}()
@@ -168,7 +176,7 @@ func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFl
 
 // runProcesses starts each writer as `cassbench writer` with the spec in its environment, as
 // the writer Job does, and reads the summary line each prints.
-func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration) []*summary.Summary {
+func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration, csvFile string) []*summary.Summary {
 	self, err := os.Executable()
 	specJSON, jerr := json.Marshal(spec)
 	sums := make([]*summary.Summary, n)
@@ -183,6 +191,9 @@ func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFl
 			defer wg.Done()
 			args := append([]string{"writer", "--index", strconv.Itoa(int(i)), "--writers", strconv.Itoa(int(n)),
 				"--run-id", runID, "--barrier-timeout", barrier.String(), "--metrics-addr", "", "--termination-log", ""}, conn.args()...)
+			if csvFile != "" {
+				args = append(args, "--csv-file", csvFile)
+			}
 			cmd := exec.CommandContext(ctx, self, args...)
 			cmd.Env = append(os.Environ(), podenv.Spec+"="+string(specJSON), podenv.Username+"="+conn.username, podenv.Password+"="+conn.password)
 			cmd.Stderr = os.Stderr

@@ -136,10 +136,14 @@ func runSample(t *testing.T, c *cassandra.Cluster, dir string, r sampleRun) bool
 		}
 		began := time.Now()
 		var out bytes.Buffer
-		code := runMain(context.Background(), []string{"-f", file, "-o", "json",
+		args := []string{"-f", file, "-o", "json",
 			"--scale", strconv.FormatFloat(samplesScale, 'g', -1, 64),
 			"--hosts", strings.Join(c.Hosts, ","), "--port", strconv.Itoa(c.Port),
-			"--username", c.Username, "--password", c.Password}, &out)
+			"--username", c.Username, "--password", c.Password}
+		if src := r.spec.Schema.CSV; src != nil {
+			args = append(args, "--csv-file", sampleCSV(t, dir, src))
+		}
+		code := runMain(context.Background(), args, &out)
 		if code != 0 {
 			t.Fatalf("cassbench run --scale %g exited %d", samplesScale, code)
 		}
@@ -221,6 +225,7 @@ func sampleRuns(t *testing.T, nodes int32) []sampleRun {
 				if err != nil {
 					t.Fatalf("%s point %d: %v", file, i, err)
 				}
+				sweep.LoadOnce(&sw, spec, p.Index, 0)
 				runs = append(runs, sampleRun{name: base + "-" + strconv.Itoa(i), spec: spec})
 			}
 		}

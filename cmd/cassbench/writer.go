@@ -27,6 +27,7 @@ func writerCommand(ctx context.Context, args []string) int {
 	termLog := fs.String("termination-log", podenv.TerminationLog, "where to write the summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the writer to this file")
 	memProfile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
+	csvFile := csvFlag(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -43,13 +44,17 @@ func writerCommand(ctx context.Context, args []string) int {
 	if *runID == "" {
 		return fail(fmt.Errorf("no run id: pass --run-id or set %s; writers of one run must share it", podenv.RunID))
 	}
+	csv, err := loadCSV(spec, *csvFile)
+	if err != nil {
+		return fail(err)
+	}
 	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
 	if err != nil {
 		return fail(err)
 	}
 	sum, err := writer.Run(ctx, writer.Config{
 		Spec: spec, Conn: conn.options(), RunID: *runID, Index: int32(*index), Writers: int32(*writers),
-		Datacenter: conn.datacenter, BarrierTimeout: *barrier, MetricsAddr: *metrics, Progress: os.Stderr,
+		Datacenter: conn.datacenter, BarrierTimeout: *barrier, MetricsAddr: *metrics, Progress: os.Stderr, CSV: csv,
 	})
 	stopProfiles()
 	runtimeStats(os.Stderr, sum)

@@ -136,6 +136,7 @@ func Writers(run *cbv1.BenchmarkRun, t Target, activeDeadline int64) (*batchv1.J
 	c := container(run, t, "writer", env)
 	c.Resources = w.Resources
 	c.Ports = []corev1.ContainerPort{{Name: "metrics", ContainerPort: podenv.MetricsPort, Protocol: corev1.ProtocolTCP}}
+	mountCSV(run, pod, &c)
 	pod.Containers = []corev1.Container{c}
 	pod.NodeSelector = w.NodeSelector
 	pod.Tolerations = w.Tolerations

@@ -48,3 +48,6 @@ const TerminationLog = "/dev/termination-log"
 
 // MetricsPort is where writers serve Prometheus metrics.
 const MetricsPort = 8080
+
+// CSVDir is where the ConfigMap of schema.csv is mounted in writer pods; the file is its key.
+const CSVDir = "/etc/cassbench/csv"

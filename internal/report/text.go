@@ -87,6 +87,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		}
 	}
 	kindLines(w, r.OperationsByKind)
+	loadLines(w, run)
 
 	e, a := r.Errors, r.AttemptErrors
 	w.printf("\nfailed operations: write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",

@@ -66,6 +66,7 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 		PerWriter:        perWriter,
 		Timeline:         timeline(summary.MergeTimelines(timelines), w.longest),
 		Sketches:         sketches(writes, reads, lag, kinds),
+		Load:             mergeLoad(reported),
 	}
 	w.fill(out)
 	total := writes.ops
@@ -216,6 +217,7 @@ func (a *accumulator) result() *cbv1.OperationResults {
 		Service:      Latency(a.service),
 		Rows:         a.ops.Rows,
 		Misses:       a.ops.Misses,
+		Mismatches:   a.ops.Mismatches,
 	}
 	if a.failure != nil && a.failure.Count() > 0 {
 		f := Latency(a.failure)

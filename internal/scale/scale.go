@@ -91,6 +91,13 @@ func Spec(spec *cbv1.BenchmarkRunSpec, factor float64, nodes int32) (*cbv1.Bench
 		note("workload.partitions %d -> %d", wl.Partitions, n)
 		wl.Partitions = n
 	}
+	if d := wl.Dataset; d != nil {
+		// Not by writer count: a run measuring a dataset must ask for the rows that the run
+		// which loaded it, scaled alike, loaded.
+		n := scaled(d.Rows, factor, 1)
+		note("workload.dataset.rows %d -> %d", d.Rows, n)
+		wl.Dataset = &cbv1.DatasetSpec{Rows: n, Load: d.Load}
+	}
 	if wl.RowsPerPartition > 1 {
 		n := int32(scaled(int64(wl.RowsPerPartition), factor, 1))
 		note("workload.rowsPerPartition %d -> %d", wl.RowsPerPartition, n)

@@ -54,6 +54,17 @@ func TestSpec(t *testing.T) {
 				s.Writers.RequestTimeout = &metav1.Duration{Duration: MinRequestTimeout}
 			},
 		},
+		"dataset rows, whatever the writer count": {
+			edit: func(s *cbv1.BenchmarkRunSpec) {
+				s.Workload.Dataset = &cbv1.DatasetSpec{Rows: 2_000_000, Load: true}
+				s.Writers.Replicas = 64
+			},
+			factor: 0.00005, nodes: 3,
+			want: func(s *cbv1.BenchmarkRunSpec) {
+				s.Datacenter = nil
+				s.Workload.Dataset = &cbv1.DatasetSpec{Rows: 100, Load: true}
+			},
+		},
 		"partitions and rows per partition": {
 			edit: func(s *cbv1.BenchmarkRunSpec) {
 				s.Workload.Partitions = 10_000_000

@@ -196,6 +196,9 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 		}
 	}
 	fmt.Fprintf(log, "setup: keyspace %s and table %s ready\n", schema.Keyspace, schema.Table)
+	if err := prepareDataset(ctx, s, cfg.Spec, schema, log); err != nil {
+		return err
+	}
 	if dropping {
 		if clearer != nil {
 			after, err := listSnapshots(ctx, s, up, schema.Keyspace)

@@ -58,6 +58,19 @@ type Summary struct {
 	// MaxServerBytes); CPU is the writer's own CPU use. Both feed the bottleneck verdict.
 	Server *Server    `json:"srv,omitempty"`
 	CPU    *WriterCPU `json:"cpu,omitempty"`
+	// Load is this writer's load stage, before the window; nil without one.
+	Load *Load `json:"load,omitempty"`
+}
+
+// Load is what one writer's load stage did.
+type Load struct {
+	// Rows inserted, of Wanted (this writer's share of the dataset); Failed inserts.
+	Rows   int64 `json:"rows"`
+	Wanted int64 `json:"want"`
+	Failed int64 `json:"fail,omitempty"`
+	Bytes  int64 `json:"b,omitempty"`
+	// Millis is how long the stage took.
+	Millis int64 `json:"ms"`
 }
 
 // Measured tells whether the writer measured a window at all: a writer that failed before
@@ -110,6 +123,8 @@ type Ops struct {
 	// Rows returned by reads, and Misses: reads that returned no row.
 	Rows   int64 `json:"rows,omitempty"`
 	Misses int64 `json:"miss,omitempty"`
+	// Mismatches are rows read that differed from the rows written (workload.verifyReads).
+	Mismatches int64 `json:"mism,omitempty"`
 	// Response latency from the intended start (open loop) or the first send (closed loop),
 	// and Service latency from the first send, in microseconds, of every operation whatever
 	// its outcome; Failure is the response latency of the failed ones alone.
@@ -183,6 +198,7 @@ func (o *Ops) AddCounts(other *Ops) {
 	o.Bytes += other.Bytes
 	o.Rows += other.Rows
 	o.Misses += other.Misses
+	o.Mismatches += other.Mismatches
 }
 
 // Timeouts is the number of operations that failed by a server or client timeout.

@@ -31,11 +31,24 @@ type Generator struct {
 	ops        [NumOpKinds]*kindOp
 	ttl        int32
 	updateSalt uint64
+	// data, when set, is the dataset reads target instead of this writer's own rows.
+	data *dataset
 }
 
 // NewGenerator builds the generator of writer index of writers. The same spec, index and
 // writers give the same operations.
 func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator, error) {
+	return NewGeneratorWith(spec, index, writers, Options{})
+}
+
+// Options are what a generator needs beyond the spec.
+type Options struct {
+	// CSV is the file of schema.csv, for columns that name a csvColumn.
+	CSV *CSV
+}
+
+// NewGeneratorWith is NewGenerator with options.
+func NewGeneratorWith(spec *cbv1.BenchmarkRunSpec, index, writers int32, opts Options) (*Generator, error) {
 	if writers < 1 || index < 0 || index >= writers {
 		return nil, fmt.Errorf("writer index %d is not in [0, %d)", index, writers)
 	}
@@ -43,7 +56,7 @@ func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator
 	if err != nil {
 		return nil, err
 	}
-	cols, err := buildColumns(r, spec)
+	cols, err := buildColumns(r, spec, opts.CSV)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +83,7 @@ func NewGenerator(spec *cbv1.BenchmarkRunSpec, index, writers int32) (*Generator
 	if g.keys, err = newKeyPlan(w, uint64(index), uint64(writers), numbered, clustered); err != nil {
 		return nil, err
 	}
-	if g.readPick, err = newPicker(w.KeyDistribution, 1, ""); err != nil {
+	if g.readPick, err = newPicker(w.KeyDistribution, 1, w.KeyZipfExponent); err != nil {
 		return nil, fmt.Errorf("workload.keyDistribution: %w", err)
 	}
 	g.ttl, g.updateSalt = w.TTLSeconds, mix(uint64(w.Seed)^0x757064617465)

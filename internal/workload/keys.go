@@ -46,7 +46,7 @@ func newKeyPlan(w cbv1.WorkloadSpec, index, writers uint64, numbered, clustered 
 		if k.owned == 0 {
 			return k, fmt.Errorf("workload.partitions %d is fewer than writers.replicas %d: every writer needs partitions of its own", k.partitions, writers)
 		}
-		if k.pick, err = newPicker(w.KeyDistribution, k.owned, ""); err != nil {
+		if k.pick, err = newPicker(w.KeyDistribution, k.owned, w.KeyZipfExponent); err != nil {
 			return k, fmt.Errorf("workload.keyDistribution: %w", err)
 		}
 	}

@@ -45,7 +45,7 @@ func (c *colGen) digit(n uint64) uint64 {
 
 // buildColumns builds a generator per column: profile presets, then spec.schema.columns, then
 // workload.valueSize, over the defaults of each column's type and place in the key.
-func buildColumns(r *resolved, spec *cbv1.BenchmarkRunSpec) ([]*colGen, error) {
+func buildColumns(r *resolved, spec *cbv1.BenchmarkRunSpec, file *CSV) ([]*colGen, error) {
 	t := r.table
 	given := map[int]cbv1.ColumnGenerator{}
 	for _, g := range spec.Schema.Columns {
@@ -78,6 +78,19 @@ func buildColumns(r *resolved, spec *cbv1.BenchmarkRunSpec) ([]*colGen, error) {
 			if err := applyValueSize(&p, k, spec.Workload.ValueSize); err != nil {
 				return nil, err
 			}
+		}
+		if g, ok := given[i]; ok && g.CSVColumn != "" {
+			// A CSV column is indexed by the global row id, key or not: row n of the run is
+			// row n of the file, so a run of as many rows as the file writes the file.
+			if file == nil {
+				return nil, fmt.Errorf("schema.columns %q takes csvColumn %q but no CSV file was given: set schema.csv (mounted into the pods) or pass --csv-file", c.name, g.CSVColumn)
+			}
+			v, err := csvValueGen(file, g.CSVColumn, c.typ)
+			if err != nil {
+				return nil, fmt.Errorf("schema.columns %q: %w", c.name, err)
+			}
+			cols[i] = &colGen{name: c.name, v: v, src: srcRow, isKey: isKey}
+			continue
 		}
 		if g, ok := given[i]; ok {
 			var err error

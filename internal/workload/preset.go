@@ -16,6 +16,9 @@ const (
 	modeIdentity
 	// modeBounded is one of card values, picked by a distribution.
 	modeBounded
+	// modeCycle is the row's entry of a fixed list of card values (a CSV column), starting
+	// over at the end.
+	modeCycle
 )
 
 // format shapes text values, so profiles look like the data of the experiments they copy.

@@ -72,8 +72,7 @@ func (g *Generator) ReadArity() int { return len(g.read) }
 // first row this writer will write; a read-only workload reads the rows a write run of the
 // same spec would have written by then.
 func (g *Generator) ReadArgs(seq int64, dst []any) int {
-	s := uint64(seq)
-	k := g.keys.of(g.readTarget(s))
+	k := g.readKey(uint64(seq))
 	for i, rc := range g.read {
 		x := g.number(rc.col, k)
 		if rc.contains {
@@ -83,6 +82,15 @@ func (g *Generator) ReadArgs(seq int64, dst []any) int {
 		}
 	}
 	return len(g.read)
+}
+
+// readKey is the key of the row read seq targets: a row of the dataset when the reads are
+// on one, else a row this writer wrote before.
+func (g *Generator) readKey(s uint64) rowKey {
+	if g.data != nil {
+		return g.data.key(s, mix(s^g.readSalt), &g.readPick, g.keys.index, g.keys.writers)
+	}
+	return g.keys.of(g.readTarget(s))
 }
 
 func (g *Generator) readTarget(s uint64) uint64 {

@@ -202,6 +202,8 @@ func (g *valueGen) choose(n uint64) uint64 {
 		return n
 	case modeBounded:
 		return g.pick.pick(n, mix(n^g.salt))
+	case modeCycle:
+		return n % g.card
 	}
 	return mix(n ^ g.salt)
 }

@@ -47,6 +47,10 @@ type cqlOp struct {
 	applied   bool
 	lwtDest   []any
 	pageState []byte
+	// verify compares what reads return with what was written (workload.verifyReads);
+	// readSeq is the read it compares.
+	verify  *verifier
+	readSeq int64
 }
 
 // statements holds what preparing told about the insert, read and workload.operations
@@ -138,6 +142,7 @@ func (c *cqlOp) bind(seq int64) (Kind, int) {
 		}
 	}
 	if c.read != nil && c.gen.IsRead(seq) {
+		c.readSeq = seq
 		n := c.gen.ReadArgs(seq, c.readArgs)
 		c.read.Bind(c.readArgs[:n]...)
 		route(c.readRoute, c.readKey, c.readArgs[:n])
@@ -183,6 +188,8 @@ func (c *cqlOp) exec(k Kind) (int, int, error) {
 	c.deadline.Arm()
 	defer c.deadline.Disarm()
 	switch {
+	case k == Read && c.verify != nil:
+		return c.verify.read(c, c.read.IterContext(c.readCtx))
 	case k == Read:
 		iter := c.read.IterContext(c.readCtx)
 		if cols := iter.Columns(); len(cols) != len(c.sinks) {

@@ -27,7 +27,7 @@ func newCollector(st *state, index int32) *collector {
 		retries:   prometheus.NewDesc("cassbench_retries_total", "Retries after a timeout, unavailable or overloaded error.", []string{"kind"}, labels),
 		bytes:     prometheus.NewDesc("cassbench_value_bytes_total", "Value bytes written or read by successful operations.", []string{"kind"}, labels),
 		latency:   prometheus.NewDesc("cassbench_response_latency_seconds", "Response latency of successful operations, from the intended start in open loop.", []string{"kind"}, labels),
-		phaseDesc: prometheus.NewDesc("cassbench_phase", "0 waiting at the start barrier, 1 warm-up, 2 measured window, 3 done.", nil, labels),
+		phaseDesc: prometheus.NewDesc("cassbench_phase", "0 waiting at the start barrier, 1 warm-up, 2 measured window, 3 done, 4 load stage.", nil, labels),
 	}
 }
 

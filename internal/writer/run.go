@@ -39,6 +39,8 @@ type Config struct {
 	ProgressEvery time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// CSV is the file of schema.csv, for columns that take their values from it.
+	CSV *workload.CSV
 }
 
 // Run runs the writer and returns its summary, which is never nil: when the writer fails, its
@@ -69,6 +71,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	ld.observe(runCtx)
+	if d := cfg.Spec.Workload.Dataset; d != nil && d.Load {
+		if err := ld.loadStage(ctx, sum); err != nil {
+			return fail(err)
+		}
+	}
 	begin, err := ld.meet(ctx, sum)
 	if err != nil {
 		return fail(err)
@@ -105,6 +112,18 @@ type load struct {
 	restoreGC func()
 	// kinds are the workload.operations in the mix.
 	kinds []workload.OpKind
+	// gen, writeCL and meta are kept for the load stage, which has operations of its own.
+	gen     *workload.Generator
+	writeCL gocql.Consistency
+	meta    statements
+	// clock is this writer's clock against Cassandra's, measured once (clocked says so).
+	clock   ClockOffset
+	clocked bool
+	// loadTook is how long the load stage took; the others may take as long again to reach
+	// the start barrier of the window.
+	loadTook time.Duration
+	// verifiers are the load goroutines' read checks, with workload.verifyReads.
+	verifiers []*verifier
 }
 
 // newLoad builds the workload, connects, prepares the statements (so that a missing table
@@ -129,7 +148,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 		return nil, err
 	}
 	// A generator is a pure function of the operation number, so all goroutines share one.
-	gen, err := workload.NewGenerator(spec, cfg.Index, cfg.Writers)
+	gen, err := workload.NewGeneratorWith(spec, cfg.Index, cfg.Writers, workload.Options{CSV: cfg.CSV})
 	if err != nil {
 		return nil, fmt.Errorf("building the workload: %w", err)
 	}
@@ -155,19 +174,31 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 		return nil, err
 	}
 	ld.restoreGC = tuneGC()
+	if spec.Workload.Dataset != nil {
+		if gen, err = onDataset(ctx, cfg, ld.session, schema, gen, ld.setupTimeout()); err != nil {
+			ld.close()
+			return nil, err
+		}
+	}
 	meta, err := prepare(ctx, ld.session, gen, spec.Workload, ld.setupTimeout())
 	if err != nil {
 		ld.close()
 		return nil, err
 	}
 	ld.kinds = gen.Kinds()
+	ld.gen, ld.writeCL, ld.meta = gen, writeCL, meta
 	ld.st = newState(ld.concurrency)
 	ld.eng = &engine{retries: int(*w.Retries), backoff: DefaultBackoff, log: func(o Outcome, err error) {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: first %s error: %v\n", cfg.Index, cfg.Writers, o, err)
 	}}
 	ld.deadlines = cql.NewDeadlines(ld.timeout)
 	for range ld.concurrency {
-		ld.eng.ops = append(ld.eng.ops, newCQLOp(ld.session, gen, spec.Workload, writeCL, readCL, meta, ld.deadlines.New()))
+		op := newCQLOp(ld.session, gen, spec.Workload, writeCL, readCL, meta, ld.deadlines.New())
+		if spec.Workload.VerifyReads && spec.Workload.ReadRatio > 0 {
+			op.verify = newVerifier(gen)
+			ld.verifiers = append(ld.verifiers, op.verify)
+		}
+		ld.eng.ops = append(ld.eng.ops, op)
 	}
 	return ld, nil
 }
@@ -202,24 +233,43 @@ func (ld *load) setupTimeout() time.Duration { return max(ld.timeout, 10*time.Se
 // share, waits at the start barrier for the others, and returns the common start on this
 // writer's monotonic clock, which the load is timed by.
 func (ld *load) meet(ctx context.Context, sum *summary.Summary) (time.Time, error) {
+	ld.measureClock(ctx, sum)
+	begin, err := ld.barrier(ctx, ld.cfg.RunID, ld.cfg.BarrierTimeout+ld.loadTook)
+	if err != nil {
+		return time.Time{}, err
+	}
+	sleepCtx(ctx, time.Until(begin))
+	return begin, nil
+}
+
+// measureClock measures this writer's clock against Cassandra's, once.
+func (ld *load) measureClock(ctx context.Context, sum *summary.Summary) {
+	if ld.clocked {
+		return
+	}
 	cfg := ld.cfg
 	clock, err := measureOffset(ctx, ld.session, cfg.Now, ld.setupTimeout())
 	if err != nil {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: not correcting for clock offset: %v\n", cfg.Index, cfg.Writers, err)
 	}
+	ld.clock, ld.clocked = clock, true
 	sum.OffsetMillis, sum.OffsetErrorMillis = clock.Offset.Round(time.Millisecond).Milliseconds(), clock.Error.Round(time.Millisecond).Milliseconds()
+}
+
+// barrier waits at the barrier run for the other writers and returns the common start on
+// this writer's monotonic clock.
+func (ld *load) barrier(ctx context.Context, run string, timeout time.Duration) (time.Time, error) {
+	cfg := ld.cfg
 	barrier := Barrier{
-		Session: ld.session, Keyspace: ld.schema.Keyspace, Run: cfg.RunID, Index: cfg.Index, Writers: cfg.Writers,
+		Session: ld.session, Keyspace: ld.schema.Keyspace, Run: run, Index: cfg.Index, Writers: cfg.Writers,
 		Consistency: BarrierConsistency(cfg.Spec.Schema.Replication.Factor),
-		Timeout:     cfg.BarrierTimeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: clock.Offset,
+		Timeout:     timeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: ld.clock.Offset,
 	}
 	start, err := barrier.Wait(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
-	begin := time.Now().Add(start.Add(clock.Offset).Sub(cfg.Now()))
-	sleepCtx(ctx, time.Until(begin))
-	return begin, nil
+	return time.Now().Add(start.Add(ld.clock.Offset).Sub(cfg.Now())), nil
 }
 
 // pace makes a phase an open loop at this writer's rate, when it has one.
@@ -243,6 +293,9 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 	if warmup > 0 {
 		st.enter(phaseWarmup, begin)
 		eng.run(ld.pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
+	}
+	for _, v := range ld.verifiers {
+		v.reset() // the window counts its own reads only
 	}
 	window := phase{Start: begin.Add(warmup), Limit: -1}
 	if d := durationOf(w.Duration); d > 0 {
@@ -278,6 +331,9 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 	}
 	if wl.ReadRatio > 0 {
 		sum.Reads = summarize(st.measured.kind(Read))
+		for _, v := range ld.verifiers {
+			sum.Reads.Mismatches += v.mismatches
+		}
 	}
 	for _, k := range ld.kinds {
 		sum.Kinds = append(sum.Kinds, summarizeKind(Kind(k), st.measured.kind(Kind(k))))

@@ -15,6 +15,8 @@ const (
 	phaseWarmup
 	phaseMeasuring
 	phaseDone
+	// phaseLoading is the load stage, before the start barrier of the window.
+	phaseLoading
 )
 
 // state is what the load goroutines share with the observers (progress, metrics, budget).
@@ -22,6 +24,8 @@ type state struct {
 	now      atomic.Pointer[phaseInfo]
 	warm     phaseStats
 	measured phaseStats
+	// loading is the load stage's, set before the stage is entered.
+	loading phaseStats
 }
 
 // phaseInfo changes as one value so that no observer sees a phase with another's start.
@@ -79,6 +83,8 @@ func (p *progress) print(now time.Time) {
 		return
 	case phaseWarmup:
 		stats, name = p.st.warm, "warm-up"
+	case phaseLoading:
+		stats, name = p.st.loading, "loading"
 	case phaseDone:
 		return
 	}
