@@ -124,11 +124,15 @@ test: verify vet lint envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(
 
 # Tests that measure time (schedule lag, achieved rates, the run-to-run noise compare sees) run
 # alone, after every other package: with other tests on the same cores their bounds would
-# measure the machine. They skip themselves elsewhere (CASSBENCH_TIMING_TESTS).
+# measure the machine. They skip themselves elsewhere (CASSBENCH_TIMING_TESTS). So does the
+# local-Cassandra test that starts a cluster of its own beside the shared one
+# (CASSBENCH_ALONE_TESTS): two more JVMs starting on the same cores starved the shared nodes
+# of the other packages' tests until their writers' connections timed out.
 TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec
 .PHONY: test-timing
-test-timing: ## Run the real-Cassandra tests that measure time, alone (make test runs them last).
+test-timing: ## Run alone the real-Cassandra tests that measure time or start a cluster of their own (make test runs them last).
 	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/
+	CASSBENCH_ALONE_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^TestClusterLifecycle$$' ./internal/localcassandra/
 
 # The tiers. test-unit leaves out, through CASSBENCH_TEST_TIERS (internal/testutil/tier), the
 # tests that need a control plane or Cassandra; the others run whole packages.

@@ -36,8 +36,8 @@ import (
 // With restore atEnd the sweep also holds the datacenter for its runs and puts it back once.
 type BenchmarkSweepReconciler struct {
 	client.Client
-	// APIReader reads the datacenter's own pods, only while a restore waits for cass-operator
-	// to finish resizing.
+	// APIReader reads, uncached, the datacenter's own pods while a restore waits for
+	// cass-operator to finish resizing, and the sweep as stored before a restore is planned.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
@@ -299,6 +299,19 @@ func (r *BenchmarkSweepReconciler) ahead(ctx context.Context, sw *cbv1.Benchmark
 func (r *BenchmarkSweepReconciler) giveBack(ctx context.Context, sw *cbv1.BenchmarkSweep, since time.Time) (bool, time.Duration, error) {
 	if c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && sweep.RestoreFinal(c) {
 		return true, 0, nil
+	}
+	// The pass that restored may be newer than the cached sweep this pass read, while the
+	// datacenter it restored is already in the cache: planned again, the restore would find
+	// nothing to do and overwrite what was done. The sweep as stored says whether it is done.
+	if r.APIReader != nil {
+		stored := &cbv1.BenchmarkSweep{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sw), stored); err != nil {
+			return false, 0, client.IgnoreNotFound(err)
+		}
+		if c := meta.FindStatusCondition(stored.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && sweep.RestoreFinal(c) {
+			sw.Status.Conditions, sw.Status.Datacenter = stored.Status.Conditions, stored.Status.Datacenter
+			return true, 0, nil
+		}
 	}
 	dc, err := r.datacenter(ctx, sw)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -20,6 +21,9 @@ import (
 // a changed setting, and stop.
 func TestClusterLifecycle(t *testing.T) {
 	tier.Require(t, tier.Cassandra)
+	if os.Getenv("CASSBENCH_ALONE_TESTS") != "1" {
+		t.Skip("starts a cluster of its own beside the shared one: run alone by make test-timing (CASSBENCH_ALONE_TESTS=1), which make test runs after the other packages")
+	}
 	ctx := context.Background()
 	var log bytes.Buffer
 	c := &Cluster{Layout: DefaultLayout(), Log: &log}
