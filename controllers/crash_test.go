@@ -303,7 +303,11 @@ func TestCrashAfterEveryWrite(t *testing.T) {
 			t.Errorf("no crash after any %q", w.what)
 		}
 	}
-	if covered < len(writes)-3 {
+	// Which status writes a run makes depends on how its passes fall (progress is written once
+	// per interval, conditions only when they change), so a loaded machine skips a few of the
+	// crash points the uncrashed run reached: 23 of 27 were reached in a CI run, 24 on a quiet
+	// machine. Four in five, and every kind of write above, must be.
+	if covered*5 < len(writes)*4 {
 		t.Errorf("only %d crash points of %d writes", covered, len(writes))
 	}
 }

@@ -108,6 +108,7 @@ func Sweep(namespace string) *cbv1.BenchmarkSweep {
 			Mode:    cbv1.SweepCartesian,
 			Repeats: 3,
 			BestBy:  cbv1.BestByOpsPerSecond,
+			Restore: cbv1.RestoreAfterEach,
 		},
 	}
 	// Throughput (mean, min, max) and p99 (mean, min, max) per point, point order.
