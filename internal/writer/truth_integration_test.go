@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/cassandra"
 	"github.com/cassbench/cassbench/internal/writer"
 )
 
@@ -37,6 +39,7 @@ func timing(t *testing.T) {
 func TestOverloadedOpenLoopReportsAchieved(t *testing.T) {
 	timing(t)
 	c := cluster(t)
+	warm(t, c)
 	const window = 6 * time.Second
 	probe := spec("it_overload_probe", func(b *builders.BenchmarkRunBuilder) { b.Duration(2 * time.Second).Concurrency(32) })
 	setUp(t, c, probe)
@@ -93,6 +96,7 @@ func TestOverloadedOpenLoopReportsAchieved(t *testing.T) {
 func TestFixedRateReachesTarget(t *testing.T) {
 	timing(t)
 	c := cluster(t)
+	warm(t, c)
 	const rate = 500
 	// Nodes just started compile their write path for half a minute, and their JIT threads
 	// take the cores the writers wake on: warm them with a closed loop first, and measure
@@ -212,6 +216,22 @@ func TestSkewedWriterClocks(t *testing.T) {
 	}
 }
 
+// warmed is set once warm has loaded the shared nodes in this test process.
+var warmed sync.Once
+
+// warm loads the shared nodes with a closed loop for a minute before the first timing test
+// of the process: the timing stage of make test may start on nodes just restarted (after
+// test/local, or from nothing), whose JIT compiles the write path for a minute, and on such
+// nodes the closed and open loops measured 11 and 13% apart and the schedule lag's p99 was
+// 14 to 23 ms, against 0.986 and 1 ms on warm nodes.
+func warm(t *testing.T, c *cassandra.Cluster) {
+	warmed.Do(func() {
+		s := spec("it_warm", func(b *builders.BenchmarkRunBuilder) { b.Duration(time.Minute).Concurrency(32) })
+		setUp(t, c, s)
+		mustRun(t, c, s)
+	})
+}
+
 func ratio(s string) float64 {
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
@@ -223,6 +243,7 @@ func ratio(s string) float64 {
 func TestCompareTwoRunsOfTheSameSpec(t *testing.T) {
 	timing(t)
 	c := cluster(t)
+	warm(t, c)
 	side := func(keyspace string) *cbv1.BenchmarkRunSpec {
 		s := spec(keyspace, func(b *builders.BenchmarkRunBuilder) {
 			b.Duration(8 * time.Second).Warmup(2 * time.Second).Concurrency(8)
