@@ -327,6 +327,21 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool
 			return false
 		}
 		atTarget := dc.Spec.Size == wantSize && datacenter.SameJSON(dc.Spec.Config, wantConfig)
+		// A datacenter still applying an earlier change (the previous run's restore rolling
+		// through its nodes, say) is waited for before its settings are checked or changed:
+		// the check would meet restarting nodes, and the run's change would pile onto the
+		// other. At the target, the change is this run's own and is waited for below.
+		if !atTarget {
+			if ready, why := datacenter.Ready(dc, dc.Generation); !ready {
+				if d.prepareExpired("cass-operator did not finish an earlier change of the datacenter: " + why) {
+					return false
+				}
+				d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+					"waiting for cass-operator to finish an earlier change before the run's settings are checked and applied: "+why)
+				d.requeue(prepareDeadline(run).Sub(d.o.now))
+				return false
+			}
+		}
 		if !atTarget && !d.preflight(t) {
 			return false
 		}

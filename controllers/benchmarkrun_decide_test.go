@@ -330,6 +330,11 @@ func TestDecide(t *testing.T) {
 		"cass-operator is scaling: the size waits": {o: withPods(observed(aRun(recorded), aDC(mine, dcCondition(cassdcapi.DatacenterScalingUp)), job(jobs.ComponentPreflight, true, false, false)),
 			jobs.ComponentPreflight, pod(job(jobs.ComponentPreflight, true, false, false), 0, 0, setupOK)), requeue: true,
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"}},
+		"the previous run's restore still rolls: the settings are checked only after it": {o: observed(aRun(recorded),
+			aDC(mine, dcCondition(cassdcapi.DatacenterRollingRestart), func(dc *cassdcapi.CassandraDatacenter) {
+				dc.Status.CassandraOperatorProgress = cassdcapi.ProgressUpdating
+			})), requeue: true,
+			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"}},
 		"crash after the patch: the datacenter at the target is recorded, not patched again": {o: observed(aRun(recorded), aDC(mine, atTarget)),
 			check: func(t *testing.T, s step) {
 				if st := s.status.Datacenter; st.PatchedGeneration != 5 || !st.Changed || st.Size != 5 {

@@ -103,6 +103,9 @@ func waitSweepRun(t testing.TB, sw *cbv1.BenchmarkSweep, name string) *cbv1.Benc
 // playTuning plays cass-operator applying the run's datacenter patch.
 func playTuning(t *testing.T, run *cbv1.BenchmarkRun, dc string) {
 	t.Helper()
+	// cass-operator finishes rolling the previous point's restore through the nodes: a run
+	// checks and changes a datacenter only once it has settled.
+	pl.Settle(t, builders.MakeDatacenter(dc, run.Namespace).Obj())
 	if d := run.Spec.Datacenter; d != nil && d.Config != nil && d.Config.CassandraYaml != nil {
 		pl.PassPreflight(t, run)
 	}
