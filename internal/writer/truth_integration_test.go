@@ -73,7 +73,11 @@ func TestOverloadedOpenLoopReportsAchieved(t *testing.T) {
 	t.Logf("side by side: closed loop %.0f ops/s; open loop at %d ops/s achieved %d ops/s (%.3f of the closed loop), missed %d of %d, %d late over 1 ms, drain %d ms, run took %s",
 		baseline, target, res.OpsPerSecond, float64(res.OpsPerSecond)/baseline, res.Schedule.Missed, res.Schedule.Due,
 		res.Schedule.LateOver1ms, res.Schedule.DrainMillis, took.Round(time.Millisecond))
-	if dev := math.Abs(float64(res.OpsPerSecond)-baseline) / baseline; dev > 0.05 {
+	// Two sessions to the same nodes serve alike within a few per cent, not exactly: side by
+	// side on this machine's two cores the open loop achieved 0.950 and 0.935 of the closed
+	// loop (its pacer and lag sketch take a share of the cores the nodes run on). A report of
+	// the target, or of a drained backlog, is twenty times the closed loop, far outside.
+	if dev := math.Abs(float64(res.OpsPerSecond)-baseline) / baseline; dev > 0.10 {
 		t.Errorf("achieved %d ops/s, %.1f%% away from the closed loop's %.0f", res.OpsPerSecond, 100*dev, baseline)
 	}
 	if res.Schedule.Missed == 0 || res.Schedule.LateOver1ms == 0 {
