@@ -39,6 +39,11 @@ const datacenterIndex = "spec.datacenterRef.key"
 // DefaultProgressInterval is how often a running run's progress is written to status.
 const DefaultProgressInterval = 10 * time.Second
 
+// DefaultPodStartGrace is how long a pod of a run's Job may fail to start (an image pull
+// failing, a Secret or ConfigMap it reads missing) before the run fails: the kubelet retries
+// those, and a Secret applied with the run may arrive after it.
+const DefaultPodStartGrace = 2 * time.Minute
+
 // BenchmarkRunReconciler takes a BenchmarkRun from applied to Succeeded: it locks, sizes and
 // tunes the datacenter, runs setup and writer Jobs, collects results and gives the datacenter
 // back. Each pass observes, decides (decide, pure) and performs what was decided.
@@ -57,6 +62,8 @@ type BenchmarkRunReconciler struct {
 	WatchNamespaces []string
 	// ProgressInterval between progress updates while writers run.
 	ProgressInterval time.Duration
+	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
+	PodStartGrace time.Duration
 }
 
 // +kubebuilder:rbac:groups=cassbench.io,resources=benchmarkruns,verbs=get;list;watch;update;patch
@@ -92,7 +99,8 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 
 // observe reads everything decide needs.
 func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.BenchmarkRun) (observation, error) {
-	o := observation{run: run, now: r.Clock.Now(), image: r.Image, allowedImages: r.AllowedImages, progressInterval: r.ProgressInterval}
+	o := observation{run: run, now: r.Clock.Now(), image: r.Image, allowedImages: r.AllowedImages, progressInterval: r.ProgressInterval,
+		podStartGrace: r.PodStartGrace}
 	key := datacenter.Key(run)
 	if len(r.WatchNamespaces) > 0 && !slices.Contains(r.WatchNamespaces, key.Namespace) {
 		o.notWatched = true
@@ -436,6 +444,9 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.ProgressInterval == 0 {
 		r.ProgressInterval = DefaultProgressInterval
+	}
+	if r.PodStartGrace == 0 {
+		r.PodStartGrace = DefaultPodStartGrace
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &cbv1.BenchmarkRun{}, datacenterIndex,
 		func(o client.Object) []string {

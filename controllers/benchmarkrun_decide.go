@@ -63,6 +63,8 @@ type observation struct {
 	foreign map[string]*batchv1.Job
 	// progressInterval between progress updates while writers run.
 	progressInterval time.Duration
+	// podStartGrace is how long a pod of the run's Jobs may fail to start before the run fails.
+	podStartGrace time.Duration
 	// dcPendingPods are the datacenter's pods that are not ready, read only while a restore
 	// waits for cass-operator to finish resizing.
 	dcPendingPods []string
@@ -446,8 +448,12 @@ func (d *decider) preflight(t jobs.Target) bool {
 		if d.prepareExpired("the settings check did not finish") {
 			return false
 		}
+		note, failed := d.notStarting(job, jobs.ComponentPreflight, cbv1.ConditionDatacenterReady, "the datacenter was not changed")
+		if failed {
+			return false
+		}
 		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonCheckingSettings,
-			fmt.Sprintf("Job %s is checking that every cassandra-yaml setting exists before the datacenter is changed", job.Name))
+			fmt.Sprintf("Job %s is checking that every cassandra-yaml setting exists before the datacenter is changed%s", job.Name, note))
 		d.requeue(prepareDeadline(run).Sub(d.o.now))
 		return false
 	}
@@ -486,6 +492,42 @@ func (d *decider) ensureJob(component, stage string, build func() (*batchv1.Job,
 	return nil, false
 }
 
+// notStarting looks at the pods of an unfinished Job that do not start. It fails the stage
+// when one has not started within the grace, or never will (kept says what the failure
+// leaves); otherwise it returns what to add to the stage's message, which names the first
+// such pod and why, and looks again when its grace ends. An unschedulable pod is only named:
+// a cluster autoscaler may add a node for it, and the deadlines bound the wait.
+func (d *decider) notStarting(job *batchv1.Job, component, stage, kept string) (note string, failed bool) {
+	pods := jobs.NotStartingPods(d.o.pods[component])
+	if len(pods) == 0 {
+		return "", false
+	}
+	for _, p := range pods {
+		if p.Unschedulable {
+			continue
+		}
+		until := p.Since.Add(d.o.podStartGrace)
+		if !p.Retried {
+			until = p.Since
+		}
+		if d.o.now.Before(until) {
+			d.requeue(until.Sub(d.o.now))
+			continue
+		}
+		within := fmt.Sprintf("did not start within the manager's --pod-start-grace (%s)", d.o.podStartGrace)
+		if !p.Retried {
+			within = "cannot start"
+		}
+		d.fail(stage, cbv1.ReasonPodsNotStarting, fmt.Sprintf(
+			"pod %s of Job %s %s: %s: %s; %d of the Job's pods do not start; %s. Correct what the kubelet names "+
+				"(the image, a Secret or ConfigMap the pods read, an image pull secret) and create the run again",
+			p.Pod, job.Name, within, p.Reason, p.Message, len(pods), kept))
+		return "", true
+	}
+	p := pods[0]
+	return fmt.Sprintf("; %d pod(s) not starting, %s: %s: %s", len(pods), p.Pod, p.Reason, p.Message), false
+}
+
 func reasonForStage(stage string) string {
 	switch stage {
 	case cbv1.ConditionSchemaReady:
@@ -512,8 +554,12 @@ func (d *decider) setUp(t jobs.Target) bool {
 		if d.prepareExpired("the setup Job did not finish") {
 			return false
 		}
+		note, failed := d.notStarting(job, jobs.ComponentSetup, cbv1.ConditionSchemaReady, "no schema was created")
+		if failed {
+			return false
+		}
 		d.set(cbv1.ConditionSchemaReady, metav1.ConditionFalse, cbv1.ReasonSetupRunning,
-			fmt.Sprintf("Job %s is verifying settings and creating the schema", job.Name))
+			fmt.Sprintf("Job %s is verifying settings and creating the schema%s", job.Name, note))
 		d.requeue(prepareDeadline(run).Sub(d.o.now))
 		return false
 	}
@@ -608,13 +654,18 @@ func (d *decider) load(t jobs.Target) {
 				"the writers did not finish within deadlines.run (%s); results of the writers that reported are kept", runTimeout(run)))
 			return
 		}
+		note, failed := d.notStarting(job, jobs.ComponentWriter, cbv1.ConditionWritersComplete,
+			fmt.Sprintf("results of the %d writers that reported are kept", len(summaries)))
+		if failed {
+			return
+		}
 		msg := fmt.Sprintf("%d of %d writers running, %d done", active, n, succeeded)
 		if len(problems) > 0 {
 			// A failed writer fails the run, but the others run on to the end of their window
 			// so their results are kept.
 			msg = fmt.Sprintf("%d of %d writers running; failed so far: %s", active, n, strings.Join(problems, "; "))
 		}
-		d.set(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, msg)
+		d.set(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, msg+note)
 		run.Status.Progress = progress(run, lastStart(pods), d.o.now, d.o.progressInterval)
 		d.requeue(min(d.o.progressInterval, deadline.Sub(d.o.now)))
 		return

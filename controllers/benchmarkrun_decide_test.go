@@ -154,10 +154,27 @@ func pod(j *batchv1.Job, index int32, exit int32, message string) corev1.Pod {
 	return p
 }
 
+// waiting is a pod of a Job created at t0+created whose container the kubelet keeps waiting
+// for reason; reason Unschedulable makes it a pod the scheduler finds no node for.
+func waiting(j *batchv1.Job, index int32, created time.Duration, reason, message string) corev1.Pod {
+	p := pod(j, index, 0, "")
+	p.CreationTimestamp = metav1.NewTime(t0.Add(created))
+	p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	if reason == corev1.PodReasonUnschedulable {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason,
+			Message: message, LastTransitionTime: p.CreationTimestamp}}
+		return p
+	}
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: j.Labels[cbv1.ComponentLabel], State: corev1.ContainerState{
+		Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}}
+	return p
+}
+
 // observed builds an observation at now = t0 + 5 minutes, with the run at the queue's head.
 func observed(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, js ...*batchv1.Job) observation {
 	o := observation{run: run, dc: dc, now: t0.Add(5 * time.Minute), image: "cassbench:1", progressInterval: 10 * time.Second,
-		queueHead: types.NamespacedName{Namespace: "bench", Name: "r"}, queuePosition: 1,
+		podStartGrace: 2 * time.Minute,
+		queueHead:     types.NamespacedName{Namespace: "bench", Name: "r"}, queuePosition: 1,
 		jobs: map[string]*batchv1.Job{}, pods: map[string][]corev1.Pod{}, foreign: map[string]*batchv1.Job{}}
 	for _, j := range js {
 		if metav1.IsControlledBy(j, run) {
@@ -369,6 +386,47 @@ func TestDecide(t *testing.T) {
 		// Ownership and results.
 		"a Job left by an earlier run of the same name is deleted, not adopted": {o: observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), job(jobs.ComponentWriter, true, false, true)),
 			deleteForeign: jobs.Name("r", jobs.ComponentWriter)},
+		"a preflight pod that reads a missing Secret: named while the grace runs": {o: withPods(observed(aRun(recorded), aDC(mine),
+			job(jobs.ComponentPreflight, false, false, false)), jobs.ComponentPreflight,
+			waiting(job(jobs.ComponentPreflight, false, false, false), 0, 4*time.Minute, "CreateContainerConfigError", `secret "creds" not found`)),
+			requeue: true, conds: map[string]string{cbv1.ConditionDatacenterReady: "False/CheckingSettings"},
+			check: func(t *testing.T, s step) {
+				c := meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionDatacenterReady)
+				if !strings.Contains(c.Message, `CreateContainerConfigError: secret "creds" not found`) {
+					t.Errorf("the waiting message does not say why the pod does not start: %s", c.Message)
+				}
+				// The pod was created at t0+4m with a grace of 2m: look again at t0+6m.
+				if s.requeueAfter > time.Minute+2*time.Second {
+					t.Errorf("requeue after %s, want at the grace's end (1m)", s.requeueAfter)
+				}
+			}},
+		"a preflight pod that reads a missing Secret: failed after the grace, the datacenter untouched": {o: withPods(observed(aRun(recorded), aDC(mine),
+			job(jobs.ComponentPreflight, false, false, false)), jobs.ComponentPreflight,
+			waiting(job(jobs.ComponentPreflight, false, false, false), 0, 2*time.Minute, "CreateContainerConfigError", `secret "creds" not found`)),
+			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/PodsNotStarting"}},
+		"failed for a pod that did not start: the writers stop first": {o: observed(aRun(patched, dcReady, schemaReady,
+			withCond(cbv1.ConditionWritersComplete, "False", cbv1.ReasonPodsNotStarting)), aDC(mine, atTarget), writer),
+			stop: []string{writer.Name}, requeue: true},
+		"a setup pod whose image name is invalid: failed at once": {o: withPods(observed(aRun(patched, dcReady), aDC(mine, atTarget),
+			job(jobs.ComponentSetup, false, false, false)), jobs.ComponentSetup,
+			waiting(job(jobs.ComponentSetup, false, false, false), 0, 5*time.Minute, "InvalidImageName", `invalid reference format`)),
+			conds: map[string]string{cbv1.ConditionSchemaReady: "False/PodsNotStarting"}},
+		"an unschedulable writer is named, and left to the deadlines": {o: withPods(observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), writer),
+			jobs.ComponentWriter, waiting(writer, 1, 0, corev1.PodReasonUnschedulable, "0/3 nodes are available: 3 Insufficient cpu")),
+			requeue: true, conds: map[string]string{cbv1.ConditionWritersComplete: "False/WritersRunning"},
+			check: func(t *testing.T, s step) {
+				if c := meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionWritersComplete); !strings.Contains(c.Message, "Insufficient cpu") {
+					t.Errorf("the message does not name the unschedulable pod: %s", c.Message)
+				}
+			}},
+		"a writer whose image cannot be pulled: failed after the grace, the reported results kept": {o: withPods(observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), writer),
+			jobs.ComponentWriter, pod(writer, 0, 0, summaryOf(0, 1000)), waiting(writer, 1, 2*time.Minute, "ImagePullBackOff", `Back-off pulling image "cassbench:1"`)),
+			conds: map[string]string{cbv1.ConditionWritersComplete: "False/PodsNotStarting"},
+			check: func(t *testing.T, s step) {
+				if s.status.Results == nil || s.status.Results.Operations != 1000 {
+					t.Errorf("the reported writer's results were not kept: %+v", s.status.Results)
+				}
+			}},
 		"a writer's report is stored the first time it is read": {o: withPods(observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), writer),
 			jobs.ComponentWriter, pod(writer, 0, 0, summaryOf(0, 1000))), requeue: true,
 			check: func(t *testing.T, s step) {

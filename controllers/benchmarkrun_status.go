@@ -35,6 +35,7 @@ var failedReasons = map[string]bool{
 	cbv1.ReasonDatacenterDrifted:      true,
 	cbv1.ReasonRefused:                true,
 	cbv1.ReasonImageNotAllowed:        true,
+	cbv1.ReasonPodsNotStarting:        true,
 	cbv1.ReasonSettingNotAllowed:      true,
 	cbv1.ReasonLockLost:               true,
 }

@@ -37,7 +37,9 @@ type Options struct {
 	// trailing * matches a prefix. Their pods receive Cassandra credentials.
 	AllowedImages    []string
 	ProgressInterval time.Duration
-	Clock            clock.PassiveClock
+	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
+	PodStartGrace time.Duration
+	Clock         clock.PassiveClock
 	// SkipNameValidation lets one process build the manager more than once (tests restart it).
 	SkipNameValidation bool
 	// WatchNamespaces limits the cache, and so everything the manager sees, to these
@@ -111,6 +113,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		AllowedImages:    o.AllowedImages,
 		WatchNamespaces:  o.WatchNamespaces,
 		ProgressInterval: o.ProgressInterval,
+		PodStartGrace:    o.PodStartGrace,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("registering the BenchmarkRun controller: %w", err)

@@ -107,6 +107,10 @@ const (
 	ReasonSettingNotAllowed = "SettingNotAllowed"
 	// ReasonImageNotAllowed: the run names an image the manager is not allowed to run.
 	ReasonImageNotAllowed = "ImageNotAllowed"
+	// ReasonPodsNotStarting: a pod of the run's preflight, setup or writer Job did not start
+	// within the manager's --pod-start-grace (its image cannot be pulled, a Secret or
+	// ConfigMap it reads is missing), or never will (an invalid image name).
+	ReasonPodsNotStarting = "PodsNotStarting"
 	// ReasonStoppingJobs: the run's own Jobs are being stopped before the datacenter is given back.
 	ReasonStoppingJobs = "StoppingJobs"
 	// ReasonRestoreStuck: the original size could not be restored within the deadline.

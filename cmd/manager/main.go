@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	o := controllers.Options{ProgressInterval: controllers.DefaultProgressInterval}
+	o := controllers.Options{ProgressInterval: controllers.DefaultProgressInterval, PodStartGrace: controllers.DefaultPodStartGrace}
 	flag.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint; 0 disables it")
 	flag.BoolVar(&o.SecureMetrics, "metrics-secure", true, "serve metrics over HTTPS, authenticated and authorized")
 	flag.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "address of the health and readiness probes")
@@ -21,6 +21,8 @@ func main() {
 	flag.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (needed outside a cluster)")
 	flag.StringVar(&o.Image, "writer-image", os.Getenv("CASSBENCH_IMAGE"), "image of setup and writer pods when a run names none (default $CASSBENCH_IMAGE)")
 	flag.DurationVar(&o.ProgressInterval, "progress-interval", o.ProgressInterval, "how often a running run's progress is written to its status")
+	flag.DurationVar(&o.PodStartGrace, "pod-start-grace", o.PodStartGrace,
+		"how long a setup or writer pod may fail to start (image pull, missing Secret or ConfigMap) before its run fails")
 	flag.Func("watch-namespaces", "comma-separated namespaces to watch (default all)", func(v string) error {
 		for _, ns := range strings.Split(v, ",") {
 			if ns = strings.TrimSpace(ns); ns != "" {

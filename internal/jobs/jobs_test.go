@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +268,50 @@ func TestSetupJobsCarryTheKeyspacePolicy(t *testing.T) {
 		if _, ok := env(job.Spec.Template.Spec.Containers[0])[k]; ok {
 			t.Errorf("env %s set for a datacenter without it", k)
 		}
+	}
+}
+
+// The pods that cannot start are those the kubelet keeps waiting for a reason it names, or
+// the scheduler cannot place; a start under way, a pod that ran, and a pod being deleted are
+// not.
+func TestNotStartingPods(t *testing.T) {
+	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	waitingFor := func(name, reason string, init bool) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: created}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
+		st := []corev1.ContainerStatus{{Name: "writer", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: "why"}}}}
+		if init {
+			p.Status.InitContainerStatuses = st
+		} else {
+			p.Status.ContainerStatuses = st
+		}
+		return p
+	}
+	deleted := waitingFor("deleted", "ImagePullBackOff", false)
+	deleted.DeletionTimestamp = &created
+	failed := waitingFor("failed", "CreateContainerConfigError", false)
+	failed.Status.Phase = corev1.PodFailed
+	unschedulable := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "unschedulable", CreationTimestamp: created}}
+	later := metav1.NewTime(created.Add(time.Minute))
+	unschedulable.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes are available", LastTransitionTime: later}}
+	pods := []corev1.Pod{
+		waitingFor("creating", "ContainerCreating", false),
+		waitingFor("secret", "CreateContainerConfigError", false),
+		waitingFor("pull", "ImagePullBackOff", true),
+		waitingFor("name", "InvalidImageName", false),
+		deleted, failed, unschedulable,
+	}
+	var got []string
+	for _, p := range NotStartingPods(pods) {
+		got = append(got, fmt.Sprintf("%s %s retried=%t unschedulable=%t since=%s", p.Pod, p.Reason, p.Retried, p.Unschedulable, p.Since.Format("15:04")))
+	}
+	want := []string{
+		"secret CreateContainerConfigError retried=true unschedulable=false since=00:00",
+		"pull ImagePullBackOff retried=true unschedulable=false since=00:00",
+		"name InvalidImageName retried=false unschedulable=false since=00:00",
+		"unschedulable Unschedulable retried=true unschedulable=true since=00:01",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

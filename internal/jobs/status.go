@@ -92,3 +92,69 @@ func FinishedAt(job *batchv1.Job) time.Time {
 	}
 	return time.Time{}
 }
+
+// NotStarting is a pod of a run's Job that is not running and cannot start by itself yet:
+// a container the kubelet keeps waiting (its image cannot be pulled, a Secret or ConfigMap
+// it reads is missing), or a pod the scheduler finds no node for.
+type NotStarting struct {
+	Pod     string
+	Reason  string
+	Message string
+	// Since is when the pod has been so at the latest: the pod's creation for a waiting
+	// container (the kubelet keeps no time for it), the PodScheduled condition's transition
+	// for an unschedulable pod.
+	Since time.Time
+	// Retried: the kubelet or the scheduler tries again, and something outside the run (a
+	// Secret created, a registry back, a node added) can still let the pod start. A pod that
+	// is not retried never starts (an invalid image name, a pull policy of Never).
+	Retried bool
+	// Unschedulable: no node takes the pod; a cluster autoscaler may add one.
+	Unschedulable bool
+}
+
+// waitingReasons are the reasons the kubelet gives a container that cannot start, and
+// whether it tries again. ContainerCreating and PodInitializing are a start under way.
+var waitingReasons = map[string]bool{
+	"ErrImagePull":               true,
+	"ImagePullBackOff":           true,
+	"CreateContainerConfigError": true,
+	"CreateContainerError":       true,
+	"InvalidImageName":           false,
+	"ErrImageNeverPull":          false,
+}
+
+// NotStartingPods returns the pods that cannot start, in the order given. Pods being deleted
+// and pods that ran are left out.
+func NotStartingPods(pods []corev1.Pod) []NotStarting {
+	var out []NotStarting
+	for _, p := range pods {
+		if !p.DeletionTimestamp.IsZero() || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if ns, ok := waitingContainer(p); ok {
+			out = append(out, ns)
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+				out = append(out, NotStarting{Pod: p.Name, Reason: c.Reason, Message: c.Message,
+					Since: c.LastTransitionTime.Time, Retried: true, Unschedulable: true})
+			}
+		}
+	}
+	return out
+}
+
+func waitingContainer(p corev1.Pod) (NotStarting, bool) {
+	statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	for _, cs := range statuses {
+		w := cs.State.Waiting
+		if w == nil {
+			continue
+		}
+		if retried, known := waitingReasons[w.Reason]; known {
+			return NotStarting{Pod: p.Name, Reason: w.Reason, Message: w.Message, Since: p.CreationTimestamp.Time, Retried: retried}, true
+		}
+	}
+	return NotStarting{}, false
+}

@@ -27,6 +27,10 @@ import (
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
+// podStartGrace is the manager's --pod-start-grace here: how long a run's pod may fail to
+// start before the run fails.
+const podStartGrace = 15 * time.Second
+
 // Options shape the environment.
 type Options struct {
 	// Namespace, Datacenter and Cluster name the CassandraDatacenter the environment creates
@@ -168,6 +172,8 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 			"--metrics-bind-address=0",
 			"--health-probe-bind-address=0",
 			"--writer-image=" + o.Image,
+			// The scenario of a pod that does not start waits this long, not the default 2m.
+			"--pod-start-grace=" + podStartGrace.String(),
 		},
 		Env: append(withoutEnv(os.Environ(), "KUBECONFIG"), "KUBECONFIG="+managerKubeconfig),
 		Log: filepath.Join(o.Dir, "manager.log"),

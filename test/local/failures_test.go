@@ -54,6 +54,32 @@ func TestKilledWriterFailsTheRunAndKeepsTheOthers(t *testing.T) {
 	checkRestored(ctx, t, env)
 }
 
+// A run whose pods read a Secret that does not exist fails once the manager's
+// --pod-start-grace has passed, naming the pod, the kubelet's reason and the Secret, and
+// leaves the datacenter as it found it, unlocked. The local pod runner gives the kubelet's
+// CreateContainerConfigError and retries, as the kubelet does.
+func TestPodsReadingAMissingSecretFailTheRun(t *testing.T) {
+	const name = "missing-secret"
+	env, ctx := scenario(t, name)
+	run := newRun(env, name).Size(2).CassandraYaml(map[string]any{"concurrent_writes": 48}).Writers(1).Obj()
+	run.Spec.Connection = &cbv1.ConnectionSpec{CredentialsSecretRef: &corev1.LocalObjectReference{Name: "no-such-secret"}}
+	create(ctx, t, env, run)
+
+	run = waitFinished(ctx, t, env, name, podStartGrace+3*time.Minute)
+	if run.Status.Phase != cbv1.PhaseFailed {
+		t.Fatalf("phase %s, want Failed; conditions:\n%s", run.Status.Phase, conditions(run))
+	}
+	c := cond(run, cbv1.ConditionSucceeded)
+	if c.Reason != cbv1.ReasonPodsNotStarting || !strings.Contains(c.Message, "CreateContainerConfigError") || !strings.Contains(c.Message, "no-such-secret") {
+		t.Errorf("the failure is %s %q, want %s naming the kubelet's reason and the Secret", c.Reason, c.Message, cbv1.ReasonPodsNotStarting)
+	}
+	if st := run.Status.Datacenter; st == nil || st.Changed || st.PatchedGeneration != 0 {
+		t.Errorf("the datacenter was patched: %+v", st)
+	}
+	t.Logf("failure: %s", c.Message)
+	checkRestored(ctx, t, env)
+}
+
 // A manager killed with SIGKILL mid-run and started again completes the run with one writer
 // Job.
 func TestManagerRestartedMidRunCompletesIt(t *testing.T) {
