@@ -519,7 +519,7 @@ func (d *decider) notStarting(job *batchv1.Job, component, stage, kept string) (
 			within = "cannot start"
 		}
 		d.fail(stage, cbv1.ReasonPodsNotStarting, fmt.Sprintf(
-			"pod %s of Job %s %s: %s: %s; %d of the Job's pods do not start; %s. Correct what the kubelet names "+
+			"pod %s of Job %s %s: %s: %s; pods of the Job not starting: %d; %s. Correct what the kubelet names "+
 				"(the image, a Secret or ConfigMap the pods read, an image pull secret) and create the run again",
 			p.Pod, job.Name, within, p.Reason, p.Message, len(pods), kept))
 		return "", true

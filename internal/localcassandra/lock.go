@@ -49,19 +49,31 @@ func (l *Lock) Name() string { return l.f.Name() }
 func (l *Lock) Mode() Mode { return l.mode }
 
 // Try takes (or converts to) m without blocking and tells whether it holds it. Converting is
-// not atomic in flock(2): a failed conversion may have dropped the lock held before, so after
-// a failure the lock counts as not held.
+// not atomic in flock(2): the lock held is removed before the new one is asked for, so a
+// conversion that fails has dropped it. Try then takes the lock held before again at once:
+// a process that waits for exclusive use while its own tests use the cluster under a shared
+// lock would otherwise hold nothing between its attempts, and another process could replace
+// the cluster under those tests. Should another process take the lock in that instant, the
+// lock counts as not held.
 func (l *Lock) Try(m Mode) bool {
+	prev := l.mode
+	if l.flock(m) {
+		l.mode = m
+		return true
+	}
 	l.mode = Unlocked
+	if prev != Unlocked && prev != m && l.flock(prev) {
+		l.mode = prev
+	}
+	return false
+}
+
+func (l *Lock) flock(m Mode) bool {
 	for {
 		err := syscall.Flock(int(l.f.Fd()), int(m)|syscall.LOCK_NB)
-		if errors.Is(err, syscall.EINTR) {
-			continue
+		if !errors.Is(err, syscall.EINTR) {
+			return err == nil
 		}
-		if err == nil {
-			l.mode = m
-		}
-		return err == nil
 	}
 }
 
