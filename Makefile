@@ -91,8 +91,11 @@ run: cluster-check manifests generate fmt vet ## Run the manager on this machine
 DEMO ?= config/samples/kind-demo.yaml
 
 .PHONY: demo
+# --reset replaces a local cluster of other settings, such as the two-node cluster with
+# authentication that make test leaves: a node of it kept but not started shows as down, and
+# setup then waits for schema agreement with it in vain.
 demo: ## Start a local Cassandra node and run $(DEMO) against it, without Kubernetes.
-	hack/cassandra.sh start --nodes 1
+	hack/cassandra.sh start --nodes 1 --reset
 	$(GO) run ./cmd/cassbench run -f $(DEMO) --hosts 127.0.0.1
 
 ##@ Test

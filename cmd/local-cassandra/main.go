@@ -46,11 +46,12 @@ CassandraAuthorizer (superuser cassandra/cassandra, auth caches valid 5 minutes)
 no-op when the cluster already runs with the same options (stopped nodes are started again,
 keeping their data); a larger --nodes with otherwise equal options adds nodes (they
 bootstrap); other options while nodes run fail with exit 3 unless --reset, which wipes the
-cluster first. restart --node i changes one node (settings accumulate in node<i>/node.conf)
+cluster first (also when only the data of nodes beyond --nodes is left, which the started
+nodes would wait for as down peers). restart --node i changes one node (settings accumulate in node<i>/node.conf)
 and marks the cluster as changed, so a plain start or check no longer matches it. Fresh
 nodes get evenly interleaved initial_token values (num_tokens each), so nodes 2..N bootstrap
 concurrently and ownership is balanced.
-stop, wipe, restart and a --reset that changes options first wait until no process using the
+stop, wipe, restart and a --reset that wipes first wait until no process using the
 cluster (tests, use: they hold users.lock shared) runs; --force skips it. use takes the cluster
 as it is when node 1 answers CQL, else starts it with the options given (replacing a stopped
 cluster of other options), and holds users.lock shared while CMD runs; CMD's exit status is

@@ -98,6 +98,12 @@ func (c *Cluster) clusterConfPath() string { return filepath.Join(c.Nodes(), "cl
 // ClusterConf is the text of nodes/cluster.conf ("" when no cluster was started).
 func (c *Cluster) ClusterConf() string { return readText(c.clusterConfPath()) }
 
+// hasNodesBeyond tells whether a node above n has a directory: data of a larger cluster.
+func (c *Cluster) hasNodesBeyond(n int) bool {
+	known := c.KnownNodes()
+	return len(known) > 0 && known[len(known)-1] > n
+}
+
 // Check tells whether the stored cluster options equal o.
 func (c *Cluster) Check(o Options) bool { return o.ConfText(c.Version) == c.ClusterConf() }
 
@@ -115,7 +121,10 @@ func (c *Cluster) Start(ctx context.Context, o Options) error {
 		return err
 	}
 	want := o.ConfText(c.Version)
-	if o.Reset && want != c.ClusterConf() {
+	// A reset also wipes the data of nodes beyond o.Nodes that a larger cluster left: the
+	// nodes started would wait for them as down peers (schema agreement, role setup).
+	reset := o.Reset && (want != c.ClusterConf() || c.hasNodesBeyond(o.Nodes))
+	if reset {
 		unlock, err := c.lockUsers(ctx, o.Force)
 		if err != nil {
 			return err
@@ -135,8 +144,11 @@ func (c *Cluster) Start(ctx context.Context, o Options) error {
 	switch {
 	case want != have && haveNodes > 0 && haveNodes < o.Nodes && withoutNodes(want) == withoutNodes(have):
 		c.logf("growing the cluster from %d to %d node(s)", haveNodes, o.Nodes)
-	case want != have && o.Reset:
-		if have != "" {
+	case reset:
+		switch {
+		case want == have:
+			c.logf("nodes beyond %d hold the data of a larger cluster: wiping", o.Nodes)
+		case have != "":
 			c.logf("cluster options changed: wiping")
 		}
 		if err := c.wipe(); err != nil {

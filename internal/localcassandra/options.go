@@ -18,7 +18,7 @@ type Options struct {
 	JVMOpts []string
 	Auth    bool // PasswordAuthenticator + CassandraAuthorizer, superuser cassandra/cassandra
 	Timeout time.Duration
-	Reset   bool // start: wipe a cluster of other options first
+	Reset   bool // start: wipe a cluster of other options, or data of nodes beyond Nodes, first
 	Node    int  // stop, restart, pause, resume: one node (0: all, where allowed)
 	Kill    bool // stop with SIGKILL
 	Force   bool // do not wait for processes holding users.lock

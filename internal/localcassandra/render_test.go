@@ -145,3 +145,23 @@ func TestJVMArgs(t *testing.T) {
 		t.Errorf("shellQuote = %s", got)
 	}
 }
+
+// A reset to fewer nodes wipes what nodes beyond them left: the nodes started would
+// otherwise wait for those as down peers (make demo after make test's two-node cluster
+// waited for schema agreement with node 2 in vain).
+func TestNodesBeyond(t *testing.T) {
+	dir := t.TempDir()
+	c := &Cluster{Layout: Layout{Cache: dir, Dir: dir, Version: "5.0.9"}}
+	if c.hasNodesBeyond(1) {
+		t.Error("an empty layout has nodes beyond 1")
+	}
+	for _, i := range []int{1, 2} {
+		if err := os.MkdirAll(c.NodeDir(i), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !c.hasNodesBeyond(1) || c.hasNodesBeyond(2) || c.hasNodesBeyond(3) {
+		t.Errorf("nodes 1 and 2: beyond 1 %t, beyond 2 %t, beyond 3 %t; want true, false, false",
+			c.hasNodesBeyond(1), c.hasNodesBeyond(2), c.hasNodesBeyond(3))
+	}
+}
