@@ -32,7 +32,7 @@ func timing(t *testing.T) {
 }
 
 // An open loop far above what the cluster can do reports what the cluster did: its achieved
-// throughput is the closed loop's, far below the target; the operations it could not start
+// throughput is about the closed loop's, far below the target; the operations it could not start
 // are missed, not run after the window; and the run ends on time instead of draining a
 // backlog of twenty times the window. The closed loop runs at the same time, with as many
 // requests in flight, so both get the same share of the node whatever else the machine does.
@@ -73,12 +73,16 @@ func TestOverloadedOpenLoopReportsAchieved(t *testing.T) {
 	t.Logf("side by side: closed loop %.0f ops/s; open loop at %d ops/s achieved %d ops/s (%.3f of the closed loop), missed %d of %d, %d late over 1 ms, drain %d ms, run took %s",
 		baseline, target, res.OpsPerSecond, float64(res.OpsPerSecond)/baseline, res.Schedule.Missed, res.Schedule.Due,
 		res.Schedule.LateOver1ms, res.Schedule.DrainMillis, took.Round(time.Millisecond))
-	// Two sessions to the same nodes serve alike within a few per cent, not exactly: side by
-	// side on this machine's two cores the open loop achieved 0.950 and 0.935 of the closed
-	// loop (its pacer and lag sketch take a share of the cores the nodes run on). A report of
-	// the target, or of a drained backlog, is twenty times the closed loop, far outside.
-	if dev := math.Abs(float64(res.OpsPerSecond)-baseline) / baseline; dev > 0.10 {
-		t.Errorf("achieved %d ops/s, %.1f%% away from the closed loop's %.0f", res.OpsPerSecond, 100*dev, baseline)
+	// What the test guards against, a report of the target or of a drained backlog, is twenty
+	// times what the node did. Two sessions to the same nodes serve alike only roughly: side by
+	// side on this machine's two shared cores the open loop achieved 0.935 to 1.016 of the
+	// closed loop, and 1.102 once in CI with the node at 1,700 ops/s and p99 240 ms. So the
+	// bound is a factor of 1.5 either way, with the target checked apart.
+	if ratio := float64(res.OpsPerSecond) / baseline; ratio < 1/1.5 || ratio > 1.5 {
+		t.Errorf("achieved %d ops/s, %.2f of the closed loop's %.0f beside it", res.OpsPerSecond, ratio, baseline)
+	}
+	if res.OpsPerSecond*5 > target {
+		t.Errorf("reported %d ops/s for a target of %d ops/s, twenty times what the node did with as many requests in flight", res.OpsPerSecond, target)
 	}
 	if res.Schedule.Missed == 0 || res.Schedule.LateOver1ms == 0 {
 		t.Errorf("an overloaded open loop reported no missed (%d) or late (%d) operations", res.Schedule.Missed, res.Schedule.LateOver1ms)
