@@ -1,6 +1,7 @@
 package localcassandra
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -255,6 +256,24 @@ func (c *Cluster) waitAuth(ctx context.Context, deadline time.Time, timeout time
 		}
 	}
 	c.logf("superuser cassandra/cassandra can log in")
+	was, is, err := rehashSuperuser(ctx, c.NodeIP(1), CQLPort, "cassandra", "cassandra")
+	switch {
+	case err != nil:
+		return err
+	case is != fmt.Sprintf("%02d", loginRounds):
+		// Nodes started by an earlier version of this package hash at Cassandra's default.
+		c.logf("warning: the superuser's password is hashed at bcrypt cost %s, and every login pays for it: the nodes run without -Dcassandra.auth_bcrypt_gensalt_log2_rounds=%d; restart them", is, loginRounds)
+	case was != is:
+		// The nodes cache the hash a login checks against, not the outcome: the old one would
+		// be checked for credentials_validity yet.
+		for _, i := range c.RunningNodes() {
+			var out bytes.Buffer
+			if err := c.Nodetool(ctx, i, &out, &out, "invalidatecredentialscache"); err != nil {
+				return fmt.Errorf("node %d: nodetool invalidatecredentialscache: %w: %s", i, err, out.String())
+			}
+		}
+		c.logf("superuser password hashed again at bcrypt cost %s (was %s), as a new cluster's is", is, was)
+	}
 	return nil
 }
 

@@ -230,6 +230,7 @@ func (l Layout) jvmArgs(i int, heap, jamm string, extra []string) []string {
 		"-Dcassandra.consistent.rangemovement=false",
 		"-Dcassandra.superuser_setup_delay_ms=500",
 		"-Dcassandra.shutdown_announce_in_ms=500",
+		"-Dcassandra.auth_bcrypt_gensalt_log2_rounds=" + strconv.Itoa(loginRounds),
 	}
 	args = append(args, extra...)
 	return append(args, "-cp", l.Lib()+"/*", "org.apache.cassandra.service.CassandraDaemon")

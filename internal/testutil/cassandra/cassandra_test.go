@@ -6,8 +6,11 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/cassbench/cassbench/internal/cql"
 )
 
 // TestStartAnswersCQL starts (or reuses) a one-node cluster and performs a real CQL native
@@ -94,4 +97,23 @@ func (r *reader) string() string {
 	s := string(r.b[:n])
 	r.b = r.b[n:]
 	return s
+}
+
+// An --auth cluster's superuser password is hashed at 4 bcrypt rounds (log2), which every
+// login checks again: at Cassandra's default of 10, the logins of a 48-writer run kept both
+// cores busy for 15 s before its start barrier (localcassandra.loginRounds).
+func TestAuthClusterHashesAtFourRounds(t *testing.T) {
+	c := Start(t, Options{Nodes: 2, Auth: true})
+	s, err := cql.Connect(cql.Options{Hosts: c.Hosts, Port: c.Port, Username: c.Username, Password: c.Password, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var hash string
+	if err := s.Query("SELECT salted_hash FROM system_auth.roles WHERE role = ?", c.Username).Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(hash, "$2a$04$") {
+		t.Errorf("the superuser's password hash starts %.7s, want $2a$04$", hash)
+	}
 }
