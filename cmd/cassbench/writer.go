@@ -22,7 +22,7 @@ func writerCommand(ctx context.Context, args []string) int {
 	index := fs.Int("index", envInt(podenv.CompletionIndex, 0), "this writer's index (env "+podenv.CompletionIndex+")")
 	writers := fs.Int("writers", envInt(podenv.Writers, 0), "writers in the run; default spec.writers.replicas (env "+podenv.Writers+")")
 	runID := fs.String("run-id", envOr(podenv.RunID, ""), "run identifier: writers with the same one start together (env "+podenv.RunID+")")
-	barrier := fs.Duration("barrier-timeout", 10*time.Minute, "how long to wait for the other writers")
+	barrier := fs.Duration("barrier-timeout", 10*time.Minute, "how long to wait at the start barrier for one more writer to arrive")
 	metrics := fs.String("metrics-addr", fmt.Sprintf(":%d", podenv.MetricsPort), "serve Prometheus /metrics here; empty disables")
 	termLog := fs.String("termination-log", podenv.TerminationLog, "where to write the summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the writer to this file")

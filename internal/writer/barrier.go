@@ -58,7 +58,8 @@ type Barrier struct {
 	Index       int32
 	Writers     int32
 	Consistency gocql.Consistency
-	Timeout     time.Duration
+	// Timeout is the longest wait for one more writer to arrive.
+	Timeout time.Duration
 	// RequestTimeout bounds each query (default 10s).
 	RequestTimeout time.Duration
 	Poll           time.Duration
@@ -69,7 +70,9 @@ type Barrier struct {
 }
 
 // Wait records this writer's arrival and returns the common start, in Cassandra's time,
-// once all writers arrived.
+// once all writers arrived. It gives up when Timeout passes without a writer arriving: many
+// writers connecting to a busy cluster may take longer than Timeout to arrive all, and still
+// keep arriving, while a writer that failed before arriving stops them.
 func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 	now := b.Now
 	if now == nil {
@@ -96,19 +99,22 @@ func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 		sleepCtx(ctx, poll)
 	}
 	seen := 0
+	deadline = now().Add(b.Timeout)
 	for {
 		arrivals, err := b.arrivals(ctx, sel)
 		if err == nil {
-			seen = len(arrivals)
 			if start, ok := CommonStart(arrivals, b.Writers); ok {
 				return start, nil
+			}
+			if len(arrivals) > seen {
+				seen, deadline = len(arrivals), now().Add(b.Timeout)
 			}
 		}
 		if ctx.Err() != nil {
 			return time.Time{}, fmt.Errorf("start barrier: %w", ctx.Err())
 		}
 		if now().After(deadline) {
-			return time.Time{}, fmt.Errorf("start barrier: saw %d of %d writers after %s", seen, b.Writers, b.Timeout)
+			return time.Time{}, fmt.Errorf("start barrier: saw %d of %d writers, and none more for %s", seen, b.Writers, b.Timeout)
 		}
 		sleepCtx(ctx, poll)
 	}

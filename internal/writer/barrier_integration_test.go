@@ -2,9 +2,11 @@ package writer_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/cassbench/cassbench/internal/cql"
 	"github.com/cassbench/cassbench/internal/writer"
 )
 
@@ -16,11 +18,48 @@ func TestBarrierTimeout(t *testing.T) {
 	sum, err := writer.Run(context.Background(), writer.Config{
 		Spec: s, Conn: connOptions(c), RunID: "lonely", Index: 0, Writers: 3, BarrierTimeout: 2 * time.Second,
 	})
-	want := "start barrier: saw 1 of 3 writers after 2s"
+	want := "start barrier: saw 1 of 3 writers, and none more for 2s"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
 	if sum.Error != want {
 		t.Errorf("summary error %q, want %q", sum.Error, want)
+	}
+}
+
+// Writers that keep arriving are waited for, however long they take all together: the timeout
+// is the longest wait for the next one. Here the last arrives 3 s after the first, with a
+// timeout of 2 s (48 writers connecting to two busy nodes took minutes in CI).
+func TestBarrierWaitsWhileWritersArrive(t *testing.T) {
+	c := cluster(t)
+	s := spec("it_barrier_arriving", nil)
+	setUp(t, c, s)
+	session, err := cql.Connect(connOptions(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	const writers = 3
+	const gap = 1500 * time.Millisecond
+	starts := make([]time.Time, writers)
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := range int32(writers) {
+		wg.Go(func() {
+			time.Sleep(time.Duration(i) * gap)
+			starts[i], errs[i] = writer.Barrier{
+				Session: session, Keyspace: s.Schema.Keyspace, Run: "arriving", Index: i, Writers: writers,
+				Consistency: writer.BarrierConsistency(s.Schema.Replication.Factor), Timeout: 2 * time.Second,
+			}.Wait(context.Background())
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("writer %d: %v", i, err)
+		}
+		if !starts[i].Equal(starts[0]) {
+			t.Errorf("writer %d starts at %s, writer 0 at %s", i, starts[i], starts[0])
+		}
 	}
 }
