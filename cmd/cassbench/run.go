@@ -39,7 +39,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
 	output := fs.String("o", "table", "output: table, json or csv (as cassbench results writes them)")
 	processes := fs.Bool("processes", false, "run each writer as a child process instead of a goroutine")
-	barrier := fs.Duration("barrier-timeout", 2*time.Minute, "how long writers wait for each other")
+	barrier := fs.Duration("barrier-timeout", 2*time.Minute, "how long a writer waits at the start barrier for one more to arrive")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (in-process writers)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
 	csvFile := csvFlag(fs)
@@ -108,21 +108,20 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	stopProfiles()
 
 	res := results.Merge(sums)
-	failed := 0
 	for _, s := range sums {
 		if s.Error != "" {
-			failed++
 			fmt.Fprintf(os.Stderr, "writer %d failed: %s\n", s.Index, s.Error)
 		}
 	}
 	if msg, short := results.TargetShortfall(res); short {
 		fmt.Fprintln(os.Stderr, "warning: target rate not reached: "+msg)
 	}
-	if err := report.Run(stdout, localRun(runID, spec, setupReport, res, failed > 0), format); err != nil {
+	failure := writerFailures(sums)
+	if err := report.Run(stdout, localRun(runID, spec, setupReport, res, failure), format); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
 	}
-	if failed > 0 {
+	if failure != "" {
 		return 1
 	}
 	return 0

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -150,10 +152,16 @@ func runSample(t *testing.T, c *cassandra.Cluster, dir string, r sampleRun) bool
 			args = append(args, "--csv-file", sampleCSV(t, dir, src))
 		}
 		code := runMain(context.Background(), args, &out)
-		if code != 0 {
-			t.Fatalf("cassbench run --scale %g exited %d", samplesScale, code)
-		}
 		obj, err := report.Read(&out)
+		if code != 0 {
+			why := fmt.Sprintf("no results to say why (%v)", err)
+			if err == nil {
+				if c := meta.FindStatusCondition(obj.(*cbv1.BenchmarkRun).Status.Conditions, cbv1.ConditionSucceeded); c != nil {
+					why = c.Message
+				}
+			}
+			t.Fatalf("cassbench run --scale %g exited %d: %s", samplesScale, code, why)
+		}
 		if err != nil {
 			t.Fatalf("reading the results cassbench run wrote: %v", err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -21,11 +22,16 @@ func reported(s *summary.Summary) *summary.Summary {
 }
 
 // localRun presents a local run as the BenchmarkRun it would have been, so that it is
-// rendered by the same code as `cassbench results`.
-func localRun(runID string, spec *cbv1.BenchmarkRunSpec, setup *summary.SetupReport, r *cbv1.Results, failed bool) *cbv1.BenchmarkRun {
+// rendered by the same code as `cassbench results`. A failed run says why in its Succeeded
+// condition, as the controller's does, so that -o json carries it.
+func localRun(runID string, spec *cbv1.BenchmarkRunSpec, setup *summary.SetupReport, r *cbv1.Results, failure string) *cbv1.BenchmarkRun {
 	phase := cbv1.PhaseSucceeded
-	if failed || r == nil {
+	var conds []metav1.Condition
+	if failure != "" || r == nil {
 		phase = cbv1.PhaseFailed
+	}
+	if failure != "" {
+		conds = []metav1.Condition{{Type: cbv1.ConditionSucceeded, Status: metav1.ConditionFalse, Reason: cbv1.ReasonWriterFailed, Message: failure}}
 	}
 	return &cbv1.BenchmarkRun{
 		TypeMeta:   metav1.TypeMeta{APIVersion: cbv1.GroupVersion.String(), Kind: "BenchmarkRun"},
@@ -33,10 +39,25 @@ func localRun(runID string, spec *cbv1.BenchmarkRunSpec, setup *summary.SetupRep
 		Spec:       *spec,
 		Status: cbv1.BenchmarkRunStatus{
 			Phase:      phase,
+			Conditions: conds,
 			Datacenter: &cbv1.DatacenterStatus{Name: "local", Nodes: setup.Nodes, CassandraVersion: setup.CassandraVersion, SettingsVerified: setup.SettingsVerified},
 			Results:    r,
 		},
 	}
+}
+
+// writerFailures says which writers failed and why, or "" when none did.
+func writerFailures(sums []*summary.Summary) string {
+	var problems []string
+	for _, s := range sums {
+		if s.Error != "" {
+			problems = append(problems, fmt.Sprintf("writer %d: %s", s.Index, s.Error))
+		}
+	}
+	if len(problems) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s; results of the %d writers that reported are kept", strings.Join(problems, "; "), len(sums)-len(problems))
 }
 
 func plural(n int64, what string) string {

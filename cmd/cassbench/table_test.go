@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -31,7 +32,7 @@ func TestLocalRunTable(t *testing.T) {
 	}
 	spec := cbv1.BenchmarkRunSpec{Writers: cbv1.WritersSpec{Replicas: 2}}
 	var out bytes.Buffer
-	if err := report.Run(&out, localRun("local-x", &spec, &summary.SetupReport{CassandraVersion: "5.0.9", Nodes: 3}, r, false), report.Table); err != nil {
+	if err := report.Run(&out, localRun("local-x", &spec, &summary.SetupReport{CassandraVersion: "5.0.9", Nodes: 3}, r, ""), report.Table); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -48,6 +49,40 @@ func TestLocalRunTable(t *testing.T) {
 	}
 	if s := reported(&summary.Summary{Index: 1, Writers: 2, Error: strings.Repeat("x", 9000)}); len(s.Error) > 256 {
 		t.Errorf("a local summary did not go through the report's encoding: error of %d bytes kept", len(s.Error))
+	}
+}
+
+// A local run whose writers failed says which and why in what it writes, as the controller's
+// condition does: with -o json, a script reading the output has the reason without stderr.
+func TestLocalRunSaysWhyWritersFailed(t *testing.T) {
+	sums := []*summary.Summary{{Index: 0, Writers: 3}, {Index: 1, Writers: 3, Error: "start barrier: saw 2 of 3 writers, and none more for 2m0s"}, {Index: 2, Writers: 3, Error: "connecting: refused"}}
+	failure := writerFailures(sums)
+	want := "writer 1: start barrier: saw 2 of 3 writers, and none more for 2m0s; writer 2: connecting: refused; results of the 1 writers that reported are kept"
+	if failure != want {
+		t.Fatalf("writerFailures = %q, want %q", failure, want)
+	}
+	if got := writerFailures(sums[:1]); got != "" {
+		t.Errorf("writerFailures of a writer that succeeded = %q", got)
+	}
+	spec := cbv1.BenchmarkRunSpec{Writers: cbv1.WritersSpec{Replicas: 3}}
+	for _, format := range []report.Format{report.JSON, report.Table} {
+		var out bytes.Buffer
+		if err := report.Run(&out, localRun("local-x", &spec, &summary.SetupReport{Nodes: 1}, &cbv1.Results{WritersReported: 1}, failure), format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "Failed") || !strings.Contains(out.String(), "writer 2: connecting: refused") {
+			t.Errorf("%s output lacks the failure:\n%s", format, out.String())
+		}
+		if format != report.JSON {
+			continue
+		}
+		obj, err := report.Read(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := meta.FindStatusCondition(obj.(*cbv1.BenchmarkRun).Status.Conditions, cbv1.ConditionSucceeded); c == nil || c.Message != want {
+			t.Errorf("read back, the Succeeded condition is %+v", c)
+		}
 	}
 }
 
