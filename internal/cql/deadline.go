@@ -60,18 +60,24 @@ func (d *Deadlines) watch() {
 		case <-d.stop:
 			return
 		case now := <-t.C:
-			n := now.UnixNano()
-			d.now.Store(n)
-			d.mu.Lock()
-			all = append(all[:0], d.all...)
-			d.mu.Unlock()
-			for _, x := range all {
-				if at := x.at.Load(); at != 0 && at <= n {
-					x.expire(at)
-				}
-			}
+			all = d.check(now.UnixNano(), all)
 		}
 	}
+}
+
+// check is one tick of the watchdog at n (Unix nanoseconds): it moves the clock requests are
+// armed by to n and cancels the requests that ran out by then. all is reused as scratch.
+func (d *Deadlines) check(n int64, all []*Deadline) []*Deadline {
+	d.now.Store(n)
+	d.mu.Lock()
+	all = append(all[:0], d.all...)
+	d.mu.Unlock()
+	for _, x := range all {
+		if at := x.at.Load(); at != 0 && at <= n {
+			x.expire(at)
+		}
+	}
+	return all
 }
 
 // A Deadline is a context whose deadline is re-armed for each request of its goroutine. It

@@ -9,8 +9,52 @@ import (
 
 type key struct{}
 
-// A request armed and never disarmed is cancelled after the timeout, within two ticks; the
-// contexts made from the Deadline see it too.
+// The watchdog cancels a request at its first tick at or after the request's time ran out,
+// never before: checked tick by tick on a clock the test moves, with no watchdog running.
+func TestDeadlineExpiresAtTheFirstTickAfterItsTime(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	d := &Deadlines{timeout: timeout, tick: 2 * time.Millisecond, stop: make(chan struct{})}
+	t0 := time.Now().UnixNano()
+	d.now.Store(t0)
+	x, other := d.New(), d.New()
+	x.Arm()
+	other.Arm()
+	other.Disarm()
+	if at, ok := x.Deadline(); !ok || at.UnixNano() != t0+int64(timeout) {
+		t.Fatalf("Deadline() = %v, %v; want the watchdog's clock plus %s", at, ok, timeout)
+	}
+	var scratch []*Deadline
+	scratch = d.check(t0+int64(timeout)-1, scratch)
+	if x.Err() != nil {
+		t.Fatalf("cancelled a nanosecond before its time: %v", x.Err())
+	}
+	select {
+	case <-x.Done():
+		t.Fatal("Done closed before its time")
+	default:
+	}
+	d.check(t0+int64(timeout), scratch)
+	select {
+	case <-x.Done():
+	default:
+		t.Fatal("Done still open at the tick its time ran out")
+	}
+	if !errors.Is(x.Err(), context.DeadlineExceeded) {
+		t.Errorf("Err = %v, want context.DeadlineExceeded", x.Err())
+	}
+	if other.Err() != nil {
+		t.Errorf("a disarmed request was cancelled with the one that ran out: %v", other.Err())
+	}
+	if d.now.Load() != t0+int64(timeout) {
+		t.Errorf("the tick did not move the clock requests are armed by")
+	}
+}
+
+// A request armed and never disarmed is cancelled by the running watchdog after the timeout,
+// never before; the contexts made from the Deadline see it too. How soon after is the tick
+// check above: measured in wall time it is also how long a loaded machine took to schedule the
+// watchdog and this test (CI, running packages side by side, once took 67 ms more than two
+// ticks), so the bound here only catches a watchdog that does not run or ticks far too slowly.
 func TestDeadlineCancelsARequestThatRunsOut(t *testing.T) {
 	const timeout = 100 * time.Millisecond
 	d := NewDeadlines(timeout)
@@ -28,8 +72,8 @@ func TestDeadlineCancelsARequestThatRunsOut(t *testing.T) {
 		t.Fatal("not cancelled after 5s")
 	}
 	took := time.Since(start)
-	if took < timeout-d.tick || took > timeout+2*d.tick+50*time.Millisecond {
-		t.Errorf("cancelled after %s, want %s within two ticks of %s", took, timeout, d.tick)
+	if took < timeout-d.tick || took > timeout+time.Second {
+		t.Errorf("cancelled after %s, want %s (armed by a clock at most a tick of %s old), and well under a second more", took, timeout, d.tick)
 	}
 	if !errors.Is(child.Err(), context.DeadlineExceeded) {
 		t.Errorf("Err = %v, want context.DeadlineExceeded", child.Err())

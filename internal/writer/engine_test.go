@@ -130,7 +130,9 @@ func TestOverloadedOpenLoopMissesInsteadOfDraining(t *testing.T) {
 	if res.Due != 10_000 || res.Missed+s.OK != res.Due {
 		t.Errorf("due %d, missed %d, done %d: every due operation is either done or missed", res.Due, res.Missed, s.OK)
 	}
-	if took > window+250*time.Millisecond {
+	// Draining the backlog would take its 9,000 operations at 2 ms on 4 goroutines, 4.5 s
+	// after the window; the bound leaves a loaded machine's scheduling a second and a half.
+	if took > window+1500*time.Millisecond {
 		t.Errorf("phase took %s for a %s window: a backlog was drained", took, window)
 	}
 	lag, late1ms, _ := summarizePace(ps)
