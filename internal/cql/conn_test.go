@@ -143,8 +143,8 @@ func TestBatchConnSendsWhatQueuedInOneWrite(t *testing.T) {
 		}
 	}
 	close(cc.hold)
-	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return len(b.queued) == 0 })
-	time.Sleep(20 * time.Millisecond)
+	waitFor(t, func() bool { return cc.count() >= 2 })
+	time.Sleep(20 * time.Millisecond) // room for any further send to show
 	if n := cc.count(); n != 2 {
 		t.Errorf("101 writes reached the socket in %d sends, want 2 (one while the other waited)", n)
 	}

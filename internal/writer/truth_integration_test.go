@@ -128,10 +128,12 @@ func TestFixedRateReachesTarget(t *testing.T) {
 		t.Errorf("%d operations missed at a reachable rate", sc.Missed)
 	}
 	// p50 tells the pacer from the runtime's timers (about 0.5 ms late on this machine). The
-	// p99 bound is what two nodes' JVMs on the same two cores leave: a wake-up that finds both
-	// cores taken waits for the OS (measured p99 2.8 ms, 0.8% of operations over 1 ms).
-	if sc.Lag.P50 >= 100 || sc.Lag.P99 >= 5000 {
-		t.Errorf("schedule lag p50 %d µs, p99 %d µs: want under 100 µs and 5 ms", sc.Lag.P50, sc.Lag.P99)
+	// tail is the machine's, not the pacer's: a wake-up that finds both shared cores taken by
+	// the nodes' JVMs waits for the OS (p99 176 µs to 9.2 ms here, and 16 ms once in CI right
+	// after test/local, with 99 of 2,500 operations over 1 ms). It is reported, and bounded
+	// only against a pacer that falls behind and catches up, whose lag grows with the window.
+	if sc.Lag.P50 >= 100 || sc.Lag.P99 >= 250_000 {
+		t.Errorf("schedule lag p50 %d µs, p99 %d µs: want under 100 µs and 250 ms", sc.Lag.P50, sc.Lag.P99)
 	}
 	if res.Writes.Response.P99 < res.Writes.Service.P99 {
 		t.Errorf("response p99 %d µs below service p99 %d µs", res.Writes.Response.P99, res.Writes.Service.P99)
@@ -210,16 +212,19 @@ func TestSkewedWriterClocks(t *testing.T) {
 	res := results.Merge(sums)
 	t.Logf("offsets %d and %d ms (± %d, %d); start spread %d ms; window %d ms", sums[0].OffsetMillis, sums[1].OffsetMillis,
 		sums[0].OffsetErrorMillis, sums[1].OffsetErrorMillis, res.StartSpreadMillis, res.WindowMillis)
-	if d := sums[1].OffsetMillis - sums[0].OffsetMillis - skew.Milliseconds(); d < -50 || d > 50 {
+	// Each offset is measured to within half a round trip, which each writer reports; on a
+	// loaded machine a round trip may take more than the 50 ms allowed beside it.
+	slack := 50 + sums[0].OffsetErrorMillis + sums[1].OffsetErrorMillis
+	if d := sums[1].OffsetMillis - sums[0].OffsetMillis - skew.Milliseconds(); d < -slack || d > slack {
 		t.Errorf("writer 1's clock is %s ahead; measured offsets %d and %d ms", skew, sums[1].OffsetMillis, sums[0].OffsetMillis)
 	}
-	if res.MaxClockOffsetMillis < skew.Milliseconds()-50 {
+	if res.MaxClockOffsetMillis < skew.Milliseconds()-slack {
 		t.Errorf("largest clock offset %d ms, want about %d", res.MaxClockOffsetMillis, skew.Milliseconds())
 	}
 	// The window runs from the first send to the last completion, so it may pass the 3 s by
 	// the operations still in flight at the end (p99 above 100 ms on a loaded machine, and a
 	// 3202 ms window seen in CI); a skew moving it would add whole seconds.
-	if res.StartSpreadMillis > 100 || res.WindowMillis > 3000+skew.Milliseconds()/5 || res.WindowMillis < 2800 {
+	if res.StartSpreadMillis > 100+slack || res.WindowMillis > 3000+skew.Milliseconds()/5 || res.WindowMillis < 2800 {
 		t.Errorf("start spread %d ms, window %d ms: the skew moved the window", res.StartSpreadMillis, res.WindowMillis)
 	}
 }
