@@ -25,14 +25,7 @@ func TestDeadlineExpiresAtTheFirstTickAfterItsTime(t *testing.T) {
 	}
 	var scratch []*Deadline
 	scratch = d.check(t0+int64(timeout)-1, scratch)
-	if x.Err() != nil {
-		t.Fatalf("cancelled a nanosecond before its time: %v", x.Err())
-	}
-	select {
-	case <-x.Done():
-		t.Fatal("Done closed before its time")
-	default:
-	}
+	assertOpen(t, x, "a nanosecond before its time")
 	d.check(t0+int64(timeout), scratch)
 	select {
 	case <-x.Done():
@@ -94,26 +87,12 @@ func TestDeadlineRearms(t *testing.T) {
 	x.Arm()
 	x.Disarm()
 	time.Sleep(3 * timeout)
-	if x.Err() != nil {
-		t.Fatalf("a disarmed request was cancelled: %v", x.Err())
-	}
-	select {
-	case <-x.Done():
-		t.Fatal("Done closed for a disarmed request")
-	default:
-	}
+	assertOpen(t, x, "disarmed")
 
 	x.Arm()
 	<-x.Done()
 	x.Arm()
-	if x.Err() != nil {
-		t.Errorf("Err = %v right after re-arming", x.Err())
-	}
-	select {
-	case <-x.Done():
-		t.Errorf("Done already closed right after re-arming")
-	default:
-	}
+	assertOpen(t, x, "right after re-arming")
 	<-x.Done() // and it runs out again
 }
 
@@ -128,5 +107,18 @@ func TestDeadlinesAreIndependent(t *testing.T) {
 	<-a.Done()
 	if b.Err() != nil {
 		t.Errorf("b was cancelled with a: %v", b.Err())
+	}
+}
+
+// assertOpen fails the test when x was cancelled: neither Err nor Done may say so.
+func assertOpen(t *testing.T, x *Deadline, when string) {
+	t.Helper()
+	if x.Err() != nil {
+		t.Fatalf("cancelled %s: Err = %v", when, x.Err())
+	}
+	select {
+	case <-x.Done():
+		t.Fatalf("Done closed %s", when)
+	default:
 	}
 }
