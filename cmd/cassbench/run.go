@@ -154,23 +154,53 @@ func localWarning(spec *cbv1.BenchmarkRunSpec) string {
 	return "spec.datacenter (size and config) cannot be applied without Kubernetes: they are verified, not applied — cassandra-yaml settings are checked on every node, the node count against size"
 }
 
+// runInProcess runs the n writers as goroutines of this process. A writer that fails before
+// its window (its session, statements or dataset) leaves the others nobody to start with:
+// those still at the start barrier give up at once, naming it, instead of a barrier timeout
+// later.
 func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV) []*summary.Summary {
 	sums := make([]*summary.Summary, n)
+	var early firstEarlyFailure
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			// Each writer gets its own session, as a pod would.
-			sum, _ := writer.Run(ctx, writer.Config{
+			sum, err := writer.Run(ctx, writer.Config{
 				Spec: spec, Conn: conn.options(), RunID: runID, Index: i, Writers: n,
-				Datacenter: conn.datacenter, BarrierTimeout: barrier, Progress: os.Stderr, CSV: csv,
+				Datacenter: conn.datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv,
 			})
+			early.note(i, sum, err)
 			sums[i] = reported(sum)
-		}()
+		})
 	}
 	wg.Wait()
 	return sums
+}
+
+// firstEarlyFailure keeps the error of the first writer that failed before its measured
+// window, for the writers of the same process still waiting at the start barrier.
+type firstEarlyFailure struct {
+	mu  sync.Mutex
+	err error
+}
+
+// note records writer i's outcome: a failure before the window, unless one came first.
+func (f *firstEarlyFailure) note(i int32, sum *summary.Summary, err error) {
+	if err == nil || sum.Measured() {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = fmt.Errorf("writer %d failed before the start: %w", i, err)
+	}
+}
+
+// get is the failure the others give up for, nil while there is none.
+func (f *firstEarlyFailure) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // runProcesses starts each writer as `cassbench writer` with the spec in its environment, as

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -83,6 +84,24 @@ func TestLocalRunSaysWhyWritersFailed(t *testing.T) {
 		if c := meta.FindStatusCondition(obj.(*cbv1.BenchmarkRun).Status.Conditions, cbv1.ConditionSucceeded); c == nil || c.Message != want {
 			t.Errorf("read back, the Succeeded condition is %+v", c)
 		}
+	}
+}
+
+// The writers of one process give up at the barrier for the first of them that failed before
+// its window; one that failed after measuring, or succeeded, stops nobody.
+func TestFirstEarlyFailure(t *testing.T) {
+	var f firstEarlyFailure
+	f.note(0, &summary.Summary{Start: 10, End: 20}, errors.New("timed out in the window"))
+	f.note(1, &summary.Summary{}, nil)
+	if err := f.get(); err != nil {
+		t.Fatalf("gave up for a writer that measured or succeeded: %v", err)
+	}
+	refused := errors.New("connecting: refused")
+	f.note(2, &summary.Summary{Error: refused.Error()}, refused)
+	f.note(3, &summary.Summary{}, errors.New("later"))
+	err := f.get()
+	if err == nil || err.Error() != "writer 2 failed before the start: connecting: refused" || !errors.Is(err, refused) {
+		t.Errorf("get() = %v, want writer 2's failure, wrapped", err)
 	}
 }
 

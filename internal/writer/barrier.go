@@ -67,12 +67,15 @@ type Barrier struct {
 	// Offset is this writer's clock minus Cassandra's: arrivals are recorded, and the start
 	// agreed, in Cassandra's time, so that writers whose clocks disagree still start together.
 	Offset time.Duration
+	// GiveUp, when set, is asked at every poll whether to stop waiting; its error says why.
+	GiveUp func() error
 }
 
 // Wait records this writer's arrival and returns the common start, in Cassandra's time,
 // once all writers arrived. It gives up when Timeout passes without a writer arriving: many
 // writers connecting to a busy cluster may take longer than Timeout to arrive all, and still
-// keep arriving, while a writer that failed before arriving stops them.
+// keep arriving, while a writer that failed before arriving stops them, at once when GiveUp
+// learns of it.
 func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 	now := b.Now
 	if now == nil {
@@ -112,6 +115,11 @@ func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 		}
 		if ctx.Err() != nil {
 			return time.Time{}, fmt.Errorf("start barrier: %w", ctx.Err())
+		}
+		if b.GiveUp != nil {
+			if err := b.GiveUp(); err != nil {
+				return time.Time{}, fmt.Errorf("start barrier: saw %d of %d writers, and gave up: %w", seen, b.Writers, err)
+			}
 		}
 		if now().After(deadline) {
 			return time.Time{}, fmt.Errorf("start barrier: saw %d of %d writers, and none more for %s", seen, b.Writers, b.Timeout)

@@ -2,6 +2,7 @@ package writer_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +25,35 @@ func TestBarrierTimeout(t *testing.T) {
 	}
 	if sum.Error != want {
 		t.Errorf("summary error %q, want %q", sum.Error, want)
+	}
+}
+
+// A writer told at the barrier that another of its process failed before arriving gives up at
+// once, whatever its timeout, and says why (cassbench run's in-process writers).
+func TestBarrierGivesUpWhenTold(t *testing.T) {
+	c := cluster(t)
+	s := spec("it_barrier_giveup", nil)
+	setUp(t, c, s)
+	failed := make(chan struct{})
+	time.AfterFunc(time.Second, func() { close(failed) })
+	began := time.Now()
+	_, err := writer.Run(context.Background(), writer.Config{
+		Spec: s, Conn: connOptions(c), RunID: "giving-up", Index: 0, Writers: 2, BarrierTimeout: 10 * time.Minute,
+		GiveUp: func() error {
+			select {
+			case <-failed:
+				return errors.New("writer 1 failed before the start: connecting: refused")
+			default:
+				return nil
+			}
+		},
+	})
+	want := "start barrier: saw 1 of 2 writers, and gave up: writer 1 failed before the start: connecting: refused"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	if took := time.Since(began); took > time.Minute {
+		t.Errorf("gave up %s after the start, with the other writer's failure known after 1s", took)
 	}
 }
 

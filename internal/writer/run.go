@@ -32,6 +32,9 @@ type Config struct {
 	// Datacenter is the local datacenter, passed to schema building like setup does.
 	Datacenter     string
 	BarrierTimeout time.Duration
+	// GiveUp, when set, is asked at every poll of the start barrier whether to stop waiting;
+	// its error says why (a writer of the same process failed before arriving).
+	GiveUp func() error
 	// MetricsAddr serves /metrics when set.
 	MetricsAddr string
 	// Progress gets a line every ProgressEvery (5 s when zero).
@@ -264,6 +267,7 @@ func (ld *load) barrier(ctx context.Context, run string, timeout time.Duration) 
 		Session: ld.session, Keyspace: ld.schema.Keyspace, Run: run, Index: cfg.Index, Writers: cfg.Writers,
 		Consistency: BarrierConsistency(cfg.Spec.Schema.Replication.Factor),
 		Timeout:     timeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: ld.clock.Offset,
+		GiveUp: cfg.GiveUp,
 	}
 	start, err := barrier.Wait(ctx)
 	if err != nil {
