@@ -35,6 +35,9 @@ type Cluster struct {
 	UsersLockHeld bool
 
 	started []int // pids of the nodes the current call started
+	// exited holds, for each node the current call started, a channel closed once its JVM
+	// has exited and been reaped.
+	exited map[int]<-chan struct{}
 }
 
 // New is a cluster of the default layout (see DefaultLayout) logging to log.
@@ -117,7 +120,7 @@ func (c *Cluster) Start(ctx context.Context, o Options) error {
 	if o.Node != 0 {
 		return fmt.Errorf("start takes --nodes; use restart --node i for one node")
 	}
-	c.started = nil
+	c.started, c.exited = nil, nil
 	if err := c.Fetch(ctx); err != nil {
 		return err
 	}
@@ -338,7 +341,7 @@ func (c *Cluster) Restart(ctx context.Context, o Options) error {
 	if i > n {
 		return fmt.Errorf("node %d is not part of the %d-node cluster", i, n)
 	}
-	c.started = nil
+	c.started, c.exited = nil, nil
 	if err := c.Fetch(ctx); err != nil {
 		return err
 	}

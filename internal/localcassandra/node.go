@@ -107,9 +107,7 @@ func (c *Cluster) startProcess(i int) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting node %d: %w", i, err)
 	}
-	// Reaps the JVM if it ends while this process lives; a zombie would look alive to kill(0).
-	go func() { _ = cmd.Wait() }()
-	c.started = append(c.started, cmd.Process.Pid)
+	c.watch(i, cmd)
 	return os.WriteFile(filepath.Join(dir, "cassandra.pid"), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
 }
 
@@ -176,8 +174,36 @@ func (c *Cluster) nodeFailure(i int, reason string) error {
 	if len(c.started) > 0 {
 		msg += "\nstopped the node(s) this call started"
 	}
-	c.started = nil
+	c.started, c.exited = nil, nil
 	return errors.New(msg)
+}
+
+// watch records node i's JVM, just started, as one the current call started, and reaps it
+// if it ends while this process lives (a zombie would look alive to kill(0)).
+func (c *Cluster) watch(i int, cmd *exec.Cmd) {
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	if c.exited == nil {
+		c.exited = map[int]<-chan struct{}{}
+	}
+	c.exited[i] = exited
+	c.started = append(c.started, cmd.Process.Pid)
+}
+
+// alive tells whether node i's JVM runs. A node this call started is judged by its process,
+// gone once reaped: right after exec, until the kernel has laid out the new program's
+// arguments, /proc/PID/cmdline reads empty (7 of 100 reads right after starting java here),
+// and Running, which identifies a node by its command line, would take it for gone.
+func (c *Cluster) alive(i int) bool {
+	if exited, ok := c.exited[i]; ok {
+		select {
+		case <-exited:
+			return false
+		default:
+			return true
+		}
+	}
+	return c.Running(i)
 }
 
 // waitCQL waits until every listed node answers CQL.
@@ -186,7 +212,7 @@ func (c *Cluster) waitCQL(ctx context.Context, deadline time.Time, t0 time.Time,
 	for len(pending) > 0 {
 		var still []int
 		for _, i := range pending {
-			if !c.Running(i) {
+			if !c.alive(i) {
 				return c.nodeFailure(i, "exited during startup")
 			}
 			if c.probe(ctx, i, "", "") == nil {

@@ -95,14 +95,14 @@ func Start(t testing.TB, opts Options) *Cluster {
 		}
 		if same {
 			if users.Mode() == localcassandra.Shared || users.Try(localcassandra.Shared) {
-				err = startOnce(t, "start", lo)
+				err = startCluster(t, "start", lo)
 				break
 			}
 		} else if users.Try(localcassandra.Exclusive) {
 			stopped = map[int]bool{}
 			reset := lo
 			reset.Reset = true
-			err = startOnce(t, "start --reset", reset)
+			err = startCluster(t, "start --reset", reset)
 			users.Try(localcassandra.Shared)
 			break
 		}
@@ -282,21 +282,10 @@ func doErr(t testing.TB, name string, what func(*localcassandra.Cluster) error) 
 	return nil
 }
 
-// startOnce starts the cluster of o, and once more if a node exited during startup. In CI a
-// node once exited the instant it was started, without a line of output, while other test
-// processes shared the cluster (the suspect: a lock dropped by a failed flock conversion,
-// which let another process act on the nodes; Lock.Try now takes it back). A second start
-// tells a node stopped under the start from one that cannot start, which fails again with
-// its logs.
-func startOnce(t testing.TB, name string, o localcassandra.Options) error {
+// startCluster starts the cluster of o.
+func startCluster(t testing.TB, name string, o localcassandra.Options) error {
 	t.Helper()
-	start := func(lc *localcassandra.Cluster) error { return lc.Start(context.Background(), o) }
-	err := doErr(t, name, start)
-	if err != nil && strings.Contains(err.Error(), "exited during startup") {
-		t.Logf("%v\ncassandra: starting again", err)
-		err = doErr(t, name, start)
-	}
-	return err
+	return doErr(t, name, func(lc *localcassandra.Cluster) error { return lc.Start(context.Background(), o) })
 }
 
 func openLock(t testing.TB, name string) *localcassandra.Lock {
