@@ -34,10 +34,14 @@ type Cluster struct {
 	// so that they wait for those processes instead of pulling the cluster from under them.
 	UsersLockHeld bool
 
-	started []int // pids of the nodes the current call started
-	// exited holds, for each node the current call started, a channel closed once its JVM
-	// has exited and been reaped.
-	exited map[int]<-chan struct{}
+	started map[int]startedNode // the nodes the current call started, by node
+}
+
+// startedNode is the JVM of a node the current call started.
+type startedNode struct {
+	pid int
+	// exited is closed once the JVM has exited and been reaped.
+	exited <-chan struct{}
 }
 
 // New is a cluster of the default layout (see DefaultLayout) logging to log.
@@ -120,7 +124,7 @@ func (c *Cluster) Start(ctx context.Context, o Options) error {
 	if o.Node != 0 {
 		return fmt.Errorf("start takes --nodes; use restart --node i for one node")
 	}
-	c.started, c.exited = nil, nil
+	c.started = nil
 	if err := c.Fetch(ctx); err != nil {
 		return err
 	}
@@ -341,7 +345,7 @@ func (c *Cluster) Restart(ctx context.Context, o Options) error {
 	if i > n {
 		return fmt.Errorf("node %d is not part of the %d-node cluster", i, n)
 	}
-	c.started, c.exited = nil, nil
+	c.started = nil
 	if err := c.Fetch(ctx); err != nil {
 		return err
 	}

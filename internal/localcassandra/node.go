@@ -162,19 +162,19 @@ func (c *Cluster) nodeFailure(i int, reason string) error {
 	stdout, _ := os.ReadFile(filepath.Join(dir, "logs", "stdout.log"))
 	msg := fmt.Sprintf("node %d (%s) %s\n--- last lines of %s/logs/system.log ---\n%s\n--- last lines of %s/logs/stdout.log ---\n%s",
 		i, c.NodeIP(i), reason, dir, tail(string(system), 40), dir, tail(string(stdout), 20))
-	for _, pid := range c.started {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+	for _, n := range c.started {
+		_ = syscall.Kill(n.pid, syscall.SIGTERM)
 	}
-	for _, pid := range c.started {
-		for n := 0; n < 60 && syscall.Kill(pid, 0) == nil; n++ {
+	for _, n := range c.started {
+		for k := 0; k < 60 && syscall.Kill(n.pid, 0) == nil; k++ {
 			time.Sleep(500 * time.Millisecond)
 		}
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		_ = syscall.Kill(n.pid, syscall.SIGKILL)
 	}
 	if len(c.started) > 0 {
 		msg += "\nstopped the node(s) this call started"
 	}
-	c.started, c.exited = nil, nil
+	c.started = nil
 	return errors.New(msg)
 }
 
@@ -183,11 +183,10 @@ func (c *Cluster) nodeFailure(i int, reason string) error {
 func (c *Cluster) watch(i int, cmd *exec.Cmd) {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	if c.exited == nil {
-		c.exited = map[int]<-chan struct{}{}
+	if c.started == nil {
+		c.started = map[int]startedNode{}
 	}
-	c.exited[i] = exited
-	c.started = append(c.started, cmd.Process.Pid)
+	c.started[i] = startedNode{pid: cmd.Process.Pid, exited: exited}
 }
 
 // alive tells whether node i's JVM runs. A node this call started is judged by its process,
@@ -195,9 +194,9 @@ func (c *Cluster) watch(i int, cmd *exec.Cmd) {
 // arguments, /proc/PID/cmdline reads empty (7 of 100 reads right after starting java here),
 // and Running, which identifies a node by its command line, would take it for gone.
 func (c *Cluster) alive(i int) bool {
-	if exited, ok := c.exited[i]; ok {
+	if n, ok := c.started[i]; ok {
 		select {
-		case <-exited:
+		case <-n.exited:
 			return false
 		default:
 			return true
