@@ -35,7 +35,9 @@ type NodeServerResults struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Node string `json:"node,omitempty"`
-	// Mutations and Reads the node's MutationStage and ReadStage completed.
+	// Mutations and Reads this replica applied to the benchmark table in the window (the
+	// table's local write and read counts): summed over nodes, the writes times the
+	// replication factor.
 	Mutations int64 `json:"mutations"`
 	Reads     int64 `json:"reads"`
 	// PendingPeak is the most tasks seen waiting in one request stage, PendingStage.
@@ -44,10 +46,12 @@ type NodeServerResults struct {
 	// +kubebuilder:validation:MaxLength=64
 	PendingStage string `json:"pendingStage,omitempty"`
 	// BlockedPeak is the most tasks seen blocked at once; Blocked counts tasks newly blocked.
+	// Only stages off the shared executor pool can block: MutationStage, ReadStage and
+	// Native-Transport-Requests queue instead (pendingPeak).
 	BlockedPeak int64 `json:"blockedPeak"`
 	Blocked     int64 `json:"blocked"`
-	// Dropped messages: internode messages expired or refused for overload, plus drops the
-	// node logged.
+	// Dropped messages: internode messages expired or refused for overload, plus the drops
+	// of its own requests the node logged (where its log is readable).
 	Dropped int64 `json:"dropped"`
 	// Hints are hint files waiting at the window's end.
 	Hints int64 `json:"hints"`
@@ -65,22 +69,55 @@ type NodeServerResults struct {
 	TableMiBBefore int64 `json:"tableMiBBefore"`
 	TableMiBAfter  int64 `json:"tableMiBAfter"`
 	DiskMiB        int64 `json:"diskMiB"`
-	// CoordinatorWriteP99Micros and CoordinatorReadP99Micros are the node's recent p99 as
-	// coordinator for the table at the window's end.
+	// CoordinatorWriteP99Micros and CoordinatorReadP99Micros are the node's p99 as
+	// coordinator for the table at the window's end: Cassandra's exponentially decaying
+	// figure, weighted to the last minutes, not the window's own; 0 where the node's version,
+	// and so the unit of its latency tables, could not be read.
 	CoordinatorWriteP99Micros int64 `json:"coordinatorWriteP99Micros"`
 	CoordinatorReadP99Micros  int64 `json:"coordinatorReadP99Micros"`
+	// CoordinatorLatencyResolutionMicros is the resolution of the two figures above: 1000
+	// on Cassandra 5.0, whose latency tables hold seconds to three decimals.
+	// +optional
+	CoordinatorLatencyResolutionMicros int64 `json:"coordinatorLatencyResolutionMicros,omitempty"`
+	// CPUMillicores is the node's CPU use over the window (its process's user and system
+	// time over the window's wall time), of CPUCores cores it could run on. Read from the
+	// process where the node runs on the reading writer's machine (local nodes); absent
+	// elsewhere.
+	// +optional
+	CPUMillicores int64 `json:"cpuMillicores,omitempty"`
+	// +optional
+	CPUCores int32 `json:"cpuCores,omitempty"`
+	// GC is the stop-the-world pauses of the node's JVM in the window; absent where no source
+	// was readable.
+	// +optional
+	GC *NodeGCResults `json:"gc,omitempty"`
 	// Logs holds what the node logged in the window; absent where the node does not feed
 	// system_views.system_logs.
 	// +optional
 	Logs *NodeLogResults `json:"logs,omitempty"`
 }
 
+// GC sources: every pause from the JVM's own gc log, or only the pauses over
+// gc_log_threshold (200 ms by default) that Cassandra's GCInspector logs.
+const (
+	GCSourceGCLog      = "gc.log"
+	GCSourceSystemLogs = "system_logs"
+)
+
+// NodeGCResults are a node's garbage-collection pauses in the window.
+type NodeGCResults struct {
+	// Source is gc.log (every pause, read from the JVM's log on the node's machine) or
+	// system_logs (only the pauses over gc_log_threshold that GCInspector logs).
+	// +kubebuilder:validation:Enum=gc.log;system_logs
+	Source string `json:"source"`
+	// Pauses counted, their total and the longest, in milliseconds (rounded).
+	Pauses      int64 `json:"pauses"`
+	TotalMillis int64 `json:"totalMillis"`
+	MaxMillis   int64 `json:"maxMillis"`
+}
+
 // NodeLogResults are what a node logged in the window.
 type NodeLogResults struct {
-	// GCPauses the GC inspector reported (above gc_log_threshold), their total and longest.
-	GCPauses      int64 `json:"gcPauses"`
-	GCTotalMillis int64 `json:"gcTotalMillis"`
-	GCMaxMillis   int64 `json:"gcMaxMillis"`
 	// Errors logged, OutOfMemory errors among them.
 	Errors      int64 `json:"errors"`
 	OutOfMemory int64 `json:"outOfMemory"`
@@ -91,7 +128,7 @@ type NodeLogResults struct {
 }
 
 // BottleneckVerdict says what limited a run.
-// +kubebuilder:validation:Enum=Writers;Cluster;Unclear
+// +kubebuilder:validation:Enum=Writers;Cluster;Unclear;TargetMet
 type BottleneckVerdict string
 
 const (
@@ -104,6 +141,9 @@ const (
 	BottleneckCluster BottleneckVerdict = "Cluster"
 	// BottleneckUnclear: the evidence points both ways, or nowhere.
 	BottleneckUnclear BottleneckVerdict = "Unclear"
+	// BottleneckTargetMet: an open loop achieved its target rate, so nothing limited it; any
+	// strain seen is named in the evidence.
+	BottleneckTargetMet BottleneckVerdict = "TargetMet"
 )
 
 // Bottleneck is the verdict on who limited the run, with the evidence for it.

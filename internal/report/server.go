@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -29,18 +30,18 @@ func serverTable(w *errWriter, r *cbv1.Results) {
 	}
 	w.printf("\n")
 	tw := w.table(0)
-	tw.row("node\tmutations\treads\tpending peak\tblocked\tdropped\thints\tcompactions\tbacklog\tflushes\ttable MiB\tdisk MiB\tcoord write p99\tGC pauses\n")
+	tw.row("node\tmutations\treads\tCPU\tpending peak\tblocked\tdropped\thints\tcompactions\tbacklog\tflushes\ttable MiB\tdisk MiB\tcoord write p99 (decayed)\tGC pauses\n")
 	row := func(name string, n cbv1.NodeServerResults) {
 		pending := server.Count(n.PendingPeak)
 		if n.PendingStage != "" {
 			pending += " " + n.PendingStage
 		}
-		tw.row("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name,
-			server.Count(n.Mutations), server.Count(n.Reads), pending, server.Count(max(n.Blocked, n.BlockedPeak)),
+		tw.row("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name,
+			server.Count(n.Mutations), server.Count(n.Reads), nodeCPU(n), pending, server.Count(max(n.Blocked, n.BlockedPeak)),
 			server.Count(n.Dropped), server.Count(n.Hints), server.Count(n.Compactions),
 			fmt.Sprintf("%d→%d (peak %d)", n.CompactionBacklogBefore, n.CompactionBacklogAfter, n.CompactionBacklogPeak),
 			server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
-			server.Count(n.DiskMiB), Micros(n.CoordinatorWriteP99Micros), gcPauses(n.Logs))
+			server.Count(n.DiskMiB), coordP99(n.CoordinatorWriteP99Micros, n.CoordinatorLatencyResolutionMicros), gcPauses(n.GC))
 	}
 	for _, n := range s.Nodes {
 		row(n.Node, n)
@@ -60,15 +61,40 @@ func serverTable(w *errWriter, r *cbv1.Results) {
 	}
 }
 
-// gcPauses renders "3 (1.5 s, max 650 ms)"; "-" where the node's logs are not readable.
-func gcPauses(l *cbv1.NodeLogResults) string {
-	if l == nil {
+// gcPauses renders "3 (1.5 s, max 650 ms)", with "over 200 ms" where only GCInspector's
+// lines were read; "-" where no source was readable.
+func gcPauses(g *cbv1.NodeGCResults) string {
+	if g == nil {
 		return "-"
 	}
-	if l.GCPauses == 0 {
-		return "0"
+	which := ""
+	if g.Source == cbv1.GCSourceSystemLogs {
+		which = " over 200 ms"
 	}
-	return fmt.Sprintf("%s (%s, max %s)", server.Count(l.GCPauses), server.Millis(l.GCTotalMillis), server.Millis(l.GCMaxMillis))
+	if g.Pauses == 0 {
+		return "0" + which
+	}
+	return fmt.Sprintf("%s%s (%s, max %s)", server.Count(g.Pauses), which, server.Millis(g.TotalMillis), server.Millis(g.MaxMillis))
+}
+
+// coordP99 renders a coordinator p99 with its resolution: "2 ms ±500 µs"; "-" when the
+// node's version, and so the figure's unit, was not known.
+func coordP99(v, resolution int64) string {
+	switch {
+	case resolution == 0:
+		return "-"
+	case resolution > 1:
+		return Micros(v) + " ±" + Micros(resolution/2)
+	}
+	return Micros(v)
+}
+
+// nodeCPU renders "1.9/2 cores"; "-" where the node's process was not readable.
+func nodeCPU(n cbv1.NodeServerResults) string {
+	if n.CPUCores == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s/%d cores", strconv.FormatFloat(float64(n.CPUMillicores)/1000, 'f', 1, 64), n.CPUCores)
 }
 
 // Server writes the verdict and the server section of results on their own, for the local

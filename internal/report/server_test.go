@@ -19,12 +19,12 @@ func TestGoldenServer(t *testing.T) {
 	sums := []*summary.Summary{
 		{Index: 0, CPU: &summary.WriterCPU{UsedMillicores: 310, LimitMillicores: 1000, Procs: 1, Concurrency: 64}, Server: &summary.Server{Nodes: []summary.ServerNode{
 			{Node: "10.0.0.3", Mutations: 3_210_000, PendingPeak: 41, PendingStage: "MutationStage", Dropped: 1204, Compactions: 12, BacklogBefore: 1, BacklogAfter: 30, BacklogPeak: 33,
-				Flushes: 9, TableMiBBefore: 120, TableMiBAfter: 2210, DiskMiB: 2400, CoordWriteP99Micros: 3100,
-				Logs: true, GCPauses: 3, GCTotalMillis: 1500, GCMaxMillis: 650, Worst: "G1 Old Generation GC in 650ms.  G1 Old Gen: 3 -> 2"},
+				Flushes: 9, TableMiBBefore: 120, TableMiBAfter: 2210, DiskMiB: 2400, CoordWriteP99Micros: 3000, CoordResolution: 1000,
+				CPUMillicores: 1730, CPUCores: 8, Logs: true, GCSource: summary.GCFromSystemLogs, GCPauses: 3, GCTotalMillis: 1500, GCMaxMillis: 650, Worst: "G1 Old Generation GC in 650ms.  G1 Old Gen: 3 -> 2"},
 		}}},
 		{Index: 1, CPU: &summary.WriterCPU{UsedMillicores: 290, LimitMillicores: 1000, Procs: 1, Concurrency: 64}, Server: &summary.Server{Nodes: []summary.ServerNode{
 			{Node: "10.0.0.1", Mutations: 3_190_000, PendingPeak: 2, PendingStage: "Native-Transport-Requests", Compactions: 10, BacklogBefore: 1, BacklogAfter: 11, BacklogPeak: 11,
-				Flushes: 8, TableMiBBefore: 118, TableMiBAfter: 2190, DiskMiB: 2380, CoordWriteP99Micros: 1900, Logs: true, GCPauses: 8, GCTotalMillis: 2700, GCMaxMillis: 400},
+				Flushes: 8, TableMiBBefore: 118, TableMiBAfter: 2190, DiskMiB: 2380, CoordWriteP99Micros: 2000, CoordResolution: 1000, Logs: true, GCSource: summary.GCFromSystemLogs, GCPauses: 8, GCTotalMillis: 2700, GCMaxMillis: 400},
 		}, Rest: &summary.ServerNode{Count: 1, Mutations: 3_213_000, Compactions: 9, BacklogBefore: 0, BacklogAfter: 0, Flushes: 9, TableMiBBefore: 119, TableMiBAfter: 2200, DiskMiB: 2390}}},
 	}
 	r := run.Status.Results

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"math"
 	"sort"
+	"time"
 
 	"github.com/cassbench/cassbench/internal/summary"
 )
@@ -13,6 +13,15 @@ import (
 var requestStages = []string{
 	"MutationStage", "ReadStage", "Native-Transport-Requests", "CounterMutationStage",
 	"ViewMutationStage", "MemtableFlushWriter",
+}
+
+// sepPools are the stages Cassandra runs on its shared executor pool (SEPExecutor): their
+// blocked counters never move (a full SEP stage queues, it does not block), so blocking is
+// read from the other pools only, and the pending peak, the Native-Transport queue and the
+// clients' Overloaded errors stand for saturation of these.
+var sepPools = map[string]bool{
+	"MutationStage": true, "CounterMutationStage": true, "ViewMutationStage": true, "ReadStage": true,
+	"RequestResponseStage": true, "Native-Transport-Requests": true, "Native-Transport-Auth-Requests": true,
 }
 
 // Peaks are the highest values seen over a node's samples.
@@ -33,8 +42,10 @@ func (p *Peaks) Observe(s *Snapshot) {
 			p.Pending, p.PendingStage = pool.Pending, name
 		}
 	}
-	for _, pool := range s.Pools {
-		p.Blocked = max(p.Blocked, pool.Blocked)
+	for name, pool := range s.Pools {
+		if !sepPools[name] {
+			p.Blocked = max(p.Blocked, pool.Blocked)
+		}
 	}
 	p.Backlog = max(p.Backlog, backlog(s))
 }
@@ -44,9 +55,20 @@ func backlog(s *Snapshot) int64 {
 	return s.Compactions + s.Pools["CompactionExecutor"].Pending
 }
 
-// Figures turns a node's snapshots at the window's start and end, its peaks and its log
-// lines into the figures a writer reports.
-func Figures(before, after *Snapshot, peaks Peaks, logs Logs) summary.ServerNode {
+// Local is what a node's own process showed over the window, where the node runs on the
+// reading writer's machine.
+type Local struct {
+	// CPU the process used over Wall, with Cores cores to run on.
+	CPU, Wall time.Duration
+	Cores     int
+	// GC is what its gc log says of the window; nil when it has none.
+	GC *GCPauses
+}
+
+// Figures turns a node's snapshots at the window's start and end, its peaks, its log lines
+// and, for a node on this machine, its process's figures (nil elsewhere) into the figures a
+// writer reports.
+func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summary.ServerNode {
 	peaks.Observe(before)
 	peaks.Observe(after)
 	delta := func(stage string) int64 {
@@ -54,12 +76,18 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs) summary.ServerNode
 	}
 	var blocked int64
 	for name, p := range after.Pools {
-		blocked += max(p.BlockedAllTime-before.Pools[name].BlockedAllTime, 0)
+		if !sepPools[name] {
+			blocked += max(p.BlockedAllTime-before.Pools[name].BlockedAllTime, 0)
+		}
 	}
+	unit, resolution, _ := LatencyUnit(after.Version)
 	n := summary.ServerNode{
-		Node:                after.Node,
-		Mutations:           delta("MutationStage"),
-		Reads:               delta("ReadStage"),
+		Node: after.Node,
+		// The table's local write and read timers count every write and read this replica
+		// applied to the benchmark table, including those a stage ran inline, which never
+		// reach the stage's completed count.
+		Mutations:           max(after.LocalWrite.Count-before.LocalWrite.Count, 0),
+		Reads:               max(after.LocalRead.Count-before.LocalRead.Count, 0),
 		PendingPeak:         peaks.Pending,
 		BlockedPeak:         peaks.Blocked,
 		Blocked:             blocked,
@@ -74,26 +102,35 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs) summary.ServerNode
 		TableMiBBefore:      before.TableMiB,
 		TableMiBAfter:       after.TableMiB,
 		DiskMiB:             after.AllMiB,
-		CoordWriteP99Micros: micros(after.CoordWrite.P99),
-		CoordReadP99Micros:  micros(after.CoordRead.P99),
+		CoordWriteP99Micros: toMicros(after.CoordWrite.P99, unit),
+		CoordReadP99Micros:  toMicros(after.CoordRead.P99, unit),
+		CoordResolution:     resolution,
 	}
 	if peaks.Pending > 0 {
 		n.PendingStage = peaks.PendingStage
 	}
+	if local != nil && local.Wall > 0 && local.Cores > 0 {
+		n.CPUMillicores = local.CPU.Milliseconds() * 1000 / local.Wall.Milliseconds()
+		n.CPUCores = int32(local.Cores)
+	}
+	switch {
+	case local != nil && local.GC != nil:
+		n.GCSource = summary.GCFromLog
+		n.GCPauses = local.GC.Count
+		n.GCTotalMillis = (local.GC.TotalMicros + 500) / 1000
+		n.GCMaxMillis = (local.GC.MaxMicros + 500) / 1000
+	case logs.Available:
+		n.GCSource = summary.GCFromSystemLogs
+		n.GCPauses, n.GCTotalMillis, n.GCMaxMillis = logs.GCPauses, logs.GCTotalMillis, logs.GCMaxMillis
+	}
 	if logs.Available {
 		n.Logs = true
-		n.GCPauses, n.GCTotalMillis, n.GCMaxMillis = logs.GCPauses, logs.GCTotalMillis, logs.GCMaxMillis
 		n.LogErrors, n.OutOfMemory, n.Worst = logs.Errors, logs.OutOfMemory, logs.Worst
-		n.Dropped += logs.Dropped
+		// Cross-node drops are in the internode tables already; the log adds the ones the
+		// node dropped of its own requests, which those tables never see.
+		n.Dropped += logs.DroppedInternal
 	}
 	return n
-}
-
-func micros(ms float64) int64 {
-	if math.IsNaN(ms) || ms <= 0 {
-		return 0
-	}
-	return int64(math.Round(ms * 1000))
 }
 
 // severity orders nodes for listing: the ones with something to say first.

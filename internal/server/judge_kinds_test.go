@@ -12,7 +12,7 @@ import (
 // requests in flight at 1 ms inserts and 9 ms scans, half each, allow 2000 ops/s, which the
 // run reached, so the writers' concurrency bounded it.
 func TestJudgeWeighsKinds(t *testing.T) {
-	r := &cbv1.Results{Operations: 20000, WindowMillis: 10000, Server: &cbv1.ServerResults{NodesRead: 1},
+	r := &cbv1.Results{Operations: 20000, WindowMillis: 10000, OpsPerSecond: 2000, Server: &cbv1.ServerResults{NodesRead: 1},
 		Writes:           &cbv1.OperationResults{Operations: 10000, Service: cbv1.Latency{Mean: 1000}},
 		OperationsByKind: []cbv1.KindResults{{Kind: cbv1.OperationScanPartition, Operations: 10000, Response: cbv1.Latency{Mean: 9000}}},
 	}

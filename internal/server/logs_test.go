@@ -21,7 +21,7 @@ func TestParseLogs(t *testing.T) {
 		{At: at(6), Level: "INFO", Logger: "org.apache.cassandra.service.CassandraDaemon", Message: "JVM Arguments: [-Xmx512M, -XX:+HeapDumpOnOutOfMemoryError, -XX:+ExitOnOutOfMemoryError]"},
 	}
 	got := ParseLogs(lines, at(0), at(10))
-	want := Logs{Available: true, GCPauses: 2, GCTotalMillis: 1450, GCMaxMillis: 1200, Dropped: 15, Warnings: 2,
+	want := Logs{Available: true, GCPauses: 2, GCTotalMillis: 1450, GCMaxMillis: 1200, DroppedInternal: 3, Warnings: 2,
 		Worst: "G1 Old Generation GC in 1200ms.  G1 Old Gen: 9 -> 8"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ParseLogs (-want +got):\n%s", diff)

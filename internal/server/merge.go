@@ -64,18 +64,29 @@ func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
 		CompactionBytesLeft: n.CompactionBytesLeft, Flushes: n.Flushes,
 		TableMiBBefore: n.TableMiBBefore, TableMiBAfter: n.TableMiBAfter, DiskMiB: n.DiskMiB,
 		CoordinatorWriteP99Micros: n.CoordWriteP99Micros, CoordinatorReadP99Micros: n.CoordReadP99Micros,
+		CoordinatorLatencyResolutionMicros: n.CoordResolution,
+	}
+	r.CPUMillicores, r.CPUCores = n.CPUMillicores, n.CPUCores
+	if source, ok := gcSources[n.GCSource]; ok {
+		r.GC = &cbv1.NodeGCResults{Source: source, Pauses: n.GCPauses, TotalMillis: n.GCTotalMillis, MaxMillis: n.GCMaxMillis}
 	}
 	if n.Logs {
-		r.Logs = &cbv1.NodeLogResults{GCPauses: n.GCPauses, GCTotalMillis: n.GCTotalMillis, GCMaxMillis: n.GCMaxMillis,
-			Errors: n.LogErrors, OutOfMemory: n.OutOfMemory, Worst: n.Worst}
+		r.Logs = &cbv1.NodeLogResults{Errors: n.LogErrors, OutOfMemory: n.OutOfMemory, Worst: n.Worst}
 	}
 	return r
 }
+
+// gcSources names a summary's GC source in the API.
+var gcSources = map[string]string{summary.GCFromLog: cbv1.GCSourceGCLog, summary.GCFromSystemLogs: cbv1.GCSourceSystemLogs}
 
 // pendingWorthSaying is the queue depth in a request stage worth a sentence: a stage's pool
 // takes 32 tasks at once by default, so tasks waiting at all mean the node was saturated,
 // and a handful is noise between samples.
 const pendingWorthSaying = 8
+
+// gcPauseWorthSaying is the longest pause worth a sentence: every young collection of a busy
+// node pauses a few milliseconds, which the gc log counts and nobody needs told.
+const gcPauseWorthSaying = 100
 
 // maxAnomalies bounds the sentences; per-node ones stop earlier so totals always fit.
 const maxAnomalies = 20
@@ -112,15 +123,15 @@ func Anomalies(r *cbv1.ServerResults) []string {
 	if grew := t.CompactionBacklogAfter - t.CompactionBacklogBefore; grew > 0 && t.CompactionBacklogAfter >= 2*max(t.CompactionBacklogBefore, 1) {
 		add("compaction backlog grew from %s to %s tasks", Count(t.CompactionBacklogBefore), Count(t.CompactionBacklogAfter))
 	}
-	if t.Logs != nil && t.Logs.GCPauses > 0 {
+	if t.GC != nil && t.GC.Pauses > 0 && t.GC.MaxMillis >= gcPauseWorthSaying {
 		worst := ""
 		for _, n := range r.Nodes {
-			if n.Logs != nil && n.Logs.GCMaxMillis == t.Logs.GCMaxMillis {
+			if n.GC != nil && n.GC.MaxMillis == t.GC.MaxMillis {
 				worst = " on node " + n.Node
 				break
 			}
 		}
-		add("GC paused %s in total, worst %s%s", Millis(t.Logs.GCTotalMillis), Millis(t.Logs.GCMaxMillis), worst)
+		add("GC paused %s in total, worst %s%s", Millis(t.GC.TotalMillis), Millis(t.GC.MaxMillis), worst)
 	}
 	return out
 }
@@ -149,4 +160,9 @@ func Millis(ms int64) string {
 		return fmt.Sprintf("%d ms", ms)
 	}
 	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+}
+
+// Cores renders millicores as cores to one decimal: "1.9 cores".
+func Cores(millicores int64) string {
+	return strconv.FormatFloat(float64(millicores)/1000, 'f', 1, 64) + " cores"
 }

@@ -17,10 +17,10 @@ func TestMergeAndAnomalies(t *testing.T) {
 	sums := []*summary.Summary{
 		{Index: 0, Server: &summary.Server{Nodes: []summary.ServerNode{
 			{Node: "10.0.0.3", Mutations: 5000, Dropped: 1204, PendingPeak: 41, PendingStage: "MutationStage", BacklogBefore: 1, BacklogAfter: 30, Flushes: 4, TableMiBBefore: 10, TableMiBAfter: 90,
-				Logs: true, GCPauses: 3, GCTotalMillis: 1500, GCMaxMillis: 650, Worst: "G1 Old Generation GC in 650ms."},
+				Logs: true, GCSource: summary.GCFromSystemLogs, GCPauses: 3, GCTotalMillis: 1500, GCMaxMillis: 650, Worst: "G1 Old Generation GC in 650ms."},
 		}}},
 		{Index: 1, Server: &summary.Server{Nodes: []summary.ServerNode{
-			{Node: "10.0.0.1", Mutations: 6000, Blocked: 35, BlockedPeak: 12, BacklogBefore: 1, BacklogAfter: 11, Hints: 2, Logs: true, GCPauses: 8, GCTotalMillis: 2700, GCMaxMillis: 400},
+			{Node: "10.0.0.1", Mutations: 6000, Blocked: 35, BlockedPeak: 12, BacklogBefore: 1, BacklogAfter: 11, Hints: 2, Logs: true, GCSource: summary.GCFromSystemLogs, GCPauses: 8, GCTotalMillis: 2700, GCMaxMillis: 400},
 		}, Rest: &summary.ServerNode{Count: 2, Mutations: 9000, Logs: true}}},
 		nil,
 		{Index: 3, Server: &summary.Server{Error: "node 10.0.0.9: reading system_views.thread_pools failed"}},
@@ -58,7 +58,8 @@ func worstNode(i int) summary.ServerNode {
 		Node: fmt.Sprintf("fd00:1234:5678:9abc:def0:1234:5678:%04x", i), Mutations: big, Reads: big,
 		PendingPeak: big, PendingStage: "Native-Transport-Requests", BlockedPeak: big, Blocked: big, Dropped: big,
 		Hints: big, Compactions: big, BacklogBefore: big, BacklogAfter: big, BacklogPeak: big, CompactionBytesLeft: big,
-		Flushes: big, TableMiBBefore: big, TableMiBAfter: big, DiskMiB: big, CoordWriteP99Micros: big, CoordReadP99Micros: big,
+		Flushes: big, TableMiBBefore: big, TableMiBAfter: big, DiskMiB: big, CoordWriteP99Micros: big, CoordReadP99Micros: big, CoordResolution: big,
+		CPUMillicores: big, CPUCores: math.MaxInt32, GCSource: summary.GCFromSystemLogs,
 		Logs: true, GCPauses: big, GCTotalMillis: big, GCMaxMillis: big, LogErrors: big, OutOfMemory: big,
 		Worst: strings.Repeat("x", maxQuote),
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -23,7 +24,8 @@ func Assign(targets []Target, index, writers int32) []Target {
 }
 
 // Sampler reads its nodes at the window's start, every interval during it (keeping only the
-// peaks), and at its end.
+// peaks), and at its end. The counters of the figures are the differences between the two
+// ends, so the ends are where every writer's window starts and after every writer's ended.
 type Sampler struct {
 	session *gocql.Session
 	targets []Target
@@ -32,23 +34,33 @@ type Sampler struct {
 
 	mu     sync.Mutex
 	before map[string]*Snapshot
-	peaks  map[string]*Peaks
-	errs   []string
+	// procs are the nodes that run on this machine, with their CPU time at the start.
+	procs map[string]localStart
+	peaks map[string]*Peaks
+	errs  []string
 
-	stop chan struct{}
-	done chan struct{}
+	watching bool
+	stop     chan struct{}
+	done     chan struct{}
 }
 
-// Start takes the first snapshots now and samples every interval until Stop.
-func Start(ctx context.Context, s *gocql.Session, targets []Target, every time.Duration, now func() time.Time) *Sampler {
+// Begin takes the first snapshots now. A writer calls it where the measured window starts
+// for every writer: before arriving at the start barrier when there is no warm-up (nobody
+// sends before the common start), at the warm-up's end otherwise. Sampling starts with Watch.
+func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() time.Time) *Sampler {
 	if now == nil {
 		now = time.Now
 	}
 	sm := &Sampler{session: s, targets: targets, now: now, from: now(),
-		before: map[string]*Snapshot{}, peaks: map[string]*Peaks{},
+		before: map[string]*Snapshot{}, peaks: map[string]*Peaks{}, procs: map[string]localStart{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	for _, t := range targets {
 		sm.peaks[t.Node] = &Peaks{}
+		if p, ok := FindProcess(t.Node, t.Port); ok {
+			if cpu, err := p.CPU(); err == nil {
+				sm.procs[t.Node] = localStart{p, cpu, time.Now()}
+			}
+		}
 		snap, err := Read(ctx, s, t, sm.from)
 		if err != nil {
 			sm.errs = append(sm.errs, err.Error())
@@ -56,9 +68,25 @@ func Start(ctx context.Context, s *gocql.Session, targets []Target, every time.D
 		}
 		sm.before[t.Node] = snap
 	}
-	go sm.loop(ctx, every)
 	return sm
 }
+
+// Watch samples every interval, keeping the peaks, until Stop. A sampler never watched
+// still takes its last snapshots at Stop.
+func (sm *Sampler) Watch(ctx context.Context, every time.Duration) {
+	sm.watching = true
+	go sm.loop(ctx, every)
+}
+
+// Start is Begin and Watch at once.
+func Start(ctx context.Context, s *gocql.Session, targets []Target, every time.Duration, now func() time.Time) *Sampler {
+	sm := Begin(ctx, s, targets, now)
+	sm.Watch(ctx, every)
+	return sm
+}
+
+// Watches says whether the sampler reads any node.
+func (sm *Sampler) Watches() bool { return len(sm.targets) > 0 }
 
 func (sm *Sampler) loop(ctx context.Context, every time.Duration) {
 	defer close(sm.done)
@@ -87,12 +115,41 @@ func (sm *Sampler) loop(ctx context.Context, every time.Duration) {
 	}
 }
 
+// localStart is a node process and its CPU time when the window started.
+type localStart struct {
+	proc *Process
+	cpu  time.Duration
+	at   time.Time // monotonic
+}
+
+// local reads a node process's figures for the window, nil when it is not on this machine
+// (or is gone).
+func (sm *Sampler) local(node string, to time.Time) *Local {
+	start, ok := sm.procs[node]
+	if !ok {
+		return nil
+	}
+	cpu, err := start.proc.CPU()
+	if err != nil {
+		return nil
+	}
+	l := &Local{CPU: cpu - start.cpu, Wall: time.Since(start.at), Cores: runtime.NumCPU()}
+	if start.proc.GCLog != "" {
+		if gc, err := ReadGCLog(start.proc.GCLog, sm.from, to); err == nil {
+			l.GC = &gc
+		}
+	}
+	return l
+}
+
 // Stop takes the last snapshots and the window's log lines, and returns the figures of every
 // node read at both ends, bounded for the summary. It returns nil when the sampler watched no
 // node.
 func (sm *Sampler) Stop(ctx context.Context) *summary.Server {
 	close(sm.stop)
-	<-sm.done
+	if sm.watching {
+		<-sm.done
+	}
 	if len(sm.targets) == 0 {
 		return nil
 	}
@@ -111,7 +168,7 @@ func (sm *Sampler) Stop(ctx context.Context) *summary.Server {
 		sm.mu.Lock()
 		peaks := *sm.peaks[t.Node]
 		sm.mu.Unlock()
-		nodes = append(nodes, Figures(before, after, peaks, ReadLogs(ctx, sm.session, t, sm.from, to)))
+		nodes = append(nodes, Figures(before, after, peaks, ReadLogs(ctx, sm.session, t, sm.from, to), sm.local(t.Node, to)))
 	}
 	out := Bounded(nodes)
 	if len(sm.errs) > 0 {

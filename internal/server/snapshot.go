@@ -20,8 +20,10 @@ type Pool struct {
 	Active, Pending, Blocked, BlockedAllTime, Completed int64
 }
 
-// Latency is one table's row of a *_latency virtual table, in milliseconds as Cassandra
-// reports them (recent-decaying percentiles, a cumulative count).
+// Latency is one table's row of a *_latency virtual table as Cassandra reports it: the
+// percentiles of its exponentially decaying reservoir (the last few minutes, weighted
+// to the most recent, not the run's window), in the unit LatencyUnit gives for the node's
+// version, and a cumulative count of every operation the timer saw.
 type Latency struct {
 	Count         int64
 	P50, P99, Max float64
@@ -31,6 +33,9 @@ type Latency struct {
 type Snapshot struct {
 	Node string
 	At   time.Time
+	// Version is the node's release_version (system.local): the unit of its latency tables
+	// depends on it (LatencyUnit).
+	Version string
 	// Pools by stage name (MutationStage, ReadStage, Native-Transport-Requests,
 	// CompactionExecutor, MemtableFlushWriter, ...).
 	Pools map[string]Pool
@@ -57,6 +62,7 @@ const queryTimeout = 10 * time.Second
 // Target is one node to read and the table the run loads.
 type Target struct {
 	Node, HostID    string
+	Port            int
 	Keyspace, Table string
 }
 
@@ -64,7 +70,7 @@ type Target struct {
 func Targets(s *gocql.Session, keyspace, table string) []Target {
 	var out []Target
 	for _, h := range s.GetHosts() {
-		out = append(out, Target{Node: h.ConnectAddress().String(), HostID: h.HostID(), Keyspace: keyspace, Table: table})
+		out = append(out, Target{Node: h.ConnectAddress().String(), HostID: h.HostID(), Port: h.Port(), Keyspace: keyspace, Table: table})
 	}
 	sortTargets(out)
 	return out
@@ -94,6 +100,8 @@ func Read(ctx context.Context, s *gocql.Session, t Target, now time.Time) (*Snap
 	if len(snap.Pools) == 0 {
 		return nil, fmt.Errorf("node %s: reading system_views.thread_pools failed", t.Node)
 	}
+
+	scan("local", "SELECT release_version FROM system.local", nil, func() {}, &snap.Version)
 
 	var kind, unit string
 	var progress, total int64

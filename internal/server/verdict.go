@@ -10,10 +10,16 @@ import (
 // Evidence is what the verdict is decided on: the client's figures, the writers' CPU and the
 // server's figures.
 type Evidence struct {
-	// Operations succeeded and Failed in the window; Timeouts among the failed (server and
-	// client timeouts).
-	Operations, Failed, Timeouts int64
-	WindowMillis                 int64
+	// Operations succeeded and Failed in the window. Among the failed: ServerTimeouts (the
+	// nodes answered write or read timeout), ClientTimeouts (no answer within the writer's
+	// request timeout), Unavailable (too few live replicas) and Overloaded (refused by a
+	// node).
+	Operations, Failed             int64
+	ServerTimeouts, ClientTimeouts int64
+	Unavailable, Overloaded        int64
+	WindowMillis                   int64
+	// OpsPerSecond is the run's throughput (completions in the common window over it).
+	OpsPerSecond int64
 	// MeanServiceMicros is the writers' mean service latency of successful operations.
 	MeanServiceMicros int64
 	// InFlight is writers × concurrency for a closed loop, 0 for a fixed rate; TargetRate the
@@ -31,9 +37,15 @@ type WriterCPU struct {
 	summary.WriterCPU
 }
 
+// TargetShare is the least share of its target an open loop must achieve to count as having
+// reached it.
+const TargetShare = 0.98
+
 // Thresholds of the verdict. A writer at 90% of its CPU has no headroom left for the driver's
 // bursts; throttling in a fifth of CFS periods stretches latencies by whole periods (100 ms);
-// a runnable goroutine waiting 5 ms for a thread dwarfs a sub-millisecond request.
+// a runnable goroutine waiting 5 ms for a thread dwarfs a sub-millisecond request. A node
+// using 90% of the cores it can run on is saturated whatever its queues show; one under half
+// of them had room for more requests.
 const (
 	cpuBusyPercent      = 90
 	throttledPercent    = 20
@@ -41,18 +53,55 @@ const (
 	timeoutRatioPerMill = 1 // timeouts in more than 0.1% of operations
 	gcPercentOfWindow   = 5
 	littleSlackPercent  = 85 // achieved throughput within this of in-flight / latency
-	rateMissedPercent   = 95
+	nodeBusyPercent     = 90
+	nodeIdlePercent     = 50
 )
 
-// Verdict decides who limited the run. Writer signs are the writers' own resources; cluster
-// signs are queues, blocking, drops, timeouts and long GC on the nodes. Signs on one side
-// only decide; signs on both, or none, leave it Unclear, except a closed loop with a cluster
-// that showed nothing: its throughput is what its requests in flight allow (Little's law), so
-// the writers were the limit.
+// Verdict decides who limited the run, in this order:
+//  1. an open loop that met its target was limited by nothing: TargetMet, with any strain
+//     named as a note;
+//  2. signs on one side only decide: writers' CPU, throttling and scheduling delay against
+//     the nodes' CPU, queues, blocking, drops, timeouts, unavailable and overloaded errors,
+//     GC and unreadable nodes; a throttled or starved writer's own client timeouts are its
+//     own sign, not the cluster's;
+//  3. signs on both sides are Unclear;
+//  4. no sign at all in a closed loop is concurrency-bound (Writers) only when the nodes' CPU
+//     was read and left room: a saturated node whose requests in flight are fewer than its
+//     stage threads queues nothing, so quiet queues alone prove nothing.
 func Verdict(e Evidence) *cbv1.Bottleneck {
 	b := &cbv1.Bottleneck{}
-	var writers, cluster []string
+	writers := writerSigns(e, b)
+	cluster := clusterSigns(e, len(writers) > 0)
 
+	switch {
+	case targetMet(e):
+		b.Verdict = cbv1.BottleneckTargetMet
+		b.Evidence = []string{fmt.Sprintf("the target rate (%s ops/s) was met: %s ops/s achieved", Count(e.TargetRate), Count(e.OpsPerSecond))}
+		for _, s := range append(writers, cluster...) {
+			b.Evidence = append(b.Evidence, "met, though "+s)
+		}
+	case len(writers) > 0 && len(cluster) == 0:
+		b.Verdict, b.Evidence = cbv1.BottleneckWriters, writers
+	case len(cluster) > 0 && len(writers) == 0:
+		b.Verdict, b.Evidence = cbv1.BottleneckCluster, cluster
+	case len(cluster) > 0:
+		b.Verdict, b.Evidence = cbv1.BottleneckUnclear, append(writers, cluster...)
+	default:
+		b.Verdict, b.Evidence = quiet(e)
+	}
+	if len(b.Evidence) > 10 {
+		b.Evidence = b.Evidence[:10]
+	}
+	return b
+}
+
+func targetMet(e Evidence) bool {
+	return e.TargetRate > 0 && float64(e.OpsPerSecond) >= TargetShare*float64(e.TargetRate)
+}
+
+// writerSigns names what held the writers back, and fills the writer figures of b.
+func writerSigns(e Evidence, b *cbv1.Bottleneck) []string {
+	var out []string
 	for _, c := range e.CPU {
 		i := c.Index
 		limit := c.LimitMillicores
@@ -62,107 +111,150 @@ func Verdict(e Evidence) *cbv1.Bottleneck {
 		}
 		if limit > 0 {
 			pct := c.UsedMillicores * 100 / limit
-			if pct > b.WriterCPUPercent {
-				b.WriterCPUPercent = pct
-			}
+			b.WriterCPUPercent = max(b.WriterCPUPercent, pct)
 			if pct >= cpuBusyPercent {
-				writers = append(writers, fmt.Sprintf("writer %d used %dm of its %dm %s (%d%%)", i, c.UsedMillicores, limit, what, pct))
+				out = append(out, fmt.Sprintf("writer %d used %dm of its %dm %s (%d%%)", i, c.UsedMillicores, limit, what, pct))
 			}
 		}
 		b.WriterThrottledPercent = max(b.WriterThrottledPercent, c.ThrottledPercent)
 		if c.ThrottledPercent >= throttledPercent {
-			writers = append(writers, fmt.Sprintf("writer %d was CPU-throttled in %d%% of scheduler periods", i, c.ThrottledPercent))
+			out = append(out, fmt.Sprintf("writer %d was CPU-throttled in %d%% of scheduler periods", i, c.ThrottledPercent))
 		}
 		b.WriterSchedP99Micros = max(b.WriterSchedP99Micros, c.SchedP99Micros)
 		if c.SchedP99Micros >= schedDelayMicros {
-			writers = append(writers, fmt.Sprintf("writer %d's goroutines waited up to %s for a thread (p99)", i, Millis(c.SchedP99Micros/1000)))
+			out = append(out, fmt.Sprintf("writer %d's goroutines waited up to %s for a thread (p99)", i, Millis(c.SchedP99Micros/1000)))
 		}
 	}
+	if len(out) > 0 && e.ClientTimeouts > 0 {
+		out = append(out, fmt.Sprintf("%s operations timed out in the writers, which were held back themselves", Count(e.ClientTimeouts)))
+	}
+	return out
+}
 
+// clusterSigns names what showed the cluster at its limit. Client timeouts count only when
+// the writers were not held back (writersStrained): a starved writer answers late itself.
+func clusterSigns(e Evidence, writersStrained bool) []string {
+	var out []string
 	attempted := e.Operations + e.Failed
-	if attempted > 0 && e.Timeouts*1000 > attempted*timeoutRatioPerMill {
-		cluster = append(cluster, fmt.Sprintf("%s of %s operations timed out", Count(e.Timeouts), Count(attempted)))
+	timeouts := e.ServerTimeouts
+	if !writersStrained {
+		timeouts += e.ClientTimeouts
 	}
-	if s := e.Server; s != nil {
-		t := s.Total
-		if t.Dropped > 0 {
-			cluster = append(cluster, fmt.Sprintf("nodes dropped %s messages", Count(t.Dropped)))
-		}
-		if t.Blocked > 0 || t.BlockedPeak > 0 {
-			cluster = append(cluster, fmt.Sprintf("nodes blocked %s requests", Count(max(t.Blocked, t.BlockedPeak))))
-		}
-		if t.PendingPeak >= pendingWorthSaying {
-			cluster = append(cluster, fmt.Sprintf("up to %s tasks waited in %s", Count(t.PendingPeak), t.PendingStage))
-		}
-		if t.Logs != nil && e.WindowMillis > 0 && s.NodesRead > 0 &&
-			t.Logs.GCTotalMillis*100 > e.WindowMillis*int64(s.NodesRead)*gcPercentOfWindow {
-			cluster = append(cluster, fmt.Sprintf("GC paused the nodes %s in total over a %s window", Millis(t.Logs.GCTotalMillis), Millis(e.WindowMillis)))
-		}
-		if t.Logs != nil && t.Logs.OutOfMemory > 0 {
-			cluster = append(cluster, "a node ran out of memory")
+	if attempted > 0 && timeouts*1000 > attempted*timeoutRatioPerMill {
+		out = append(out, fmt.Sprintf("%s of %s operations timed out", Count(timeouts), Count(attempted)))
+	}
+	if e.Unavailable > 0 {
+		out = append(out, fmt.Sprintf("%s operations failed Unavailable: fewer replicas were alive than the consistency level needs", Count(e.Unavailable)))
+	}
+	if e.Overloaded > 0 {
+		out = append(out, fmt.Sprintf("the nodes refused %s operations as Overloaded", Count(e.Overloaded)))
+	}
+	s := e.Server
+	if s == nil {
+		return out
+	}
+	for _, msg := range s.Errors {
+		out = append(out, "a node could not be read: "+msg)
+		break
+	}
+	for _, n := range s.Nodes {
+		if pct, ok := nodeCPUPercent(n); ok && pct >= nodeBusyPercent {
+			out = append(out, fmt.Sprintf("node %s used %s of the %d it could run on (%d%%)", n.Node, Cores(n.CPUMillicores), n.CPUCores, pct))
 		}
 	}
+	t := s.Total
+	if t.Dropped > 0 {
+		out = append(out, fmt.Sprintf("nodes dropped %s messages", Count(t.Dropped)))
+	}
+	if t.Blocked > 0 || t.BlockedPeak > 0 {
+		out = append(out, fmt.Sprintf("nodes blocked %s requests", Count(max(t.Blocked, t.BlockedPeak))))
+	}
+	if t.PendingPeak >= pendingWorthSaying {
+		out = append(out, fmt.Sprintf("up to %s tasks waited in %s", Count(t.PendingPeak), t.PendingStage))
+	}
+	if t.GC != nil && e.WindowMillis > 0 && s.NodesRead > 0 &&
+		t.GC.TotalMillis*100 > e.WindowMillis*int64(s.NodesRead)*gcPercentOfWindow {
+		out = append(out, fmt.Sprintf("GC paused the nodes %s in total over a %s window", Millis(t.GC.TotalMillis), Millis(e.WindowMillis)))
+	}
+	if t.Logs != nil && t.Logs.OutOfMemory > 0 {
+		out = append(out, "a node ran out of memory")
+	}
+	return out
+}
 
-	switch {
-	case len(writers) > 0 && len(cluster) == 0:
-		b.Verdict, b.Evidence = cbv1.BottleneckWriters, writers
-	case len(cluster) > 0 && len(writers) == 0:
-		b.Verdict, b.Evidence = cbv1.BottleneckCluster, cluster
-	case len(cluster) > 0:
-		b.Verdict, b.Evidence = cbv1.BottleneckUnclear, append(writers, cluster...)
-	default:
-		b.Verdict = cbv1.BottleneckUnclear
-		b.Evidence = idle(e)
-		if e.Server != nil && e.InFlight > 0 && littleBound(e) {
-			b.Verdict = cbv1.BottleneckWriters
+// nodeCPUPercent is a node's CPU use in percent of the cores it could run on, when read.
+func nodeCPUPercent(n cbv1.NodeServerResults) (int64, bool) {
+	if n.CPUCores <= 0 {
+		return 0, false
+	}
+	return n.CPUMillicores / (10 * int64(n.CPUCores)), true
+}
+
+// busiestNode is the highest node CPU share read, and whether every node read had one.
+func busiestNode(s *cbv1.ServerResults) (pct int64, node string, all bool) {
+	all = len(s.Nodes) > 0 && int64(len(s.Nodes)) == int64(s.NodesRead)
+	for _, n := range s.Nodes {
+		p, ok := nodeCPUPercent(n)
+		if !ok {
+			all = false
+			continue
+		}
+		if p >= pct {
+			pct, node = p, n.Node
 		}
 	}
-	if len(b.Evidence) > 10 {
-		b.Evidence = b.Evidence[:10]
+	return pct, node, all
+}
+
+// quiet decides a run in which neither side showed strain.
+func quiet(e Evidence) (cbv1.BottleneckVerdict, []string) {
+	switch {
+	case e.Server == nil:
+		return cbv1.BottleneckUnclear, []string{"the nodes were not read, so the cluster's side is unknown"}
+	case e.InFlight > 0 && littleBound(e):
+		little := fmt.Sprintf("throughput (%s ops/s) is what %s requests in flight allow at %s µs each (Little's law)",
+			Count(e.OpsPerSecond), Count(e.InFlight), Count(e.MeanServiceMicros))
+		pct, node, all := busiestNode(e.Server)
+		switch {
+		case all && pct < nodeIdlePercent:
+			return cbv1.BottleneckWriters, []string{
+				little + ": raise writers.concurrency or writers.replicas",
+				fmt.Sprintf("the busiest node, %s, used %d%% of its cores' CPU, and the nodes showed no queueing, drops or timeouts", node, pct),
+			}
+		case all:
+			return cbv1.BottleneckUnclear, []string{little,
+				fmt.Sprintf("node %s used %d%% of its cores' CPU: more requests in flight may or may not raise throughput", node, pct)}
+		}
+		return cbv1.BottleneckUnclear, []string{little,
+			"the nodes' CPU was not read (they run on other machines), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}
+	case e.TargetRate > 0:
+		return cbv1.BottleneckUnclear, []string{fmt.Sprintf("%s of the target %s ops/s were achieved, yet neither side showed strain", Count(e.OpsPerSecond), Count(e.TargetRate))}
 	}
-	return b
+	return cbv1.BottleneckUnclear, []string{"neither the writers nor the nodes showed strain"}
 }
 
 // littleBound says whether throughput is what the requests in flight allow at the measured
-// latency: throughput × latency ≈ in flight.
+// latency: throughput × latency ≈ in flight. A closed loop far below it spent its time
+// between requests, in the writers.
 func littleBound(e Evidence) bool {
-	if e.WindowMillis <= 0 || e.MeanServiceMicros <= 0 {
+	if e.MeanServiceMicros <= 0 {
 		return false
 	}
-	achieved := float64(e.Operations) * 1000 / float64(e.WindowMillis)
 	bound := float64(e.InFlight) * 1e6 / float64(e.MeanServiceMicros)
-	return achieved*100 >= bound*littleSlackPercent
-}
-
-// idle explains a run in which neither side showed strain.
-func idle(e Evidence) []string {
-	switch {
-	case e.Server == nil:
-		return []string{"the nodes were not read, so the cluster's side is unknown"}
-	case e.InFlight > 0 && littleBound(e):
-		ops := e.Operations * 1000 / max(e.WindowMillis, 1)
-		return []string{
-			fmt.Sprintf("throughput (%s ops/s) is what %s requests in flight allow at %s µs each (Little's law): raise writers.concurrency or writers.replicas",
-				Count(ops), Count(e.InFlight), Count(e.MeanServiceMicros)),
-			"the nodes showed no queueing, blocking, drops or timeouts",
-		}
-	case e.TargetRate > 0:
-		ops := e.Operations * 1000 / max(e.WindowMillis, 1)
-		if ops*100 >= e.TargetRate*rateMissedPercent {
-			return []string{fmt.Sprintf("the target rate (%s ops/s) was met and neither side showed strain", Count(e.TargetRate))}
-		}
-		return []string{fmt.Sprintf("%s of the target %s ops/s were achieved, yet neither side showed strain", Count(ops), Count(e.TargetRate))}
-	}
-	return []string{"neither the writers nor the nodes showed strain"}
+	return float64(e.OpsPerSecond)*100 >= bound*littleSlackPercent
 }
 
 // Judge gathers the evidence from merged results and the writers' summaries and returns the
 // verdict; results.Merge calls it once the client's figures are known.
 func Judge(r *cbv1.Results, sums []*summary.Summary) *cbv1.Bottleneck {
 	e := Evidence{
-		Operations:   r.Operations,
-		WindowMillis: r.WindowMillis,
-		Timeouts:     r.Errors.WriteTimeout + r.Errors.ReadTimeout + r.Errors.ClientTimeout,
+		Operations:     r.Operations,
+		WindowMillis:   r.WindowMillis,
+		OpsPerSecond:   r.OpsPerSecond,
+		ServerTimeouts: r.Errors.WriteTimeout + r.Errors.ReadTimeout,
+		ClientTimeouts: r.Errors.ClientTimeout,
+		Unavailable:    r.Errors.Unavailable,
+		Overloaded:     r.AttemptErrors.Overloaded,
 		Failed: r.Errors.WriteTimeout + r.Errors.ReadTimeout + r.Errors.Unavailable + r.Errors.Overloaded +
 			r.Errors.ClientTimeout + r.Errors.Other,
 		Server: r.Server,
@@ -193,6 +285,9 @@ func Judge(r *cbv1.Results, sums []*summary.Summary) *cbv1.Bottleneck {
 		} else {
 			e.InFlight += int64(s.CPU.Concurrency)
 		}
+	}
+	if r.Schedule != nil && r.Schedule.TargetOpsPerSecond > 0 {
+		e.TargetRate = r.Schedule.TargetOpsPerSecond
 	}
 	if e.TargetRate > 0 {
 		e.InFlight = 0

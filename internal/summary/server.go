@@ -13,6 +13,13 @@ type Server struct {
 	Error string `json:"err,omitempty"`
 }
 
+// Sources of a node's GC figures: the JVM's gc log (every pause), or the GCInspector lines
+// of system_views.system_logs (pauses over gc_log_threshold only).
+const (
+	GCFromLog        = "g"
+	GCFromSystemLogs = "s"
+)
+
 // MaxServerBytes bounds the encoded Server within a writer's summary.
 const MaxServerBytes = 1024
 
@@ -22,7 +29,8 @@ const MaxServerBytes = 1024
 type ServerNode struct {
 	Node  string `json:"a,omitempty"`
 	Count int32  `json:"k,omitempty"`
-	// Mutations and Reads completed by the node's MutationStage and ReadStage.
+	// Mutations and Reads this replica applied to the benchmark table (its local write and
+	// read timers' counts).
 	Mutations int64 `json:"m,omitempty"`
 	Reads     int64 `json:"rd,omitempty"`
 	// PendingPeak is the most tasks seen waiting in one request stage (PendingStage).
@@ -49,11 +57,19 @@ type ServerNode struct {
 	TableMiBBefore int64 `json:"t0,omitempty"`
 	TableMiBAfter  int64 `json:"t1,omitempty"`
 	DiskMiB        int64 `json:"d,omitempty"`
-	// CoordWrite/ReadP99Micros is the node's p99 as coordinator for the table at the end.
+	// CoordWrite/ReadP99Micros is the node's p99 as coordinator for the table at the end, an
+	// exponentially decaying figure of the last minutes, to CoordResolution microseconds (0:
+	// the node's version, and so the table's unit, was unknown).
 	CoordWriteP99Micros int64 `json:"cw,omitempty"`
 	CoordReadP99Micros  int64 `json:"cr,omitempty"`
-	// GC pauses, log errors and the worst line, from system_views.system_logs; Logs is false
-	// where the node does not feed that table, and these figures are then unknown.
+	CoordResolution     int64 `json:"cu,omitempty"`
+	// CPUMillicores is the node's CPU over the window, of CPUCores cores (0: not read).
+	CPUMillicores int64 `json:"nc,omitempty"`
+	CPUCores      int32 `json:"ncc,omitempty"`
+	// GC pauses, from GCSource (GCFromLog or GCFromSystemLogs; empty: none read).
+	GCSource string `json:"gs,omitempty"`
+	// Log errors and the worst line, from system_views.system_logs; Logs is false where the
+	// node does not feed that table, and these figures are then unknown.
 	Logs          bool   `json:"l,omitempty"`
 	GCPauses      int64  `json:"gn,omitempty"`
 	GCTotalMillis int64  `json:"gt,omitempty"`
@@ -87,6 +103,12 @@ func (n *ServerNode) Add(o ServerNode) {
 	n.DiskMiB += o.DiskMiB
 	n.CoordWriteP99Micros = max(n.CoordWriteP99Micros, o.CoordWriteP99Micros)
 	n.CoordReadP99Micros = max(n.CoordReadP99Micros, o.CoordReadP99Micros)
+	n.CoordResolution = max(n.CoordResolution, o.CoordResolution)
+	n.CPUMillicores += o.CPUMillicores
+	n.CPUCores += o.CPUCores
+	if n.GCSource == "" || o.GCSource == GCFromSystemLogs {
+		n.GCSource = o.GCSource // a sum with any partial source is partial
+	}
 	n.Logs = n.Logs || o.Logs
 	n.GCPauses += o.GCPauses
 	n.GCTotalMillis += o.GCTotalMillis

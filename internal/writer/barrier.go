@@ -77,55 +77,98 @@ type Barrier struct {
 // keep arriving, while a writer that failed before arriving stops them, at once when GiveUp
 // learns of it.
 func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
-	now := b.Now
-	if now == nil {
-		now = time.Now
+	if err := b.arrive(ctx); err != nil {
+		return time.Time{}, fmt.Errorf("start barrier: recording arrival: %w", err)
 	}
-	poll := b.Poll
-	if poll <= 0 {
-		poll = 250 * time.Millisecond
+	arrivals, err := b.await(ctx)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("start barrier: %w", err)
 	}
+	start, _ := CommonStart(arrivals, b.Writers)
+	return start, nil
+}
+
+// End records that this writer's window ended. With wait, it then waits, as Wait does, until
+// every writer's has: the nodes' figures are differences of counters read at the two ends of
+// the run's window, so the last read comes after the last writer's last operation. Writers
+// that do not read nodes do not wait.
+func (b Barrier) End(ctx context.Context, wait bool) error {
+	b.Run += endSuffix
+	if err := b.arrive(ctx); err != nil {
+		return fmt.Errorf("end barrier: recording the end: %w", err)
+	}
+	if !wait {
+		return nil
+	}
+	if _, err := b.await(ctx); err != nil {
+		return fmt.Errorf("end barrier: %w", err)
+	}
+	return nil
+}
+
+// endSuffix keys the end barrier's rows apart from the start's in the same partition space.
+const endSuffix = "/end"
+
+// arrive records this writer's row. It is retried: a barrier lost to one timeout would fail
+// the whole run.
+func (b Barrier) arrive(ctx context.Context) error {
+	now, poll := b.clock()
 	insert := fmt.Sprintf("INSERT INTO %s.%s (run, writer, at) VALUES (?, ?, ?)", quote(b.Keyspace), BarrierTable)
-	sel := fmt.Sprintf("SELECT at FROM %s.%s WHERE run = ?", quote(b.Keyspace), BarrierTable)
 	deadline := now().Add(b.Timeout)
-	// The arrival is retried: a barrier lost to one timeout would fail the whole run.
 	for {
 		qctx, cancel := b.queryContext(ctx)
 		err := b.Session.Query(insert, b.Run, int(b.Index), now().Add(-b.Offset)).Consistency(b.Consistency).ExecContext(qctx)
 		cancel()
 		if err == nil {
-			break
+			return nil
 		}
 		if ctx.Err() != nil || now().After(deadline) {
-			return time.Time{}, fmt.Errorf("start barrier: recording arrival: %w", err)
+			return err
 		}
 		sleepCtx(ctx, poll)
 	}
+}
+
+// await polls until every writer's row is there and returns their times.
+func (b Barrier) await(ctx context.Context) ([]time.Time, error) {
+	now, poll := b.clock()
+	sel := fmt.Sprintf("SELECT at FROM %s.%s WHERE run = ?", quote(b.Keyspace), BarrierTable)
 	seen := 0
-	deadline = now().Add(b.Timeout)
+	deadline := now().Add(b.Timeout)
 	for {
 		arrivals, err := b.arrivals(ctx, sel)
 		if err == nil {
-			if start, ok := CommonStart(arrivals, b.Writers); ok {
-				return start, nil
+			if int32(len(arrivals)) >= b.Writers && len(arrivals) > 0 {
+				return arrivals, nil
 			}
 			if len(arrivals) > seen {
 				seen, deadline = len(arrivals), now().Add(b.Timeout)
 			}
 		}
 		if ctx.Err() != nil {
-			return time.Time{}, fmt.Errorf("start barrier: %w", ctx.Err())
+			return nil, ctx.Err()
 		}
 		if b.GiveUp != nil {
 			if err := b.GiveUp(); err != nil {
-				return time.Time{}, fmt.Errorf("start barrier: saw %d of %d writers, and gave up: %w", seen, b.Writers, err)
+				return nil, fmt.Errorf("saw %d of %d writers, and gave up: %w", seen, b.Writers, err)
 			}
 		}
 		if now().After(deadline) {
-			return time.Time{}, fmt.Errorf("start barrier: saw %d of %d writers, and none more for %s", seen, b.Writers, b.Timeout)
+			return nil, fmt.Errorf("saw %d of %d writers, and none more for %s", seen, b.Writers, b.Timeout)
 		}
 		sleepCtx(ctx, poll)
 	}
+}
+
+func (b Barrier) clock() (func() time.Time, time.Duration) {
+	now, poll := b.Now, b.Poll
+	if now == nil {
+		now = time.Now
+	}
+	if poll <= 0 {
+		poll = 250 * time.Millisecond
+	}
+	return now, poll
 }
 
 // queryContext bounds one query.

@@ -16,6 +16,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/cql"
+	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/workload"
 )
@@ -127,6 +128,8 @@ type load struct {
 	loadTook time.Duration
 	// verifiers are the load goroutines' read checks, with workload.verifyReads.
 	verifiers []*verifier
+	// nodes holds the first snapshots of the nodes this writer watches, once read.
+	nodes *server.Sampler
 }
 
 // newLoad builds the workload, connects, prepares the statements (so that a missing table
@@ -237,6 +240,11 @@ func (ld *load) setupTimeout() time.Duration { return max(ld.timeout, 10*time.Se
 // writer's monotonic clock, which the load is timed by.
 func (ld *load) meet(ctx context.Context, sum *summary.Summary) (time.Time, error) {
 	ld.measureClock(ctx, sum)
+	if durationOf(ld.cfg.Spec.Writers.Warmup) == 0 {
+		// Nobody sends before the common start: the nodes' counters read now are the
+		// window's start, whatever the others' arrival times.
+		ld.nodes = beginWatch(ctx, ld.session, ld.cfg, ld.schema.Keyspace, ld.schema.Table)
+	}
 	begin, err := ld.barrier(ctx, ld.cfg.RunID, ld.cfg.BarrierTimeout+ld.loadTook)
 	if err != nil {
 		return time.Time{}, err
@@ -263,17 +271,37 @@ func (ld *load) measureClock(ctx context.Context, sum *summary.Summary) {
 // this writer's monotonic clock.
 func (ld *load) barrier(ctx context.Context, run string, timeout time.Duration) (time.Time, error) {
 	cfg := ld.cfg
-	barrier := Barrier{
+	start, err := ld.barrierOf(run, timeout).Wait(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Now().Add(start.Add(ld.clock.Offset).Sub(cfg.Now())), nil
+}
+
+func (ld *load) barrierOf(run string, timeout time.Duration) Barrier {
+	cfg := ld.cfg
+	return Barrier{
 		Session: ld.session, Keyspace: ld.schema.Keyspace, Run: run, Index: cfg.Index, Writers: cfg.Writers,
 		Consistency: BarrierConsistency(cfg.Spec.Schema.Replication.Factor),
 		Timeout:     timeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: ld.clock.Offset,
 		GiveUp: cfg.GiveUp,
 	}
-	start, err := barrier.Wait(ctx)
-	if err != nil {
-		return time.Time{}, err
+}
+
+// endWaitLimit bounds the wait for one more writer's end: writers of a run by duration end
+// within their drain of each other; writers by operations may be further apart, and one that
+// failed never ends, so the nodes are then read without it, and the figures say so.
+const endWaitLimit = time.Minute
+
+// end records this writer's end at the end barrier and, with wait, waits for the others'.
+func (ld *load) end(ctx context.Context) func(wait bool) error {
+	return func(wait bool) error {
+		timeout := endWaitLimit
+		if t := ld.cfg.BarrierTimeout; t > 0 {
+			timeout = min(t, timeout)
+		}
+		return ld.barrierOf(ld.cfg.RunID, timeout).End(ctx, wait)
 	}
-	return time.Now().Add(start.Add(ld.clock.Offset).Sub(cfg.Now())), nil
 }
 
 // pace makes a phase an open loop at this writer's rate, when it has one.
@@ -318,11 +346,14 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 		smp := newSampler(st.measured, timelineInterval(durationOf(w.Duration)))
 		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 		go func() { timeline <- smp.run(window.Start, stopSampling) }()
-		watching := startWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table, window.End.Sub(window.Start))
+		if ld.nodes == nil {
+			ld.nodes = beginWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table)
+		}
+		watching := startWatch(ctx, ld.nodes, window.End.Sub(window.Start))
 		res = eng.run(ld.pace(window), st.measured)
 		close(stopSampling)
 		sum.Timeline = <-timeline
-		sum.Server, sum.CPU = watching.stop(ctx, ld.concurrency, ld.rate)
+		sum.Server, sum.CPU = watching.stop(ctx, ld.concurrency, ld.rate, ld.end(ctx))
 	}
 
 	if !res.First.IsZero() {

@@ -2,6 +2,7 @@ package writer
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -14,7 +15,7 @@ import (
 // this writer watches did (each node is watched by one writer: see server.Assign).
 type serverWatch struct {
 	cpu     *cpuMeter
-	sampler chan *server.Sampler
+	sampler *server.Sampler
 }
 
 // sampleEvery spaces the samples between the window's ends: ten over the window, at least
@@ -26,23 +27,37 @@ func sampleEvery(window time.Duration) time.Duration {
 	return min(max(window/10, 500*time.Millisecond), 5*time.Second)
 }
 
-// startWatch starts both at once; the first snapshots are read in the background so that the
-// load is not held up by them.
-func startWatch(ctx context.Context, s *gocql.Session, cfg Config, keyspace, table string, window time.Duration) *serverWatch {
-	w := &serverWatch{cpu: startCPU(), sampler: make(chan *server.Sampler, 1)}
-	go func() {
-		targets := server.Assign(server.Targets(s, keyspace, table), cfg.Index, cfg.Writers)
-		w.sampler <- server.Start(ctx, s, targets, sampleEvery(window), cfg.Now)
-	}()
-	return w
+// beginWatch reads this writer's nodes for the start of the run's window. It runs where no
+// writer sends yet (before the start barrier) or at the window's start (after a warm-up).
+func beginWatch(ctx context.Context, s *gocql.Session, cfg Config, keyspace, table string) *server.Sampler {
+	targets := server.Assign(server.Targets(s, keyspace, table), cfg.Index, cfg.Writers)
+	return server.Begin(ctx, s, targets, cfg.Now)
+}
+
+// startWatch starts the CPU meter and the nodes' sampling over the window, from the snapshots
+// sm took.
+func startWatch(ctx context.Context, sm *server.Sampler, window time.Duration) *serverWatch {
+	sm.Watch(ctx, sampleEvery(window))
+	return &serverWatch{cpu: startCPU(), sampler: sm}
 }
 
 // stop ends both and returns the figures for the summary; server is nil when this writer
-// watched no node.
-func (w *serverWatch) stop(ctx context.Context, concurrency int, rate int64) (*summary.Server, *summary.WriterCPU) {
+// watched no node. end is the end barrier: a writer that reads nodes reads them for the last
+// time once every writer's window has ended.
+func (w *serverWatch) stop(ctx context.Context, concurrency int, rate int64, end func(wait bool) error) (*summary.Server, *summary.WriterCPU) {
 	cpu := w.cpu.stop()
 	cpu.Concurrency, cpu.Rate = int32(concurrency), rate
+	endErr := end(w.sampler.Watches())
 	// An interrupted run still reads the nodes at its end: that is when the figures explain
 	// most. Every read has its own timeout.
-	return (<-w.sampler).Stop(context.WithoutCancel(ctx)), cpu
+	srv := w.sampler.Stop(context.WithoutCancel(ctx))
+	if srv != nil && endErr != nil {
+		note := fmt.Sprintf("read before every writer ended (%v)", endErr)
+		if srv.Error != "" {
+			note = srv.Error + "; " + note
+		}
+		srv.Error = note
+		srv.Bound()
+	}
+	return srv, cpu
 }
