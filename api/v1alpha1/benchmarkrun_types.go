@@ -950,10 +950,15 @@ type Results struct {
 	WritersReported int32 `json:"writersReported"`
 	// Operations that succeeded: writes, reads and workload.operations.
 	Operations int64 `json:"operations"`
-	// OpsPerSecond is the achieved throughput: successful operations per second, each
-	// writer's completions over its own measured window (first send to last completion, on
-	// its monotonic clock), added up. Never the target.
+	// OpsPerSecond is the achieved throughput: the successful operations that completed
+	// inside the window every writer measured (windowStart..windowEnd), over that window
+	// (a writer's completions are placed in time by its timeline). Never the target.
 	OpsPerSecond int64 `json:"opsPerSecond"`
+	// OperationsOutsideWindow are the successful operations that completed before or after
+	// the common window (writers that started or ended apart): counted in operations, not
+	// in opsPerSecond. Each writer's own rate over its own window is in perWriter.
+	// +optional
+	OperationsOutsideWindow int64 `json:"operationsOutsideWindow,omitempty"`
 	// Schedule tells how an open loop kept to its rate; absent in a closed loop.
 	// +optional
 	Schedule *ScheduleResults `json:"schedule,omitempty"`
@@ -1042,15 +1047,25 @@ type ScheduleResults struct {
 type Timeline struct {
 	// IntervalMillis is the length of each point (the last may be shorter).
 	IntervalMillis int64 `json:"intervalMillis"`
-	// Points, from the window's start; at most 120.
+	// Points, from the first writer's first send on Cassandra's clock (windowStart less
+	// startSpreadMillis); at most 120. Each writer's points are placed where they happened
+	// on that clock, shared among the merged points they overlap.
 	// +kubebuilder:validation:MaxItems=120
 	// +listType=atomic
 	Points []TimelinePoint `json:"points"`
+	// WritersMissing counts the measuring writers that sent no timeline, so are not in
+	// Points; FirstWritersMissing names the first 16 by index.
+	// +optional
+	WritersMissing int32 `json:"writersMissing,omitempty"`
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	FirstWritersMissing []int32 `json:"firstWritersMissing,omitempty"`
 }
 
 // TimelinePoint is one interval of a timeline.
 type TimelinePoint struct {
-	// OffsetMillis is the interval's start from the window's.
+	// OffsetMillis is the interval's start from the timeline's.
 	OffsetMillis int64 `json:"offsetMillis"`
 	// Operations that completed in the interval, and their rate.
 	Operations   int64 `json:"operations"`

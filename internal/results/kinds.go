@@ -1,8 +1,6 @@
 package results
 
 import (
-	"math"
-
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/summary"
 )
@@ -55,16 +53,15 @@ func (ks *kindAccumulators) results() []cbv1.KindResults {
 	for _, name := range ks.order {
 		a := ks.byKind[name]
 		out = append(out, cbv1.KindResults{
-			Kind:         cbv1.OperationKind(name),
-			Operations:   a.ops.OK,
-			OpsPerSecond: int64(math.Round(a.opsPerSecond)),
-			Failed:       a.ops.Failed(),
-			Response:     Latency(a.response),
-			Rows:         a.ops.Rows,
-			Pages:        a.pages,
-			Misses:       a.ops.Misses,
-			Applied:      a.applied,
-			NotApplied:   a.notApplied,
+			Kind:       cbv1.OperationKind(name),
+			Operations: a.ops.OK,
+			Failed:     a.ops.Failed(),
+			Response:   Latency(a.response),
+			Rows:       a.ops.Rows,
+			Pages:      a.pages,
+			Misses:     a.ops.Misses,
+			Applied:    a.applied,
+			NotApplied: a.notApplied,
 		})
 	}
 	return out

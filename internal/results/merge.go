@@ -36,8 +36,7 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	lag := &accumulator{}
 	var sched *summary.Schedule
 	var w window
-	var timelines []*summary.Timeline
-	var opsPerSecond float64
+	var measured []placed
 	perWriter := make([]cbv1.WriterResult, 0, len(reported))
 	for _, s := range reported {
 		writes.add(s, s.Writes)
@@ -52,8 +51,7 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 		}
 		if s.Measured() {
 			w.add(s)
-			timelines = append(timelines, s.Timeline)
-			opsPerSecond += rate(ok(s), span(s))
+			measured = append(measured, place(s))
 		}
 		perWriter = append(perWriter, writerResult(s))
 	}
@@ -64,7 +62,7 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 		Reads:            reads.result(),
 		OperationsByKind: kinds.results(),
 		PerWriter:        perWriter,
-		Timeline:         timeline(summary.MergeTimelines(timelines), w.longest),
+		Timeline:         mergedTimeline(measured),
 		Sketches:         sketches(writes, reads, lag, kinds),
 		Load:             mergeLoad(reported),
 	}
@@ -75,7 +73,16 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 		total.AddCounts(&kinds.byKind[k].ops)
 	}
 	out.Operations = total.OK
-	out.OpsPerSecond = int64(math.Round(opsPerSecond))
+	throughput(out, measured, w)
+	for _, o := range []*cbv1.OperationResults{out.Writes, out.Reads} {
+		if o != nil {
+			o.OpsPerSecond = share(out.OpsPerSecond, o.Operations, out.Operations)
+		}
+	}
+	for i := range out.OperationsByKind {
+		k := &out.OperationsByKind[i]
+		k.OpsPerSecond = share(out.OpsPerSecond, k.Operations, out.Operations)
+	}
 	out.Errors = errorCounts(total.Final())
 	out.AttemptErrors = errorCounts(total.Attempts)
 	out.Attempts = total.Operations() + total.Retries
@@ -101,7 +108,7 @@ type window struct {
 	seen                  bool
 	start, end            int64 // the intersection
 	firstStart, lastStart int64
-	maxOffset, longest    int64
+	maxOffset             int64
 	unionStart, unionEnd  int64
 }
 
@@ -115,18 +122,51 @@ func (w *window) add(s *summary.Summary) {
 	w.firstStart, w.lastStart = min(w.firstStart, start), max(w.lastStart, start)
 	w.unionStart, w.unionEnd = min(w.unionStart, start), max(w.unionEnd, end)
 	w.maxOffset = max(w.maxOffset, abs(s.OffsetMillis))
-	w.longest = max(w.longest, span(s).Milliseconds())
+}
+
+// bounds is the window every measuring writer measured, or, when they did not overlap at
+// all, the whole stretch from the first start to the last end.
+func (w *window) bounds() (start, end int64) {
+	if w.end <= w.start {
+		return w.unionStart, w.unionEnd
+	}
+	return w.start, w.end
+}
+
+// throughput is the completions inside the window every writer measured, over that window:
+// a writer that ran before or after the others adds what it did in the common window only,
+// and what it did outside is counted apart.
+func throughput(out *cbv1.Results, measured []placed, w window) {
+	if !w.seen {
+		return
+	}
+	start, end := w.bounds()
+	var inside float64
+	var all int64
+	for _, p := range measured {
+		inside += p.inWindow(start, end)
+		all += p.ok
+	}
+	if end > start {
+		out.OpsPerSecond = int64(math.Round(inside * 1000 / float64(end-start)))
+	}
+	out.OperationsOutsideWindow = max(all-int64(math.Round(inside)), 0)
+}
+
+// share is total's part n of of: a kind's throughput is its share of the operations in the
+// window, so that the kinds add up to the run's.
+func share(total, n, of int64) int64 {
+	if of <= 0 {
+		return 0
+	}
+	return int64(math.Round(float64(total) * float64(n) / float64(of)))
 }
 
 func (w *window) fill(out *cbv1.Results) {
 	if !w.seen {
 		return
 	}
-	start, end := w.start, w.end
-	if end < start {
-		// Writers that did not overlap at all share no window: show the whole stretch.
-		start, end = w.unionStart, w.unionEnd
-	}
+	start, end := w.bounds()
 	out.WindowStart = metav1.NewTime(time.UnixMilli(start).UTC())
 	out.WindowEnd = metav1.NewTime(time.UnixMilli(end).UTC())
 	out.WindowMillis = end - start
@@ -176,7 +216,6 @@ func Ratio(n, d int64) string {
 type accumulator struct {
 	seen                       bool
 	ops                        summary.Ops // counters only
-	opsPerSecond               float64
 	response, service, failure *sketch.Sketch
 }
 
@@ -186,9 +225,6 @@ func (a *accumulator) add(s *summary.Summary, o *summary.Ops) {
 	}
 	a.seen = true
 	a.ops.AddCounts(o)
-	if s.Measured() {
-		a.opsPerSecond += rate(o.OK, span(s))
-	}
 	a.response = mergeInto(a.response, o.Response)
 	a.service = mergeInto(a.service, o.Service)
 	a.failure = mergeInto(a.failure, o.Failure)
@@ -210,14 +246,13 @@ func (a *accumulator) result() *cbv1.OperationResults {
 		return nil
 	}
 	out := &cbv1.OperationResults{
-		Operations:   a.ops.OK,
-		OpsPerSecond: int64(math.Round(a.opsPerSecond)),
-		Failed:       a.ops.Failed(),
-		Response:     Latency(a.response),
-		Service:      Latency(a.service),
-		Rows:         a.ops.Rows,
-		Misses:       a.ops.Misses,
-		Mismatches:   a.ops.Mismatches,
+		Operations: a.ops.OK,
+		Failed:     a.ops.Failed(),
+		Response:   Latency(a.response),
+		Service:    Latency(a.service),
+		Rows:       a.ops.Rows,
+		Misses:     a.ops.Misses,
+		Mismatches: a.ops.Mismatches,
 	}
 	if a.failure != nil && a.failure.Count() > 0 {
 		f := Latency(a.failure)
@@ -262,16 +297,27 @@ func errorCounts(f summary.Failures) cbv1.ErrorCounts {
 
 // timeline turns merged points into status points; the last interval is as long as the
 // longest writer's window left it.
-func timeline(t *summary.Timeline, longestMillis int64) *cbv1.Timeline {
+// mergedTimeline is the writers' timelines on Cassandra's clock, from the first writer's
+// first send; the writers that sent no timeline are named.
+func mergedTimeline(ps []placed) *cbv1.Timeline {
+	t, origin, missing := alignTimelines(ps)
 	if t == nil || len(t.Points) == 0 {
 		return nil
 	}
+	var end int64
+	for _, p := range ps {
+		end = max(end, p.end)
+	}
 	out := &cbv1.Timeline{IntervalMillis: t.IntervalMillis}
+	if len(missing) > 0 {
+		out.WritersMissing = int32(len(missing))
+		out.FirstWritersMissing = missing[:min(len(missing), maxMissingNamed)]
+	}
 	for i, p := range t.Points {
 		offset := int64(i) * t.IntervalMillis
 		length := t.IntervalMillis
-		if i == len(t.Points)-1 && longestMillis > offset {
-			length = min(length, longestMillis-offset)
+		if i == len(t.Points)-1 && end-origin > offset {
+			length = min(length, end-origin-offset)
 		}
 		out.Points = append(out.Points, cbv1.TimelinePoint{
 			OffsetMillis: offset, Operations: p.Ops, Errors: p.Errors, P99Micros: p.P99,
@@ -280,6 +326,9 @@ func timeline(t *summary.Timeline, longestMillis int64) *cbv1.Timeline {
 	}
 	return out
 }
+
+// maxMissingNamed bounds the writers a timeline names as missing.
+const maxMissingNamed = 16
 
 func sketches(writes, reads, lag *accumulator, kinds *kindAccumulators) *cbv1.ResultSketches {
 	out := &cbv1.ResultSketches{

@@ -86,42 +86,6 @@ func (t *Timeline) Clone() *Timeline {
 	return &c
 }
 
-// MergeTimelines adds timelines that started together point by point, at the coarsest of
-// their intervals. A merged point's p99 is the highest of the writers' p99s: an upper bound
-// on the p99 of all their operations in that interval.
-func MergeTimelines(ts []*Timeline) *Timeline {
-	var interval int64
-	for _, t := range ts {
-		if t != nil && t.IntervalMillis > 0 {
-			interval = max(interval, t.IntervalMillis)
-		}
-	}
-	if interval == 0 {
-		return nil
-	}
-	out := &Timeline{IntervalMillis: interval}
-	for _, t := range ts {
-		if t == nil || t.IntervalMillis <= 0 {
-			continue
-		}
-		c := t.Clone()
-		for c.IntervalMillis < interval {
-			c.halve()
-		}
-		if c.IntervalMillis != interval {
-			continue // intervals that are not a power of two apart do not line up
-		}
-		for i, p := range c.Points {
-			if i == len(out.Points) {
-				out.Points = append(out.Points, Point{})
-			}
-			q := &out.Points[i]
-			q.Ops, q.Errors, q.P99 = q.Ops+p.Ops, q.Errors+p.Errors, max(q.P99, p.P99)
-		}
-	}
-	return out
-}
-
 type timelineJSON struct {
 	IntervalMillis int64  `json:"ms"`
 	Points         string `json:"p"`

@@ -1,0 +1,122 @@
+package results
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/summary"
+)
+
+// steady is a writer that completed perSecond operations a second, none failed, from start
+// for seconds, with a timeline of one-second points, on a clock offset ms ahead of
+// Cassandra's.
+func steady(index int32, start, seconds, perSecond, offset int64) *summary.Summary {
+	tl := &summary.Timeline{IntervalMillis: 1000}
+	for range seconds {
+		tl.Points = append(tl.Points, summary.Point{Ops: perSecond, P99: 2000})
+	}
+	return &summary.Summary{Version: summary.Version, Index: index, Writers: 2,
+		Start: start + offset, End: start + offset + seconds*1000, OffsetMillis: offset,
+		SpanMicros: seconds * 1e6, Timeline: tl,
+		Writes: &summary.Ops{OK: seconds * perSecond, Response: sketchOf([]float64{1000}), Service: sketchOf([]float64{900})}}
+}
+
+func TestThroughputIsTheCommonWindows(t *testing.T) {
+	tests := map[string]struct {
+		sums           []*summary.Summary
+		window, ops    int64
+		opsPerSecond   int64
+		outside        int64
+		perWriterRates []int64
+		timelineOps    []int64
+	}{
+		// Each at 1,000 ops/s for 10 s; together 2,000 ops/s where both ran.
+		"together": {
+			sums:   []*summary.Summary{steady(0, 100_000, 10, 1000, 0), steady(1, 100_000, 10, 1000, 0)},
+			window: 10_000, ops: 20_000, opsPerSecond: 2000, outside: 0, perWriterRates: []int64{1000, 1000},
+			timelineOps: []int64{2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000},
+		},
+		// Back to back: no common window, so the whole stretch, 20 s, where 1,000 ops/s
+		// completed (adding each writer's own rate said 2,000).
+		"back to back": {
+			sums:   []*summary.Summary{steady(0, 100_000, 10, 1000, 0), steady(1, 110_000, 10, 1000, 0)},
+			window: 20_000, ops: 20_000, opsPerSecond: 1000, outside: 0, perWriterRates: []int64{1000, 1000},
+		},
+		// Overlapping by one second (writer 1's clock 5 s ahead, corrected): 2,000 in the
+		// common second, 18,000 outside it.
+		"barely overlapping": {
+			sums:   []*summary.Summary{steady(0, 100_000, 10, 1000, 0), steady(1, 109_000, 10, 1000, 5000)},
+			window: 1000, ops: 20_000, opsPerSecond: 2000, outside: 18_000, perWriterRates: []int64{1000, 1000},
+			timelineOps: []int64{1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 2000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000},
+		},
+		// Half a point apart: the timeline shares each writer's points between the merged
+		// ones they overlap, and keeps every operation.
+		"half a second apart": {
+			sums:   []*summary.Summary{steady(0, 100_000, 4, 1000, 0), steady(1, 100_500, 4, 1000, 0)},
+			window: 3500, ops: 8000, opsPerSecond: 2000, outside: 1000, perWriterRates: []int64{1000, 1000},
+			timelineOps: []int64{1500, 2000, 2000, 2000, 500},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := Merge(tc.sums)
+			got := []int64{r.WindowMillis, r.Operations, r.OpsPerSecond, r.OperationsOutsideWindow}
+			if diff := cmp.Diff([]int64{tc.window, tc.ops, tc.opsPerSecond, tc.outside}, got); diff != "" {
+				t.Errorf("window, operations, ops/s, outside (-want +got):\n%s", diff)
+			}
+			var rates []int64
+			for _, w := range r.PerWriter {
+				rates = append(rates, w.OpsPerSecond)
+			}
+			if diff := cmp.Diff(tc.perWriterRates, rates); diff != "" {
+				t.Errorf("each writer's own rate (-want +got):\n%s", diff)
+			}
+			if r.Writes.OpsPerSecond != r.OpsPerSecond {
+				t.Errorf("writes at %d ops/s in a run of writes only at %d", r.Writes.OpsPerSecond, r.OpsPerSecond)
+			}
+			if tc.timelineOps == nil {
+				return
+			}
+			var ops []int64
+			var total int64
+			for _, p := range r.Timeline.Points {
+				ops = append(ops, p.Operations)
+				total += p.Operations
+			}
+			if diff := cmp.Diff(tc.timelineOps, ops); diff != "" {
+				t.Errorf("timeline operations (-want +got):\n%s", diff)
+			}
+			if total != tc.ops {
+				t.Errorf("the timeline holds %d operations of %d", total, tc.ops)
+			}
+		})
+	}
+}
+
+// A writer that sent no timeline is named, not silently left out.
+func TestTimelineNamesWritersWithout(t *testing.T) {
+	bare := steady(1, 100_000, 10, 1000, 0)
+	bare.Timeline = nil
+	r := Merge([]*summary.Summary{steady(0, 100_000, 10, 1000, 0), bare})
+	want := &cbv1.Timeline{WritersMissing: 1, FirstWritersMissing: []int32{1}}
+	if r.Timeline == nil || r.Timeline.WritersMissing != want.WritersMissing || !cmp.Equal(r.Timeline.FirstWritersMissing, want.FirstWritersMissing) {
+		t.Errorf("timeline %+v; want writer 1 named as missing", r.Timeline)
+	}
+}
+
+// Timelines of writers that started together merge at the coarsest interval, point by point.
+func TestAlignTimelinesAtTheCoarsestInterval(t *testing.T) {
+	fine := placed{index: 0, start: 1000, end: 4000, timeline: &summary.Timeline{IntervalMillis: 1000,
+		Points: []summary.Point{{Ops: 10, Errors: 1, P99: 100}, {Ops: 20, P99: 300}, {Ops: 30, Errors: 2, P99: 200}}}}
+	coarse := placed{index: 1, start: 1000, end: 3000, timeline: &summary.Timeline{IntervalMillis: 2000, Points: []summary.Point{{Ops: 5, P99: 1000}}}}
+	got, origin, missing := alignTimelines([]placed{fine, coarse, {index: 2, start: 1000, end: 4000}})
+	want := &summary.Timeline{IntervalMillis: 2000, Points: []summary.Point{{Ops: 35, Errors: 1, P99: 1000}, {Ops: 30, Errors: 2, P99: 200}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged timeline (-want +got):\n%s", diff)
+	}
+	if origin != 1000 || !cmp.Equal(missing, []int32{2}) {
+		t.Errorf("origin %d, missing %v; want 1000, [2]", origin, missing)
+	}
+}

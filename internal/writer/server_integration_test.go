@@ -1,0 +1,129 @@
+package writer_test
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
+)
+
+// gcLogPauses is the test's own reading of a JVM's gc log: the pauses whose line was written
+// in [from, to], and their milliseconds.
+func gcLogPauses(t *testing.T, path string, from, to time.Time) (n int64, millis float64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		// [2026-11-24T06:29:27.249+0000][10.433s] GC(9) Pause Young (Normal) (...) 364M->34M(512M) 37.689ms
+		if !strings.Contains(line, ") Pause ") || !strings.HasSuffix(line, "ms") || len(line) < 30 {
+			continue
+		}
+		at, err := time.Parse("2006-01-02T15:04:05.000-0700", line[1:strings.IndexByte(line, ']')])
+		if err != nil || at.Before(from) || at.After(to) {
+			continue
+		}
+		ms, err := strconv.ParseFloat(strings.TrimSuffix(line[strings.LastIndexByte(line, ' ')+1:], "ms"), 64)
+		if err == nil {
+			n++
+			millis += ms
+		}
+	}
+	return n, millis
+}
+
+// The server's figures against independent readings of the same nodes over the run: every
+// write applied on both replicas (consistency ALL, so each acknowledged write was) is one
+// mutation each, with nothing lost at the window's ends; the coordinator p99, read in the
+// unit of the node's version, is of the order of the client's service p99 (5.0.9's tables
+// hold seconds to the millisecond: read as milliseconds, as before, it was a thousand times
+// too small); and the GC pauses of each node lie between what the test reads itself in its
+// gc log inside the run's window (a second in from each end, for the distance between the
+// writers' reads and the window they report) and around the whole run, and there are some,
+// under writes of 2-8 KB values on 512 MB heaps.
+func TestServerFiguresAgreeWithTheNodes(t *testing.T) {
+	c := cluster(t)
+	s := spec("it_server_truth", func(b *builders.BenchmarkRunBuilder) {
+		b.ReplicationFactor(2).WriteConsistency("ALL").Profile(cbv1.ProfileRevisions).
+			Writers(2).Concurrency(8).Duration(8 * time.Second)
+	})
+	setUp(t, c, s)
+	var procs []*server.Process
+	for _, h := range c.Hosts {
+		p, ok := server.FindProcess(h, c.Port)
+		if !ok || p.GCLog == "" {
+			t.Fatalf("no process with a gc log listens on %s:%d: %+v", h, c.Port, p)
+		}
+		procs = append(procs, p)
+	}
+	// The gc log's times are the machine's, to the millisecond.
+	outerFrom := time.Now().Add(-time.Millisecond)
+	sums := mustRun(t, c, s)
+	outerTo := time.Now().Add(time.Millisecond)
+	r := results.Merge(sums)
+	if r == nil || r.Server == nil || r.Writes == nil {
+		t.Fatalf("no results or server figures: %+v", r)
+	}
+	t.Logf("writes %d (failed %d), service p99 %d µs; server total %+v", r.Writes.Operations, r.Writes.Failed, r.Writes.Service.P99, r.Server.Total)
+
+	if want := 2 * r.Writes.Operations; r.Writes.Failed == 0 && r.Server.Total.Mutations != want {
+		t.Errorf("the nodes applied %d mutations to the table in the window; %d writes at RF 2 make %d",
+			r.Server.Total.Mutations, r.Writes.Operations, want)
+	}
+
+	client := r.Writes.Service.P99
+	for _, n := range r.Server.Nodes {
+		coord, res := n.CoordinatorWriteP99Micros, n.CoordinatorLatencyResolutionMicros
+		t.Logf("node %s: coordinator write p99 %d µs (resolution %d µs), CPU %dm of %d cores, GC %+v", n.Node, coord, res, n.CPUMillicores, n.CPUCores, n.GC)
+		if res != 1000 {
+			t.Errorf("node %s: resolution %d µs; 5.0's tables hold seconds to three decimals, 1000 µs", n.Node, res)
+		}
+		// The coordinator's time is the client's less the network and the driver, and both
+		// are p99s of a few milliseconds here; a loaded machine moves either by a quarter.
+		if lo, hi := client/4-res, 2*client+res; coord < lo || coord > hi {
+			t.Errorf("node %s: coordinator write p99 %d µs, want within [%d, %d] of the client's service p99 %d µs", n.Node, coord, lo, hi, client)
+		}
+		if n.CPUCores == 0 {
+			t.Errorf("node %s: CPU not read from its process", n.Node)
+		}
+	}
+
+	var pauses int64
+	innerFrom, innerTo := r.WindowStart.Add(time.Second), r.WindowEnd.Add(-time.Second)
+	for i, p := range procs {
+		n := nodeNamed(r.Server, c.Hosts[i])
+		if n == nil || n.GC == nil || n.GC.Source != cbv1.GCSourceGCLog {
+			t.Errorf("node %s: no GC figures from its gc log: %+v", c.Hosts[i], n)
+			continue
+		}
+		lo, loMillis := gcLogPauses(t, p.GCLog, innerFrom, innerTo)
+		hi, hiMillis := gcLogPauses(t, p.GCLog, outerFrom, outerTo)
+		t.Logf("node %s: %d pauses, %d ms in the window; the log has %d (%.1f ms) inside it and %d (%.1f ms) around the run",
+			n.Node, n.GC.Pauses, n.GC.TotalMillis, lo, loMillis, hi, hiMillis)
+		// Each pause's milliseconds are rounded once in the figure's total.
+		if n.GC.Pauses < lo || n.GC.Pauses > hi ||
+			float64(n.GC.TotalMillis) < loMillis-1 || float64(n.GC.TotalMillis) > hiMillis+1 {
+			t.Errorf("node %s: %d pauses of %d ms, want between %d (%.1f ms) and %d (%.1f ms)", n.Node, n.GC.Pauses, n.GC.TotalMillis, lo, loMillis, hi, hiMillis)
+		}
+		pauses += n.GC.Pauses
+	}
+	if pauses == 0 {
+		t.Error("no GC pause in 8 s of writing 2-8 KB rows to 512 MB heaps")
+	}
+}
+
+func nodeNamed(s *cbv1.ServerResults, node string) *cbv1.NodeServerResults {
+	for i := range s.Nodes {
+		if s.Nodes[i].Node == node {
+			return &s.Nodes[i]
+		}
+	}
+	return nil
+}
