@@ -5,6 +5,7 @@ go 1.26.3
 require (
 	github.com/DataDog/sketches-go v1.4.8
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
+	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
 	github.com/k8ssandra/cass-operator v1.31.0
 	github.com/prometheus/client_golang v1.23.2
@@ -45,7 +46,6 @@ require (
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect

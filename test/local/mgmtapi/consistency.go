@@ -78,6 +78,7 @@ func checkConsistency(cl string, rf int, endpoints []map[string]string) (map[str
 		judge("["+strings.Join(names, ",")+"]", replicas, globalBlockFor(cl, total), dead)
 	default:
 		// ConsistencyLevel.valueOf's message, which the real server answers with 500.
+		//nolint:staticcheck // ST1005: the real server's message, verbatim
 		return nil, fmt.Errorf("No enum constant org.apache.cassandra.db.ConsistencyLevel.%s", cl)
 	}
 	return problems, nil

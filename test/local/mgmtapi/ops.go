@@ -150,9 +150,9 @@ func (s *Server) reloadSeeds(w http.ResponseWriter, r *http.Request) {
 
 // keyspaceRequest is components.schemas.KeyspaceRequest of openapi.json.
 type keyspaceRequest struct {
-	Jobs         int      `json:"jobs"`
-	KeyspaceName string   `json:"keyspace_name"`
-	Tables       []string `json:"tables"`
+	Jobs         lenientInt `json:"jobs"`
+	KeyspaceName string     `json:"keyspace_name"`
+	Tables       []string   `json:"tables"`
 }
 
 // cleanup: POST /api/v1/ops/keyspace/cleanup (openapi.json operationId cleanup_v1: 200 "OK"
@@ -175,7 +175,7 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tables := append([]string{}, req.Tables...)
-	id := s.jobs.submit("CLEANUP", func(ctx context.Context) error { return s.node.Cleanup(ctx, ks, tables, req.Jobs) })
+	id := s.jobs.submit("CLEANUP", func(ctx context.Context) error { return s.node.Cleanup(ctx, ks, tables, int(req.Jobs)) })
 	text(w, http.StatusAccepted, id)
 }
 
@@ -189,4 +189,23 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
+}
+
+// lenientInt decodes a JSON number or a string holding one, as Jackson's default scalar
+// coercion does: cass-operator sends "jobs" as a string (client.go createKeySpaceRequest:
+// strconv.Itoa(jobs)).
+type lenientInt int
+
+func (n *lenientInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "null" || s == "" {
+		*n = 0
+		return nil
+	}
+	v, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return fmt.Errorf("jobs: %s is not an integer", b)
+	}
+	*n = lenientInt(v)
+	return nil
 }
