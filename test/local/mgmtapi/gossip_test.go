@@ -123,3 +123,15 @@ func TestCheckConsistency(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedsFrom reads the seeds out of what Cassandra 5.0.9's nodetool reloadseeds prints
+// (seen on node 2 of the local cluster).
+func TestSeedsFrom(t *testing.T) {
+	got := seedsFrom("Updated seed node IP list, excluding the current node's IP: /127.0.0.1:7000 /127.0.0.3:7000\n")
+	if d := cmp.Diff([]string{"127.0.0.1", "127.0.0.3"}, got); d != "" {
+		t.Errorf("seeds (-want +got):\n%s", d)
+	}
+	if got := seedsFrom("Seed node list is empty\n"); len(got) != 0 {
+		t.Errorf("seeds of an empty list: %v", got)
+	}
+}

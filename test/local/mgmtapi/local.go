@@ -231,8 +231,10 @@ func (n *LocalNode) ReloadSeeds(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return seedRE.FindAllString(out, -1), nil
+	return seedsFrom(out), nil
 }
+
+func seedsFrom(nodetoolOutput string) []string { return seedRE.FindAllString(nodetoolOutput, -1) }
 
 // ClearSnapshots runs nodetool clearsnapshot once per name (it takes one -t), or --all.
 func (n *LocalNode) ClearSnapshots(ctx context.Context, names, keyspaces []string) error {

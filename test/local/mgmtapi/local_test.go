@@ -66,6 +66,9 @@ func TestLocalNode(t *testing.T) {
 		t.Errorf("cluster probe at rf 2: %v; log:\n%s", err, log.String())
 	}
 
+	if err := client.CallReloadSeedsEndpoint(pod); err != nil {
+		t.Errorf("reload seeds: %v; log:\n%s", err, log.String())
+	}
 	checkSnapshotClearing(t, node, srv)
 	if log.String() != "" {
 		t.Errorf("the server complained:\n%s", log.String())
