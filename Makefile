@@ -116,6 +116,10 @@ $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 	$(KUSTOMIZE) build "$$($(GO) list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)/config/crd" > $@.tmp
 	mv $@.tmp $@
 
+.PHONY: cass-operator
+cass-operator: ## Build the real cass-operator manager at the version go.mod pins (cached) and print its path.
+	@hack/cass-operator.sh
+
 .PHONY: test
 # Every tier in one `go test ./...`, so that packages of all tiers run in parallel; verify
 # checks that every test package is in a tier (hack/test-tiers.sh). Tools the tests call are
