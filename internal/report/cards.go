@@ -111,3 +111,28 @@ func percent(f float64) string {
 func seconds(millis int64) string {
 	return strconv.FormatFloat(float64(millis)/1000, 'f', -1, 64) + " s"
 }
+
+// sweepCards are a sweep's figures at a glance: its best point's throughput and tail, and
+// how many points succeeded.
+func sweepCards(sw *cbv1.BenchmarkSweep) []card {
+	st := sw.Status
+	pts := card{Metric: "points", Field: "progress", Label: "points succeeded", Raw: st.Progress,
+		Value: fmt.Sprintf("%d of %d", st.Completed-st.Failed, st.Points), Note: orDash(st.Progress)}
+	if st.Failed > 0 {
+		pts.Class = "warn"
+	}
+	cards := []card{}
+	for i, p := range st.Table {
+		if st.Best == nil || p.Point != st.Best.Point || p.Succeeded == 0 {
+			continue
+		}
+		field := fmt.Sprintf("table[%d].", i)
+		note := fmt.Sprintf("point %d: %s", p.Point, strings.Join(p.Values, ", "))
+		cards = append(cards,
+			card{Metric: "best.opsPerSecond", Field: field + "opsPerSecond", Label: "best ops/s (by " + string(st.Best.By) + ")",
+				Value: server.Count(p.OpsPerSecond), Raw: strconv.FormatInt(p.OpsPerSecond, 10), Note: note},
+			card{Metric: "best.p99", Field: field + "p99", Label: "p99 at the best point",
+				Value: Micros(p.P99), Raw: strconv.FormatInt(p.P99, 10), Note: fmt.Sprintf("%s to %s over %d runs", Micros(p.P99Min), Micros(p.P99Max), p.Succeeded)})
+	}
+	return append(cards, pts)
+}

@@ -53,11 +53,12 @@ type runSection struct {
 }
 
 type sweepSection struct {
-	ID, Title, Best string
-	Lines           []string
-	Chart           template.HTML
-	Table           htmlTable
-	Spec            string
+	ID, Name, Title, Best string
+	Lines                 []string
+	Cards                 []card
+	Chart                 template.HTML
+	Table                 htmlTable
+	Spec                  string
 }
 
 // HTML writes one page for a review: with two runs or more, first every run's verdicts
@@ -155,7 +156,8 @@ func newSweepSection(sw *cbv1.BenchmarkSweep, i int) (sweepSection, error) {
 	if err != nil {
 		return sweepSection{}, fmt.Errorf("rendering the spec of %s: %w", sw.Name, err)
 	}
-	s := sweepSection{ID: "sweep-" + strconv.Itoa(i), Title: "BenchmarkSweep " + sw.Name, Spec: string(spec), Table: pointTable(sw)}
+	s := sweepSection{ID: "sweep-" + strconv.Itoa(i), Name: sw.Name, Title: "BenchmarkSweep " + sw.Name, Spec: string(spec),
+		Table: pointTable(sw), Cards: sweepCards(sw)}
 	s.Lines = append(s.Lines, fmt.Sprintf("%s · %s · %d points, %d runs each", orDash(string(sw.Status.Phase)), orDash(sw.Status.Progress),
 		len(sw.Status.Table), max(sw.Spec.Repeats, 1)))
 	if msg := outcomeMessage(sw.Status.Conditions); msg != "" {

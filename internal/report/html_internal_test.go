@@ -165,3 +165,33 @@ func TestCharts(t *testing.T) {
 		t.Errorf("a sweep with no best point has a marker")
 	}
 }
+
+func TestSweepCards(t *testing.T) {
+	sw := reporttest.Sweep("ns")
+	var got [][3]string
+	for _, c := range sweepCards(sw) {
+		got = append(got, [3]string{c.Metric, c.Raw, c.Value})
+	}
+	want := [][3]string{{"best.opsPerSecond", "29600", "29,600"}, {"best.p99", "7400", "7.40ms"}, {"points", "8/8 done, 1 failed", "7 of 8"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sweep cards (-want +got):\n%s", diff)
+	}
+	sw.Status.Best = nil
+	if cs := sweepCards(sw); len(cs) != 1 {
+		t.Errorf("a sweep with no best point has %d cards, want the points card", len(cs))
+	}
+}
+
+// A sweep's runs named as the sweep names them are said once, not in a column.
+func TestPointTableRuns(t *testing.T) {
+	sw := reporttest.Sweep("ns")
+	tb := pointTable(sw)
+	if tb.Head[len(tb.Head)-1] == "runs" || !strings.Contains(strings.Join(tb.Notes, "\n"), "named writers-by-key-POINT-REPEAT") {
+		t.Errorf("conventional names: head %v, notes %v", tb.Head, tb.Notes)
+	}
+	sw.Status.Table[3].Runs[1] = "renamed"
+	tb = pointTable(sw)
+	if tb.Head[len(tb.Head)-1] != "runs" || tb.Rows[3].Cells[len(tb.Head)-1] != "writers-by-key-3-0 renamed writers-by-key-3-2" {
+		t.Errorf("other names: head %v, row 3 %v", tb.Head, tb.Rows[3].Cells)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/sweep"
 )
 
 // htmlTable is a table of the page. Tables longer than collapseAfter rows fold behind their
@@ -18,28 +19,18 @@ type htmlTable struct {
 	Rows                 []htmlRow
 	Notes                []string
 	Collapse             bool
-	// NamesCol is 1 + the index of a column of object names, which wraps between names
-	// (never at their hyphens); 0 for none.
-	NamesCol int
-	// TextCol is 1 + the index of a column of words, aligned left; 0 for none.
-	TextCol int
-}
-
-// CellClass is the class of column i's cells.
-func (t htmlTable) CellClass(i int) string {
-	switch i + 1 {
-	case t.NamesCol:
-		return "names"
-	case t.TextCol:
-		return "text"
-	}
-	return ""
+	// ColClass styles columns by index: "text" aligns words left, "names" wraps between
+	// object names (never at their hyphens), "nowrap" keeps a range or a mark on one line.
+	ColClass map[int]string
 }
 
 type htmlRow struct {
 	Class string
 	Cells []string
 }
+
+// CellClass is the class of column i's cells.
+func (t htmlTable) CellClass(i int) string { return t.ColClass[i] }
 
 const collapseAfter = 10
 
@@ -151,7 +142,7 @@ func nodeTable(s *cbv1.ServerResults) htmlTable {
 	t := htmlTable{ID: "server", Caption: fmt.Sprintf("Server: %d nodes read", s.NodesRead),
 		Head: []string{"node", "mutations", "reads", "pending peak (tasks)", "in stage", "blocked (tasks)", "dropped (msgs)", "hints (files)",
 			"compactions", "backlog start→end, peak (tasks)", "flushes", "table (MiB)", "disk (MiB)", "coord. write p99 (ms)",
-			"GC pauses", "GC total (s)", "GC max (ms)"}, TextCol: 5}
+			"GC pauses", "GC total (s)", "GC max (ms)"}, ColClass: map[int]string{4: "text"}}
 	if unlisted := int(s.NodesRead) - len(s.Nodes); unlisted > 0 {
 		t.Caption += fmt.Sprintf(" (%d counted only in the total)", unlisted)
 	}
@@ -187,12 +178,24 @@ func nodeTable(s *cbv1.ServerResults) htmlTable {
 	return t
 }
 
-// pointTable is a sweep's table, the best point marked.
+// pointTable is a sweep's table, the best point marked. Runs named as the sweep names them
+// are said once under the table rather than in a column of near-identical names.
 func pointTable(sw *cbv1.BenchmarkSweep) htmlTable {
 	t := htmlTable{ID: "points", Caption: "Points"}
+	runsCol := !conventionalRunNames(sw)
 	t.Head = append(append([]string{"point"}, axisPaths(sw)...), "outcome", "ops/s", "ops/s range", "p50 (ms)", "p99 (ms)", "p99.9 (ms)",
-		"timeouts (per op)", "errors", "bottleneck", "runs")
-	t.NamesCol = len(t.Head)
+		"timeouts (per op)", "errors", "bottleneck")
+	t.ColClass = map[int]string{0: "nowrap", len(sw.Spec.Axes) + 1: "text", len(sw.Spec.Axes) + 3: "nowrap"}
+	for i := range sw.Spec.Axes {
+		t.ColClass[1+i] = "text"
+	}
+	if runsCol {
+		t.Head = append(t.Head, "runs")
+		t.ColClass[len(t.Head)-1] = "names"
+	} else {
+		prefix := strings.TrimSuffix(sweep.RunName(sw.Name, 0, 0), "-0-0")
+		t.Notes = append(t.Notes, fmt.Sprintf("Each point's runs are named %s-POINT-REPEAT: point 0's first is %s.", prefix, sweep.RunName(sw.Name, 0, 0)))
+	}
 	for _, p := range sw.Status.Table {
 		class, mark := "", strconv.Itoa(int(p.Point))
 		if b := sw.Status.Best; b != nil && b.Point == p.Point {
@@ -214,7 +217,10 @@ func pointTable(sw *cbv1.BenchmarkSweep) htmlTable {
 			cells = append(cells, server.Count(p.OpsPerSecond), fmt.Sprintf("%s–%s", server.Count(p.OpsPerSecondMin), server.Count(p.OpsPerSecondMax)),
 				msCell(p.P50), msCell(p.P99), msCell(p.P999), orDash(p.TimeoutRatio), server.Count(p.Errors), orDash(string(p.Bottleneck)))
 		}
-		t.add(class, append(cells, strings.Join(p.Runs, " "))...)
+		if runsCol {
+			cells = append(cells, strings.Join(p.Runs, " "))
+		}
+		t.add(class, cells...)
 	}
 	t.Summary = fmt.Sprintf("%d points, %d failed", len(sw.Status.Table), sw.Status.Failed)
 	for _, p := range sw.Status.Table {
@@ -223,4 +229,16 @@ func pointTable(sw *cbv1.BenchmarkSweep) htmlTable {
 		}
 	}
 	return t
+}
+
+// conventionalRunNames says every point's runs are named sweep.RunName(sweep, point, repeat).
+func conventionalRunNames(sw *cbv1.BenchmarkSweep) bool {
+	for _, p := range sw.Status.Table {
+		for r, name := range p.Runs {
+			if name != sweep.RunName(sw.Name, int(p.Point), r) {
+				return false
+			}
+		}
+	}
+	return true
 }

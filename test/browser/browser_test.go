@@ -40,7 +40,7 @@ func (b *browser) args(extra ...string) []string {
 type inspection struct {
 	InnerWidth, ScrollWidth, Height int
 	Wider                           []string
-	Cards                           []shownCard
+	Cards, SweepCards               []shownCard
 	Best                            []string
 	Tables, HiddenTables            int
 	DOM                             string `json:"-"`
@@ -63,13 +63,17 @@ const probe = `<script>(function () {
     return {Run: c.closest(".glance-run").dataset.run, Metric: c.dataset.metric, Value: c.dataset.value,
       Shown: c.querySelector(".value").textContent};
   });
+  var sweepCards = [].map.call(document.querySelectorAll(".cards[data-sweep] .card"), function (c) {
+    return {Run: c.parentNode.dataset.sweep, Metric: c.dataset.metric, Value: c.dataset.value,
+      Shown: c.querySelector(".value").textContent};
+  });
   var best = [].map.call(document.querySelectorAll("svg .best"), function (g) { return g.dataset.point; });
   var tables = document.querySelectorAll("table"), hidden = 0;
   tables.forEach(function (t) { if (t.getClientRects().length === 0) { hidden++; } });
   var out = document.createElement("pre");
   out.id = "cassbench-probe";
   out.textContent = JSON.stringify({InnerWidth: W, ScrollWidth: document.documentElement.scrollWidth,
-    Height: document.documentElement.scrollHeight, Wider: wider, Cards: cards, Best: best,
+    Height: document.documentElement.scrollHeight, Wider: wider, Cards: cards, SweepCards: sweepCards, Best: best,
     Tables: tables.length, HiddenTables: hidden});
   out.style.display = "none";
   document.body.appendChild(out);

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,7 @@ func TestReportPages(t *testing.T) {
 			if tc.best != "" && !slicesEqual(got.Best, []string{tc.best}) {
 				t.Errorf("best point marked on the chart: %v, want point %s", got.Best, tc.best)
 			}
+			checkSweepCards(t, got, tc.sweeps)
 			// On paper: with the print stylesheet at A4's printable width (210 mm less 12 mm
 			// margins, 703 px), every table is open and fits the page.
 			printed := b.inspect(t, name+"-print", page.Bytes(), 703, 1000, true)
@@ -170,6 +172,31 @@ func checkCards(t *testing.T, got inspection, runs []*cbv1.BenchmarkRun) {
 			if err := shownMatches(c.Shown, raw); err != nil {
 				t.Errorf("run %s: the %s card shows %q for %s: %v", run.Name, metric, c.Shown, raw, err)
 			}
+		}
+	}
+}
+
+// checkSweepCards holds a sweep's best-point cards against its table's row.
+func checkSweepCards(t *testing.T, got inspection, sweeps []*cbv1.BenchmarkSweep) {
+	t.Helper()
+	for _, sw := range sweeps {
+		want := map[string]string{}
+		for _, p := range sw.Status.Table {
+			if sw.Status.Best != nil && p.Point == sw.Status.Best.Point {
+				want["best.opsPerSecond"], want["best.p99"] = strconv.FormatInt(p.OpsPerSecond, 10), strconv.FormatInt(p.P99, 10)
+			}
+		}
+		n := 0
+		for _, c := range got.SweepCards {
+			if raw, ok := want[c.Metric]; ok && c.Run == sw.Name {
+				n++
+				if c.Value != raw || shownMatches(c.Shown, raw) != nil {
+					t.Errorf("sweep %s: the %s card holds %q and shows %q, the table %q", sw.Name, c.Metric, c.Value, c.Shown, raw)
+				}
+			}
+		}
+		if n != len(want) {
+			t.Errorf("sweep %s: %d best-point cards, want %d", sw.Name, n, len(want))
 		}
 	}
 }
