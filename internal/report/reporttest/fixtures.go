@@ -204,6 +204,21 @@ func Measured(namespace, name string, seed uint64, opsPerSecond, median float64)
 	res := run.Status.Results
 	res.Timeline, res.OpsPerSecond = tl, int64(opsPerSecond)
 	res.Sketches = &cbv1.ResultSketches{WritesResponse: results.Encode(sk)}
+	// The counts follow the timeline, the writers share its rate as Run's do.
+	var ops int64
+	for _, p := range tl.Points {
+		ops += p.Operations
+	}
+	res.Operations, res.Writes.Operations, res.Writes.OpsPerSecond = ops, ops, res.OpsPerSecond
+	var before int64
+	for _, w := range res.PerWriter {
+		before += w.OpsPerSecond
+	}
+	for i := range res.PerWriter {
+		w := &res.PerWriter[i]
+		w.OpsPerSecond = w.OpsPerSecond * res.OpsPerSecond / before
+		w.Operations = w.OpsPerSecond * 600
+	}
 	// The status percentiles are the sketch's, as the merge writes them.
 	q := func(p float64) int64 { return int64(math.Round(sk.Quantile(p))) }
 	res.Writes.Response = cbv1.Latency{P50: q(0.5), P90: q(0.9), P99: q(0.99), P999: q(0.999), Max: q(1), Mean: int64(median * math.Exp(0.125)),
