@@ -12,3 +12,7 @@ export CGO_ENABLED=0
 for cmd in manager cassbench; do
 	"${GO:-go}" build -trimpath -ldflags "-s -w" -o "$out/$cmd" "./cmd/$cmd"
 done
+# kubectl runs any kubectl-NAME on PATH as `kubectl NAME`: with bin/ on PATH,
+# `kubectl cassbench results NAME` is the same binary, which names itself after how it was
+# called. A relative link, so that the directory can be moved or copied whole.
+ln -sfn cassbench "$out/kubectl-cassbench"

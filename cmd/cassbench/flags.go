@@ -84,7 +84,7 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 		return 2, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "cassbench %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fmt.Fprintf(os.Stderr, "%s %s: unexpected argument %q\n", prog, fs.Name(), fs.Arg(0))
 		return 2, false
 	}
 	return 0, true

@@ -28,7 +28,7 @@ the controller sets on its pods.
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(os.Stderr, named(usage))
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -50,9 +50,9 @@ func main() {
 	case "validate":
 		code = validateCommand(ctx, args)
 	case "-h", "--help", "help":
-		fmt.Print(usage)
+		fmt.Print(named(usage))
 	default:
-		fmt.Fprintf(os.Stderr, "cassbench: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(os.Stderr, "%s: unknown command %q\n\n%s", prog, cmd, named(usage))
 		code = 2
 	}
 	stop()

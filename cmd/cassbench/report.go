@@ -17,10 +17,12 @@ import (
 
 const reportUsage = `Usage: cassbench report RUN|SWEEP... [-f] -o report.html
 
-Writes one self-contained HTML page (no network needed to view it) with each experiment's
-spec and results, the runs' throughput and p99 over time and latency distributions side by
-side, each sweep's curve, and every run compared with the first: what to paste into a
-design review. With -f the arguments are results files that -o json wrote.
+Writes one self-contained HTML page for a review (no script, no network needed to view or
+print it): with two runs or more, every run's verdict per figure against the first (better,
+worse, noise, too little data); each run's figures at a glance; the runs' throughput and p99
+over the window and their latency distributions on shared axes; each sweep's curve with its
+best point; then the tables and specs. With -f the arguments are results files that -o json
+wrote.
 
 Flags:
 `

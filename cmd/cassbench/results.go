@@ -132,11 +132,11 @@ func readResultsFile(path string) (client.Object, error) {
 // command is over (help, or a bad flag) with code.
 func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer, usage string) (names []string, fail func(int, string, ...any) int, code int, done bool) {
 	fs.Usage = func() {
-		_, _ = fmt.Fprint(stderr, usage)
+		_, _ = fmt.Fprint(stderr, named(usage))
 		fs.PrintDefaults()
 	}
 	fail = func(code int, format string, a ...any) int {
-		_, _ = fmt.Fprintf(stderr, "cassbench "+fs.Name()+": "+format+"\n", a...)
+		_, _ = fmt.Fprintf(stderr, prog+" "+fs.Name()+": "+format+"\n", a...)
 		return code
 	}
 	names, err := parseInterspersed(fs, args)

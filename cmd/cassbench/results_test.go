@@ -81,6 +81,7 @@ func TestResultsFromTheCluster(t *testing.T) {
 			}
 		})
 	}
+	t.Run("kubectl plugin", func(t *testing.T) { kubectlPlugin(t, kubeconfig, ns) })
 }
 
 func checkPlot(t *testing.T, path string) {

@@ -26,7 +26,7 @@ func validateCommand(ctx context.Context, args []string) int {
 	var names files
 	fs.Var(&names, "f", "manifest to check (YAML or JSON, several documents allowed); repeat it, or list files after the flags; - reads stdin")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: cassbench validate [-f FILE]... [FILE]...\n\nChecks every BenchmarkRun and BenchmarkSweep with the CRD's own schema, defaults and\nCEL rules, as the API server does on apply; other kinds are skipped. Exit status 1 if any\nis refused or cannot be read.")
+		fmt.Fprintln(fs.Output(), named("Usage: cassbench validate [-f FILE]... [FILE]...\n\nChecks every BenchmarkRun and BenchmarkSweep with the CRD's own schema, defaults and\nCEL rules, as the API server does on apply; other kinds are skipped. Exit status 1 if any\nis refused or cannot be read."))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

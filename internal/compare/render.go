@@ -26,7 +26,7 @@ func Text(w io.Writer, cs []Comparison) error {
 		var methods []string
 		for _, r := range c.Rows {
 			_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f%%\t%s\t%s\n", r.Metric, figure(r.Metric, r.Baseline), figure(r.Metric, r.Value),
-				r.DiffPercent, r.Verdict, evidence(r))
+				r.DiffPercent, r.Verdict, Evidence(r))
 			if !slices.Contains(methods, r.Method) {
 				methods = append(methods, r.Method)
 			}
@@ -50,7 +50,9 @@ func figure(metric string, v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64) + "us"
 }
 
-func evidence(r Row) string {
+// Evidence says on what a row's verdict rests: the p-value, or the interval of the
+// difference; the HTML report shows it beside each verdict.
+func Evidence(r Row) string {
 	switch {
 	case r.PValue != nil && *r.PValue < 0.001:
 		return "p<0.001"

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -14,209 +12,195 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/compare"
-	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/server"
 )
 
-//go:embed assets/charts.js
-var chartsJS string
+//go:embed assets/page.css
+var pageCSS string
 
-// Chart is one line chart of the page; the browser draws it from this data.
-type Chart struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	XLabel string `json:"xLabel"`
-	YLabel string `json:"yLabel"`
-	// LogX plots x on a log scale, labelled by XTicks ([value, label] pairs).
-	LogX   bool     `json:"logX,omitempty"`
-	XTicks [][2]any `json:"xTicks,omitempty"`
-	Series []Series `json:"series"`
-}
-
-// Series is one line of a chart.
-type Series struct {
-	Name   string       `json:"name"`
-	Points [][2]float64 `json:"points"`
-}
-
-type htmlSection struct {
-	Title, Text, Spec string
-	Charts            []string
-}
+//go:embed assets/page.html
+var pageHTML string
 
 type htmlPage struct {
-	Title       string
-	Generated   string
-	Sections    []htmlSection
-	Charts      []string
-	Comparisons []compare.Comparison
-	Data        template.JS
-	Script      template.JS
+	Title, Generated string
+	Comparisons      []comparisonBlock
+	Glance           []runSection
+	Charts           []template.HTML
+	Runs             []runSection
+	Sweeps           []sweepSection
+	CSS              template.CSS
 }
 
-// HTML writes a one-page report of the runs and sweeps, in that order: for each its spec and
-// results, then charts that put the runs side by side (throughput and p99 over time, the
-// latency distribution), each sweep's curve, and, with two runs or more, every run compared
-// with the first. The page is one self-contained file: styles, data and the script that
-// draws the charts are inside it, so it opens with no network.
+// comparisonBlock is one run against the baseline, a verdict line per figure.
+type comparisonBlock struct {
+	Baseline, Name string
+	Alpha          float64
+	Lines          []verdictLine
+}
+
+type verdictLine struct {
+	Class, Verdict, Metric, Baseline, Value, Diff, Evidence, Method string
+}
+
+type runSection struct {
+	ID, Name, Title string
+	Lines           []string
+	Cards           []card
+	Tables          []htmlTable
+	Bottleneck      *cbv1.Bottleneck
+	WritersLine     string
+	Spec            string
+}
+
+type sweepSection struct {
+	ID, Name, Title, Best string
+	Lines                 []string
+	Cards                 []card
+	Chart                 template.HTML
+	Table                 htmlTable
+	Spec                  string
+}
+
+// HTML writes one page for a review: with two runs or more, first every run's verdicts
+// against the first (better, worse, noise, too little data, as `cassbench compare` decides
+// them); then each run's figures at a glance; the charts, which put the runs on shared
+// axes; each run's tables; each sweep's curve and table. The page is one self-contained
+// file, charts included as SVG, with no script: it opens with no network and prints.
 func HTML(w io.Writer, title string, runs []*cbv1.BenchmarkRun, sweeps []*cbv1.BenchmarkSweep, now time.Time) error {
-	page := htmlPage{Title: title, Generated: now.UTC().Format(time.RFC3339)}
-	var charts []Chart
-	for _, run := range runs {
-		var text bytes.Buffer
-		if err := runTable(&text, run); err != nil {
+	page := htmlPage{Title: title, Generated: now.UTC().Format(time.RFC3339), CSS: template.CSS(pageCSS)} // #nosec G203 -- our own file
+	for i, run := range runs {
+		s, err := newRunSection(run, i)
+		if err != nil {
 			return err
 		}
-		spec, err := yaml.Marshal(run.Spec)
-		if err != nil {
-			return fmt.Errorf("rendering the spec of %s: %w", run.Name, err)
-		}
-		page.Sections = append(page.Sections, htmlSection{Title: "BenchmarkRun " + run.Name, Text: text.String(), Spec: string(spec)})
+		page.Runs = append(page.Runs, s)
+	}
+	page.Glance = page.Runs
+	if f, ok := timelineFigure(runs); ok {
+		page.Charts = append(page.Charts, f.svg())
+	}
+	if f, ok := distributionFigure(runs); ok {
+		page.Charts = append(page.Charts, f.svg())
 	}
 	for i, sw := range sweeps {
-		var text bytes.Buffer
-		if err := sweepTable(&text, sw); err != nil {
+		s, err := newSweepSection(sw, i)
+		if err != nil {
 			return err
 		}
-		spec, err := yaml.Marshal(sw.Spec)
-		if err != nil {
-			return fmt.Errorf("rendering the spec of %s: %w", sw.Name, err)
-		}
-		sc := sweepCharts(sw, i)
-		s := htmlSection{Title: "BenchmarkSweep " + sw.Name, Text: text.String(), Spec: string(spec)}
-		for _, c := range sc {
-			s.Charts = append(s.Charts, c.ID)
-		}
-		charts = append(charts, sc...)
-		page.Sections = append(page.Sections, s)
-	}
-	for _, c := range runCharts(runs) {
-		charts = append(charts, c)
-		page.Charts = append(page.Charts, c.ID)
+		page.Sweeps = append(page.Sweeps, s)
 	}
 	if len(runs) > 1 {
 		base := compare.Side{Name: runs[0].Name, Runs: runs[:1]}
 		for _, r := range runs[1:] {
-			page.Comparisons = append(page.Comparisons, compare.Compare(base, compare.Side{Name: r.Name, Runs: []*cbv1.BenchmarkRun{r}}, 0.05))
+			c := compare.Compare(base, compare.Side{Name: r.Name, Runs: []*cbv1.BenchmarkRun{r}}, 0.05)
+			page.Comparisons = append(page.Comparisons, comparisonOf(c))
 		}
 	}
-	data, err := json.Marshal(map[string]any{"charts": charts})
-	if err != nil {
-		return fmt.Errorf("encoding chart data: %w", err)
+	if err := pageTemplate.Execute(w, page); err != nil {
+		return fmt.Errorf("writing the HTML page: %w", err)
 	}
-	// Inside a <script> element the data must not close it early.
-	page.Data = template.JS(bytes.ReplaceAll(data, []byte("</"), []byte(`<\/`)))
-	page.Script = template.JS(chartsJS)
-	return pageTemplate.Execute(w, page)
+	return nil
 }
 
-// runCharts put the runs side by side: throughput and p99 over each run's window, and the
-// latency distribution from its merged sketch.
-func runCharts(runs []*cbv1.BenchmarkRun) []Chart {
-	ops := Chart{ID: "throughput", Title: "Throughput over the measured window", XLabel: "seconds", YLabel: "ops/s"}
-	p99 := Chart{ID: "p99", Title: "p99 response latency over the window (highest writer's per interval)", XLabel: "seconds", YLabel: "ms"}
-	dist := Chart{ID: "distribution", Title: "Response latency by percentile", XLabel: "percentile", YLabel: "ms", LogX: true}
-	for _, q := range []struct {
-		q     float64
-		label string
-	}{{0.5, "50%"}, {0.9, "90%"}, {0.99, "99%"}, {0.999, "99.9%"}, {0.9999, "99.99%"}} {
-		dist.XTicks = append(dist.XTicks, [2]any{1 / (1 - q.q), q.label})
+func newRunSection(run *cbv1.BenchmarkRun, i int) (runSection, error) {
+	spec, err := yaml.Marshal(run.Spec)
+	if err != nil {
+		return runSection{}, fmt.Errorf("rendering the spec of %s: %w", run.Name, err)
 	}
-	for _, run := range runs {
-		r := run.Status.Results
-		if r == nil {
-			continue
-		}
-		if tl := r.Timeline; tl != nil && len(tl.Points) > 0 {
-			var a, b Series
-			a.Name, b.Name = run.Name, run.Name
-			for _, p := range tl.Points {
-				x := (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000
-				a.Points = append(a.Points, [2]float64{x, float64(p.OpsPerSecond)})
-				b.Points = append(b.Points, [2]float64{x, ms(p.P99Micros)})
-			}
-			ops.Series, p99.Series = append(ops.Series, a), append(p99.Series, b)
-		}
-		if sk, err := results.ResponseSketch(r); err == nil && sk != nil && sk.Count() > 0 {
-			s := Series{Name: run.Name}
-			for _, q := range []float64{0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999} {
-				s.Points = append(s.Points, [2]float64{1 / (1 - q), sk.Quantile(q) / 1000})
-			}
-			dist.Series = append(dist.Series, s)
+	s := runSection{ID: "run-" + strconv.Itoa(i), Name: run.Name, Title: "BenchmarkRun " + run.Name, Spec: string(spec), Cards: runCards(run)}
+	line := orDash(string(run.Status.Phase))
+	if st := run.Status.Datacenter; st != nil {
+		line += fmt.Sprintf(" · datacenter %s, %d nodes", st.Name, max(st.Nodes, st.Size))
+		if st.CassandraVersion != "" {
+			line += ", Cassandra " + st.CassandraVersion
 		}
 	}
-	var out []Chart
-	for _, c := range []Chart{ops, p99, dist} {
-		if len(c.Series) > 0 {
-			out = append(out, c)
+	s.Lines = append(s.Lines, line)
+	if msg := outcomeMessage(run.Status.Conditions); msg != "" {
+		s.Lines = append(s.Lines, msg)
+	}
+	r := run.Status.Results
+	if r == nil {
+		s.Lines = append(s.Lines, "No results: no writer has reported.")
+		return s, nil
+	}
+	s.Lines = append(s.Lines, fmt.Sprintf("%d of %d writers reported; window %s from %s; %s operations at %s ops/s.", r.WritersReported,
+		run.Spec.Writers.Replicas, time.Duration(r.WindowMillis)*time.Millisecond, r.WindowStart.UTC().Format(time.RFC3339),
+		server.Count(r.Operations), server.Count(r.OpsPerSecond)))
+	if r.StartSpreadMillis > 0 || r.MaxClockOffsetMillis > 0 {
+		s.Lines = append(s.Lines, fmt.Sprintf("Writers started within %d ms of each other; largest clock offset from Cassandra %d ms (corrected).",
+			r.StartSpreadMillis, r.MaxClockOffsetMillis))
+	}
+	if sc := r.Schedule; sc != nil {
+		s.Lines = append(s.Lines, fmt.Sprintf("Target %s ops/s: %s due, %s missed (%s waiting at the end), %s sent over 1 ms late, drain %d ms.",
+			server.Count(sc.TargetOpsPerSecond), server.Count(sc.Due), server.Count(sc.Missed), server.Count(sc.BacklogAtEnd),
+			server.Count(sc.LateOver1ms), sc.DrainMillis))
+	}
+	s.Tables = append(s.Tables, latencyTable(r), errorTable(r))
+	if t, ok := writerTable(r); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	if r.Server != nil {
+		s.Tables = append(s.Tables, nodeTable(r.Server))
+	}
+	if b := r.Bottleneck; b != nil {
+		s.Bottleneck = b
+		s.WritersLine = fmt.Sprintf("Writers: busiest at %d%% of its CPU, throttled %d%% of periods, scheduler delay p99 %s.",
+			b.WriterCPUPercent, b.WriterThrottledPercent, Micros(b.WriterSchedP99Micros))
+	}
+	return s, nil
+}
+
+func newSweepSection(sw *cbv1.BenchmarkSweep, i int) (sweepSection, error) {
+	spec, err := yaml.Marshal(sw.Spec)
+	if err != nil {
+		return sweepSection{}, fmt.Errorf("rendering the spec of %s: %w", sw.Name, err)
+	}
+	s := sweepSection{ID: "sweep-" + strconv.Itoa(i), Name: sw.Name, Title: "BenchmarkSweep " + sw.Name, Spec: string(spec),
+		Table: pointTable(sw), Cards: sweepCards(sw)}
+	s.Lines = append(s.Lines, fmt.Sprintf("%s · %s · %d points, %d runs each", orDash(string(sw.Status.Phase)), orDash(sw.Status.Progress),
+		len(sw.Status.Table), max(sw.Spec.Repeats, 1)))
+	if msg := outcomeMessage(sw.Status.Conditions); msg != "" {
+		s.Lines = append(s.Lines, msg)
+	}
+	if b := sw.Status.Best; b != nil {
+		s.Best = fmt.Sprintf("Best by %s: point %d, %s", b.By, b.Point, b.Summary)
+	}
+	if f, ok := sweepFigure(sw, i); ok {
+		s.Chart = f.svg()
+	}
+	return s, nil
+}
+
+// comparisonOf turns compare's rows into verdict lines; the verdicts are compare's own.
+func comparisonOf(c compare.Comparison) comparisonBlock {
+	out := comparisonBlock{Baseline: c.Baseline, Name: c.Name, Alpha: c.Alpha}
+	for _, r := range c.Rows {
+		l := verdictLine{Metric: r.Metric, Diff: fmt.Sprintf("%+.1f%%", r.DiffPercent), Evidence: compare.Evidence(r), Method: r.Method}
+		switch r.Verdict {
+		case compare.Better:
+			l.Class, l.Verdict = "better", "better"
+		case compare.Worse:
+			l.Class, l.Verdict = "worse", "worse"
+		case compare.NoDifference:
+			l.Class, l.Verdict = "noise", "noise"
+		default:
+			l.Class, l.Verdict = "nodata", "too little data"
 		}
+		if r.Metric == "ops/s" {
+			l.Baseline, l.Value = server.Count(int64(r.Baseline+0.5)), server.Count(int64(r.Value+0.5))
+		} else {
+			if r.Metric == "p999" {
+				l.Metric = "p99.9"
+			}
+			l.Baseline, l.Value = Micros(int64(r.Baseline+0.5)), Micros(int64(r.Value+0.5))
+		}
+		if l.Verdict == "too little data" && r.Baseline == 0 && r.Value == 0 {
+			l.Baseline, l.Value, l.Diff = "-", "-", ""
+		}
+		out.Lines = append(out.Lines, l)
 	}
 	return out
 }
 
-// sweepCharts draw a sweep's throughput and p99 against its first axis, a line per
-// combination of the other axes (as the PNG plot does); categorical values are placed by
-// their order.
-func sweepCharts(sw *cbv1.BenchmarkSweep, n int) []Chart {
-	x := "point"
-	if len(sw.Spec.Axes) > 0 {
-		x = sw.Spec.Axes[0].Path
-	}
-	ops := Chart{ID: "sweep" + strconv.Itoa(n) + "-ops", Title: sw.Name + ": throughput", XLabel: x, YLabel: "ops/s"}
-	p99 := Chart{ID: "sweep" + strconv.Itoa(n) + "-p99", Title: sw.Name + ": p99 response latency", XLabel: x, YLabel: "ms"}
-	_, _, all := sweepSeries(sw)
-	for _, s := range all {
-		name := s.label
-		if name == "" {
-			name = sw.Name
-		}
-		a, b := Series{Name: name}, Series{Name: name}
-		for i := range s.x {
-			a.Points = append(a.Points, [2]float64{s.x[i], s.ops[i]})
-			b.Points = append(b.Points, [2]float64{s.x[i], s.p99[i]})
-		}
-		ops.Series, p99.Series = append(ops.Series, a), append(p99.Series, b)
-	}
-	return []Chart{ops, p99}
-}
-
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{{.Title}}</title>
-<style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
-pre { background: #f6f6f6; padding: .8em; overflow-x: auto; font-size: 12px; line-height: 1.35; }
-table { border-collapse: collapse; font-size: 13px; } td, th { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: right; }
-td:first-child, th:first-child { text-align: left; }
-.better { color: #2ca02c; font-weight: 600; } .worse { color: #d62728; font-weight: 600; }
-svg.chart { display: block; margin: 1em 0; }
-svg .grid { stroke: #e4e4e4; } svg .axis { stroke: #444; } svg text { font-size: 11px; fill: #333; }
-svg .title { font-size: 13px; font-weight: 600; }
-</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-<p>Generated {{.Generated}} by cassbench report.</p>
-{{range .Sections}}
-<h2>{{.Title}}</h2>
-<pre>{{.Text}}</pre>
-{{range .Charts}}<div id="chart-{{.}}"></div>{{end}}
-<details><summary>Spec</summary><pre>{{.Spec}}</pre></details>
-{{end}}
-{{if .Charts}}<h2>Runs side by side</h2>
-{{range .Charts}}<div id="chart-{{.}}"></div>{{end}}{{end}}
-{{if .Comparisons}}<h2>Compared with {{(index .Comparisons 0).Baseline}}</h2>
-{{range .Comparisons}}
-<h3>{{.Name}}</h3>
-<table>
-<tr><th></th><th>{{.Baseline}}</th><th>{{.Name}}</th><th>diff</th><th>verdict</th><th>how</th></tr>
-{{range .Rows}}<tr><td>{{.Metric}}</td><td>{{printf "%.0f" .Baseline}}</td><td>{{printf "%.0f" .Value}}</td><td>{{printf "%+.1f%%" .DiffPercent}}</td><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.Method}}</td></tr>
-{{end}}</table>
-{{end}}{{end}}
-<script type="application/json" id="cassbench-data">{{.Data}}</script>
-<script>{{.Script}}</script>
-</body>
-</html>
-`))
+var pageTemplate = template.Must(template.New("report").Parse(pageHTML))

@@ -27,6 +27,10 @@ func TestBinariesAreStaticAndBuiltWithTheSharedFlags(t *testing.T) {
 	if _, err := run(env.Root, []string{"GOOS=linux"}, filepath.Join(env.Root, "hack", "build.sh"), out); err != nil {
 		t.Fatalf("hack/build.sh: %v", err)
 	}
+	// kubectl runs kubectl-cassbench on PATH as `kubectl cassbench`: the same binary.
+	if target, err := os.Readlink(filepath.Join(out, "kubectl-cassbench")); err != nil || target != "cassbench" {
+		t.Errorf("kubectl-cassbench links to %q (%v), want cassbench beside it", target, err)
+	}
 	for _, name := range []string{"manager", "cassbench"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(out, name)

@@ -188,10 +188,14 @@ func Measured(namespace, name string, seed uint64, opsPerSecond, median float64)
 	run := Run(namespace)
 	run.Name = name
 	r := rand.New(rand.NewPCG(seed, seed+1))
+	// The intervals' p99 wander on a source of their own, which leaves the figures drawn
+	// from r as they were before the p99 varied.
+	jitter := rand.New(rand.NewPCG(seed+100, seed+101))
 	tl := &cbv1.Timeline{IntervalMillis: 10_000}
 	for i := range 60 {
 		v := int64(opsPerSecond * (1 + 0.02*r.NormFloat64()))
-		tl.Points = append(tl.Points, cbv1.TimelinePoint{OffsetMillis: int64(i) * 10_000, OpsPerSecond: v, Operations: 10 * v, P99Micros: int64(3 * median)})
+		tl.Points = append(tl.Points, cbv1.TimelinePoint{OffsetMillis: int64(i) * 10_000, OpsPerSecond: v, Operations: 10 * v,
+			P99Micros: int64(3 * median * (1 + 0.06*jitter.NormFloat64()))})
 	}
 	sk := sketch.New()
 	for range 50000 {
@@ -200,5 +204,51 @@ func Measured(namespace, name string, seed uint64, opsPerSecond, median float64)
 	res := run.Status.Results
 	res.Timeline, res.OpsPerSecond = tl, int64(opsPerSecond)
 	res.Sketches = &cbv1.ResultSketches{WritesResponse: results.Encode(sk)}
+	// The counts follow the timeline, the writers share its rate as Run's do.
+	var ops int64
+	for _, p := range tl.Points {
+		ops += p.Operations
+	}
+	res.Operations, res.Writes.Operations, res.Writes.OpsPerSecond = ops, ops, res.OpsPerSecond
+	var before int64
+	for _, w := range res.PerWriter {
+		before += w.OpsPerSecond
+	}
+	for i := range res.PerWriter {
+		w := &res.PerWriter[i]
+		w.OpsPerSecond = w.OpsPerSecond * res.OpsPerSecond / before
+		w.Operations = w.OpsPerSecond * 600
+	}
+	// The status percentiles are the sketch's, as the merge writes them.
+	q := func(p float64) int64 { return int64(math.Round(sk.Quantile(p))) }
+	res.Writes.Response = cbv1.Latency{P50: q(0.5), P90: q(0.9), P99: q(0.99), P999: q(0.999), Max: q(1), Mean: int64(median * math.Exp(0.125)),
+		RelativeAccuracy: res.Writes.Response.RelativeAccuracy}
+	return run
+}
+
+// Reviewed is Measured with what the rest of a finished open-loop run carries: the target it
+// was paced to, the server's figures from three nodes and the bottleneck verdict, so that a
+// report shows every section.
+func Reviewed(namespace, name string) *cbv1.BenchmarkRun {
+	run := Measured(namespace, name, 3, 15800, 900)
+	res := run.Status.Results
+	res.Schedule = &cbv1.ScheduleResults{TargetOpsPerSecond: 16000, Due: 9_600_000, Missed: 120_000, BacklogAtEnd: 40,
+		LateOver1ms: 2100, DrainMillis: 180,
+		Lag: cbv1.Latency{P50: 12, P90: 40, P99: 810, P999: 2400, Max: 41000, Mean: 30, RelativeAccuracy: "0.01"}}
+	node := func(addr string, mutations, pending, dropped, gcPauses int64) cbv1.NodeServerResults {
+		return cbv1.NodeServerResults{Node: addr, Mutations: mutations, PendingPeak: pending, PendingStage: "MutationStage",
+			Dropped: dropped, Compactions: 12, CompactionBacklogBefore: 1, CompactionBacklogAfter: 30, CompactionBacklogPeak: 33,
+			Flushes: 9, TableMiBBefore: 120, TableMiBAfter: 2210, DiskMiB: 2400, CoordinatorWriteP99Micros: 3100,
+			Logs: &cbv1.NodeLogResults{GCPauses: gcPauses, GCTotalMillis: 500 * gcPauses, GCMaxMillis: 650}}
+	}
+	nodes := []cbv1.NodeServerResults{
+		node("10.0.0.3", 3_210_000, 41, 1204, 3), node("10.0.0.1", 3_190_000, 2, 0, 8), node("10.0.0.2", 3_213_000, 5, 0, 2)}
+	total := node("", 9_613_000, 41, 1204, 13)
+	total.Compactions, total.Flushes, total.DiskMiB = 36, 27, 7200
+	res.Server = &cbv1.ServerResults{NodesRead: 3, Nodes: nodes, Total: total,
+		Anomalies: []string{"node 10.0.0.3 dropped 1,204 messages", "node 10.0.0.3 queued up to 41 tasks in MutationStage"}}
+	res.Bottleneck = &cbv1.Bottleneck{Verdict: cbv1.BottleneckCluster,
+		Evidence:         []string{"nodes dropped 1,204 messages", "up to 41 tasks waited in MutationStage"},
+		WriterCPUPercent: 31, WriterSchedP99Micros: 180}
 	return run
 }

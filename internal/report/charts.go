@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/results"
+)
+
+// hdrTicks are the percentiles an HdrHistogram plot labels, placed at log10(1/(1-p)) so that
+// each further nine gets the same width: the tail is where the differences are.
+var hdrTicks = []struct {
+	q     float64
+	label string
+}{{0.5, "50%"}, {0.9, "90%"}, {0.99, "99%"}, {0.999, "99.9%"}, {0.9999, "99.99%"}}
+
+func hdrX(q float64) float64 { return math.Log10(1 / (1 - q)) }
+
+// timelineFigure puts every run's throughput above its p99, interval by interval, on one
+// time axis: a dip in one panel lines up with the spike in the other.
+func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
+	f := figure{id: "timeline", title: "Throughput and p99 response over the measured window"}
+	ops := panel{name: "throughput"}
+	p99 := panel{name: "p99"}
+	var xMax, opsMax, p99Max float64
+	for i, run := range runs {
+		r := run.Status.Results
+		if r == nil || r.Timeline == nil || len(r.Timeline.Points) == 0 {
+			continue
+		}
+		tl := r.Timeline
+		a := line{name: run.Name, color: color(i)}
+		b := a
+		for _, p := range tl.Points {
+			x := (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000
+			a.points = append(a.points, [2]float64{x, float64(p.OpsPerSecond)})
+			b.points = append(b.points, [2]float64{x, ms(p.P99Micros)})
+			xMax = max(xMax, float64(p.OffsetMillis+tl.IntervalMillis)/1000)
+			opsMax, p99Max = max(opsMax, float64(p.OpsPerSecond)), max(p99Max, ms(p.P99Micros))
+		}
+		ops.lines, p99.lines = append(ops.lines, a), append(p99.lines, b)
+		f.legend = append(f.legend, a)
+	}
+	if len(ops.lines) == 0 {
+		return f, false
+	}
+	f.x = roundAxis(xMax, 8, "seconds into the measured window")
+	ops.y = roundAxis(opsMax*1.05, 4, "ops/s")
+	p99.y = roundAxis(p99Max*1.05, 4, "p99 (ms)")
+	f.panels = []panel{ops, p99}
+	return f, true
+}
+
+// distributionFigure draws each run's response latency by percentile from its merged
+// sketch, on the HDR percentile axis.
+func distributionFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
+	f := figure{id: "distribution", title: "Response latency by percentile (merged sketch, every writer)"}
+	p := panel{name: "distribution"}
+	var hi float64
+	for i, run := range runs {
+		r := run.Status.Results
+		if r == nil {
+			continue
+		}
+		sk, err := results.ResponseSketch(r)
+		if err != nil || sk == nil || sk.Count() == 0 {
+			continue
+		}
+		l := line{name: run.Name, color: color(i)}
+		// Steps of 0.1 on the HDR axis: 38 points from p50 to p99.99.
+		for x := hdrX(0.5); x <= 4+1e-9; x += 0.1 {
+			q := 1 - math.Pow(10, -x)
+			v := sk.Quantile(q) / 1000
+			l.points = append(l.points, [2]float64{x, v})
+			hi = max(hi, v)
+		}
+		p.lines = append(p.lines, l)
+		f.legend = append(f.legend, l)
+	}
+	if len(p.lines) == 0 {
+		return f, false
+	}
+	f.x = axis{lo: hdrX(0.5), hi: 4, label: "percentile (each further nine gets the same width)"}
+	for _, t := range hdrTicks {
+		f.x.ticks = append(f.x.ticks, tick{hdrX(t.q), t.label})
+	}
+	p.y = roundAxis(hi*1.05, 4, "response (ms)")
+	f.panels = []panel{p}
+	return f, true
+}
+
+// sweepFigure draws a sweep's throughput (solid, left axis) and p99 (dashed, right axis)
+// against its first axis, a pair of lines per combination of the other axes, whiskers over
+// the repeats' range, and the best point ringed.
+func sweepFigure(sw *cbv1.BenchmarkSweep, n int) (figure, bool) {
+	ticks, numeric, all := sweepSeries(sw)
+	f := figure{id: "sweep" + strconv.Itoa(n), title: sw.Name + ": throughput (solid, left) and p99 response (dashed, right)"}
+	if len(all) == 0 {
+		return f, false
+	}
+	p := panel{name: "sweep", hasY2: true}
+	var lo, hi, opsMax, p99Max float64 = math.Inf(1), math.Inf(-1), 0, 0
+	for i, s := range all {
+		name := s.label
+		if name == "" {
+			name = sw.Name
+		}
+		ops := line{name: name, color: color(i)}
+		p99 := line{name: name + " p99", color: color(i), right: true, dash: true}
+		for j := range s.x {
+			ops.points = append(ops.points, [2]float64{s.x[j], s.ops[j]})
+			ops.whiskers = append(ops.whiskers, [2]float64{s.ops[j] - s.opsLow[j], s.ops[j] + s.opsHigh[j]})
+			p99.points = append(p99.points, [2]float64{s.x[j], s.p99[j]})
+			lo, hi = min(lo, s.x[j]), max(hi, s.x[j])
+			opsMax, p99Max = max(opsMax, s.ops[j]+s.opsHigh[j]), max(p99Max, s.p99[j])
+		}
+		p.lines = append(p.lines, ops, p99)
+		f.legend = append(f.legend, ops)
+	}
+	xLabel := "point"
+	if len(sw.Spec.Axes) > 0 {
+		xLabel = sw.Spec.Axes[0].Path
+	}
+	f.x = axis{lo: lo, hi: hi, label: xLabel}
+	for i, t := range ticks {
+		v := float64(i)
+		if numeric {
+			v, _ = strconv.ParseFloat(t, 64)
+		}
+		f.x.ticks = append(f.x.ticks, tick{v, t})
+	}
+	// A margin on both sides keeps the first and last points off the axes.
+	pad := (hi - lo) * 0.05
+	if pad == 0 {
+		pad = 0.5
+	}
+	f.x.lo, f.x.hi = lo-pad, hi+pad
+	p.y = roundAxis(opsMax*1.1, 4, "ops/s")
+	p.y2 = roundAxis(p99Max*1.1, 4, "p99 (ms)")
+	if m, ok := bestMarker(sw, ticks, numeric); ok {
+		p.markers = append(p.markers, m)
+	}
+	f.panels = []panel{p}
+	return f, true
+}
+
+// bestMarker rings the sweep's best point on its throughput line.
+func bestMarker(sw *cbv1.BenchmarkSweep, ticks []string, numeric bool) (marker, bool) {
+	b := sw.Status.Best
+	if b == nil {
+		return marker{}, false
+	}
+	for _, pt := range sw.Status.Table {
+		if pt.Point != b.Point || pt.Succeeded == 0 || len(pt.Values) == 0 {
+			continue
+		}
+		x := -1.0
+		for i, t := range ticks {
+			if t == pt.Values[0] {
+				x = float64(i)
+			}
+		}
+		if numeric {
+			x, _ = strconv.ParseFloat(pt.Values[0], 64)
+		}
+		return marker{x: x, y: float64(pt.OpsPerSecond),
+			label: fmt.Sprintf("best by %s: point %d, %s ops/s", b.By, b.Point, short(float64(pt.OpsPerSecond))),
+			attrs: fmt.Sprintf(`data-point="%d" data-ops="%d"`, pt.Point, pt.OpsPerSecond)}, true
+	}
+	return marker{}, false
+}
