@@ -141,8 +141,8 @@ func writerTable(r *cbv1.Results) (htmlTable, bool) {
 func nodeTable(s *cbv1.ServerResults) htmlTable {
 	t := htmlTable{ID: "server", Caption: fmt.Sprintf("Server: %d nodes read", s.NodesRead),
 		Head: []string{"node", "mutations", "reads", "pending peak (tasks)", "in stage", "blocked (tasks)", "dropped (msgs)", "hints (files)",
-			"compactions", "backlog start→end, peak (tasks)", "flushes", "table (MiB)", "disk (MiB)", "coord. write p99 (ms)",
-			"GC pauses", "GC total (s)", "GC max (ms)"}, ColClass: map[int]string{4: "text"}}
+			"compactions", "backlog start→end, peak (tasks)", "flushes", "table (MiB)", "disk (MiB)", "coord. write p99, decayed (ms)",
+			"CPU (cores)", "GC pauses (total, longest)"}, ColClass: map[int]string{4: "text", 16: "text"}}
 	if unlisted := int(s.NodesRead) - len(s.Nodes); unlisted > 0 {
 		t.Caption += fmt.Sprintf(" (%d counted only in the total)", unlisted)
 	}
@@ -150,22 +150,25 @@ func nodeTable(s *cbv1.ServerResults) htmlTable {
 		if n.Dropped > 0 || n.Blocked > 0 || n.BlockedPeak > 0 {
 			class = strings.TrimSpace(class + " nonzero")
 		}
-		gc := []string{"-", "-", "-"} // the node's logs are not readable
-		if l := n.Logs; l != nil {
-			gc = []string{server.Count(l.GCPauses), strconv.FormatFloat(float64(l.GCTotalMillis)/1000, 'f', 1, 64), server.Count(l.GCMaxMillis)}
+		coord := "-" // the node's version, and so the unit, was not known
+		if n.CoordinatorLatencyResolutionMicros > 0 {
+			coord = msCell(n.CoordinatorWriteP99Micros)
+			if res := n.CoordinatorLatencyResolutionMicros; res > 1 {
+				coord += " ±" + msCell(res/2)
+			}
 		}
-		t.add(class, append([]string{name, server.Count(n.Mutations), server.Count(n.Reads), server.Count(n.PendingPeak), orDash(n.PendingStage),
+		t.add(class, []string{name, server.Count(n.Mutations), server.Count(n.Reads), server.Count(n.PendingPeak), orDash(n.PendingStage),
 			server.Count(max(n.Blocked, n.BlockedPeak)), server.Count(n.Dropped), server.Count(n.Hints), server.Count(n.Compactions),
 			fmt.Sprintf("%d→%d, %d", n.CompactionBacklogBefore, n.CompactionBacklogAfter, n.CompactionBacklogPeak),
 			server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
-			server.Count(n.DiskMiB), msCell(n.CoordinatorWriteP99Micros)}, gc...)...)
+			server.Count(n.DiskMiB), coord, nodeCPU(n), gcPauses(n.GC)}...)
 	}
 	for _, n := range s.Nodes {
 		row(n.Node, "", n)
 	}
 	row("total", "total", s.Total)
 	t.Summary = fmt.Sprintf("%d nodes: %s mutations, %s dropped, GC %s", s.NodesRead, server.Count(s.Total.Mutations),
-		server.Count(s.Total.Dropped), gcPauses(s.Total.Logs))
+		server.Count(s.Total.Dropped), gcPauses(s.Total.GC))
 	t.Notes = append(t.Notes, s.Anomalies...)
 	for _, n := range s.Nodes {
 		if n.Logs != nil && n.Logs.Worst != "" {
