@@ -354,6 +354,9 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 		close(stopSampling)
 		sum.Timeline = <-timeline
 		sum.Server, sum.CPU = watching.stop(ctx, ld.concurrency, ld.rate, ld.end(ctx))
+	} else {
+		// A writer stopped before its window still ends, so the others do not wait for it.
+		_ = ld.end(ctx)(false)
 	}
 
 	if !res.First.IsZero() {
