@@ -1,7 +1,10 @@
 package controllers
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
@@ -61,6 +64,20 @@ func Scheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
+// cacheSynced is ready once the informers have listed what they watch: before that, a
+// manager acts on a partial view (a run that seems to hold no datacenter, Jobs that seem
+// missing).
+func cacheSynced(c cache.Cache) healthz.Checker {
+	return func(*http.Request) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		if !c.WaitForCacheSync(ctx) {
+			return errors.New("informer caches are not synced yet")
+		}
+		return nil
+	}
+}
+
 // NewManager builds the manager with the BenchmarkRun and BenchmarkSweep controllers registered. Its cache holds
 // only the Jobs and pods cassbench made, so memory does not grow with the cluster.
 func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
@@ -80,7 +97,10 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        "cassbench-manager.cassbench.io",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
-		Controller:              config.Controller{SkipNameValidation: ptr.To(o.SkipNameValidation)},
+		// A manager that stops (a rollout) hands the lease on at once instead of leaving the
+		// next one waiting out its duration; it exits right after, so nothing acts twice.
+		LeaderElectionReleaseOnCancel: true,
+		Controller:                    config.Controller{SkipNameValidation: ptr.To(o.SkipNameValidation)},
 		Cache: cache.Options{
 			DefaultNamespaces: watchNamespaces(o.WatchNamespaces),
 			ByObject: map[client.Object]cache.ByObject{
@@ -96,7 +116,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 			return nil, fmt.Errorf("adding health check: %w", err)
 		}
-		if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		if err := mgr.AddReadyzCheck("readyz", cacheSynced(mgr.GetCache())); err != nil {
 			return nil, fmt.Errorf("adding readiness check: %w", err)
 		}
 	}

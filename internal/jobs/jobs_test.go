@@ -315,3 +315,20 @@ func TestNotStartingPods(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A Job and its pod template hold their labels apart: a label set on one later (a user's
+// policy, a controller adding its own) does not appear on the other.
+func TestJobAndPodLabelsAreSeparate(t *testing.T) {
+	for name, build := range map[string]func(*cbv1.BenchmarkRun, Target, int64) (*batchv1.Job, error){
+		"preflight": Preflight, "setup": Setup, "writers": Writers,
+	} {
+		job, err := build(testRun(), target, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job.Labels["only-the-job"] = "x"
+		if _, ok := job.Spec.Template.Labels["only-the-job"]; ok {
+			t.Errorf("%s: a label set on the Job appeared on its pod template", name)
+		}
+	}
+}
