@@ -31,7 +31,7 @@ func (ks *kindAccumulators) add(s *summary.Summary) {
 			ks.byKind[k.Kind] = a
 			ks.order = append(ks.order, k.Kind)
 		}
-		a.add(s, &k.Ops)
+		a.add(&k.Ops)
 		a.pages += k.Pages
 		a.applied += k.Applied
 		a.notApplied += k.NotApplied

@@ -39,8 +39,8 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	var measured []placed
 	perWriter := make([]cbv1.WriterResult, 0, len(reported))
 	for _, s := range reported {
-		writes.add(s, s.Writes)
-		reads.add(s, s.Reads)
+		writes.add(s.Writes)
+		reads.add(s.Reads)
 		kinds.add(s)
 		lag.response = mergeInto(lag.response, s.Lag)
 		if s.Schedule != nil {
@@ -219,7 +219,7 @@ type accumulator struct {
 	response, service, failure *sketch.Sketch
 }
 
-func (a *accumulator) add(s *summary.Summary, o *summary.Ops) {
+func (a *accumulator) add(o *summary.Ops) {
 	if o == nil {
 		return
 	}
