@@ -67,26 +67,7 @@ func latencyTable(r *cbv1.Results) htmlTable {
 		t.add("", name, server.Count(ops), server.Count(perSecond), boundMs(l, "p50", l.P50), boundMs(l, "p90", l.P90),
 			boundMs(l, "p99", l.P99), boundMs(l, "p999", l.P999), msCell(l.Max), msCell(l.Mean), Accuracy(l))
 	}
-	for _, kind := range []struct {
-		name string
-		ops  *cbv1.OperationResults
-	}{{"writes", r.Writes}, {"reads", r.Reads}} {
-		if kind.ops == nil {
-			continue
-		}
-		all := kind.ops.Operations + kind.ops.Failed
-		row(kind.name+" response", all, kind.ops.OpsPerSecond, kind.ops.Response)
-		row(kind.name+" service", all, kind.ops.OpsPerSecond, kind.ops.Service)
-		if f := kind.ops.Failure; f != nil {
-			row(kind.name+" failed", kind.ops.Failed, 0, *f)
-		}
-	}
-	for _, k := range r.OperationsByKind {
-		row(string(k.Kind)+" response", k.Operations+k.Failed, k.OpsPerSecond, k.Response)
-	}
-	if sc := r.Schedule; sc != nil {
-		row("schedule lag", sc.Due-sc.Missed, 0, sc.Lag)
-	}
+	eachLatency(r, row)
 	t.Notes = append(t.Notes, "response: from when the operation was due (coordinated omission corrected); service: from when it was sent.")
 	if hasBounds(r) {
 		t.Notes = append(t.Notes, "< marks an upper bound: the low end of a writer's sketch was folded to fit its report.")
@@ -135,6 +116,32 @@ func writerTable(r *cbv1.Results) (htmlTable, bool) {
 	t.Summary = fmt.Sprintf("%d writers: %s to %s ops/s each, p99 %s to %s ms", len(r.PerWriter),
 		server.Count(loOps), server.Count(hiOps), msCell(loP99), msCell(hiP99))
 	return t, true
+}
+
+// eachLatency calls row for every latency block of r, in the order the tables list them:
+// each kind's response and service latency (and its failed operations'), the kinds of
+// workload.operations, and the schedule lag.
+func eachLatency(r *cbv1.Results, row func(name string, ops, perSecond int64, l cbv1.Latency)) {
+	for _, kind := range []struct {
+		name string
+		ops  *cbv1.OperationResults
+	}{{"writes", r.Writes}, {"reads", r.Reads}} {
+		if kind.ops == nil {
+			continue
+		}
+		all := kind.ops.Operations + kind.ops.Failed
+		row(kind.name+" response", all, kind.ops.OpsPerSecond, kind.ops.Response)
+		row(kind.name+" service", all, kind.ops.OpsPerSecond, kind.ops.Service)
+		if f := kind.ops.Failure; f != nil {
+			row(kind.name+" failed", kind.ops.Failed, 0, *f)
+		}
+	}
+	for _, k := range r.OperationsByKind {
+		row(string(k.Kind)+" response", k.Operations+k.Failed, k.OpsPerSecond, k.Response)
+	}
+	if sc := r.Schedule; sc != nil {
+		row("schedule lag", sc.Due-sc.Missed, 0, sc.Lag)
+	}
 }
 
 // nodeTable is the server's figures per node, with the units in the headers.

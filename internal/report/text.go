@@ -54,26 +54,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 			bound(l, "p50", l.P50), bound(l, "p90", l.P90), bound(l, "p99", l.P99), bound(l, "p999", l.P999),
 			Micros(l.Max), Micros(l.Mean), Accuracy(l))
 	}
-	for _, kind := range []struct {
-		name string
-		ops  *cbv1.OperationResults
-	}{{"writes", r.Writes}, {"reads", r.Reads}} {
-		if kind.ops == nil {
-			continue
-		}
-		all := kind.ops.Operations + kind.ops.Failed
-		latencyRow(kind.name+" response", all, kind.ops.OpsPerSecond, kind.ops.Response)
-		latencyRow(kind.name+" service", all, kind.ops.OpsPerSecond, kind.ops.Service)
-		if f := kind.ops.Failure; f != nil {
-			latencyRow(kind.name+" failed", kind.ops.Failed, 0, *f)
-		}
-	}
-	for _, k := range r.OperationsByKind {
-		latencyRow(string(k.Kind)+" response", k.Operations+k.Failed, k.OpsPerSecond, k.Response)
-	}
-	if sc := r.Schedule; sc != nil {
-		latencyRow("schedule lag", sc.Due-sc.Missed, 0, sc.Lag)
-	}
+	eachLatency(r, latencyRow)
 	tw.flush()
 	if hasBounds(r) {
 		w.printf("(< marks an upper bound: the low end of a writer's sketch was folded to fit its report)\n")
