@@ -2,16 +2,20 @@ package writer_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/utils/ptr"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 )
 
 // A node stopped while writers run at CL TWO under RF 2 makes writes fail as unavailable or
-// timed out; the writer counts them and reports, it does not crash or hang.
+// timed out; the writer counts them and reports, it does not crash or hang. The verdict is
+// Cluster, naming the failed operations and the node that could not be read at the end.
 func TestNodeStoppedMidRun(t *testing.T) {
 	c := cluster(t)
 	s := spec("it_nodedown", func(b *builders.BenchmarkRunBuilder) {
@@ -52,4 +56,20 @@ func TestNodeStoppedMidRun(t *testing.T) {
 	}
 	t.Logf("ok %d, unavailable %d, write timeouts %d, client timeouts %d, other %d, retries %d",
 		w.OK, w.Unavailable, w.WriteTimeout, w.ClientTimeout, w.Other, w.Retries)
+
+	r := results.Merge(sums)
+	if r == nil || r.Bottleneck == nil {
+		t.Fatalf("no verdict: %+v", r)
+	}
+	evidence := strings.Join(r.Bottleneck.Evidence, "; ")
+	t.Logf("verdict %s: %s", r.Bottleneck.Verdict, evidence)
+	if r.Bottleneck.Verdict != cbv1.BottleneckCluster {
+		t.Errorf("verdict %s, want Cluster", r.Bottleneck.Verdict)
+	}
+	if !strings.Contains(evidence, "Unavailable") && !strings.Contains(evidence, "timed out") {
+		t.Errorf("the evidence names neither the unavailable nor the timed-out operations: %s", evidence)
+	}
+	if !strings.Contains(evidence, "could not be read") || !strings.Contains(evidence, c.Hosts[1]) {
+		t.Errorf("the evidence does not name node %s as unreadable: %s", c.Hosts[1], evidence)
+	}
 }

@@ -51,7 +51,9 @@ func (w *serverWatch) stop(ctx context.Context, concurrency int, rate int64, end
 	// An interrupted run still reads the nodes at its end: that is when the figures explain
 	// most. Every read has its own timeout.
 	srv := w.sampler.Stop(context.WithoutCancel(ctx))
-	if srv != nil && endErr != nil {
+	// An interrupted writer does not wait for the others, and says nothing of it: the run is
+	// ending as a whole.
+	if srv != nil && endErr != nil && ctx.Err() == nil {
 		note := fmt.Sprintf("read before every writer ended (%v)", endErr)
 		if srv.Error != "" {
 			note = srv.Error + "; " + note
