@@ -135,7 +135,7 @@ test: verify vet lint envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(
 # local-Cassandra test that starts a cluster of its own beside the shared one
 # (CASSBENCH_ALONE_TESTS): two more JVMs starting on the same cores starved the shared nodes
 # of the other packages' tests until their writers' connections timed out.
-TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec
+TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec|TestVerdictWritersWhenOneRequestInFlight
 .PHONY: test-timing
 test-timing: ## Run alone the real-Cassandra tests that measure time or start a cluster of their own (make test runs them last).
 	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/

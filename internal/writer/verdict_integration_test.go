@@ -3,6 +3,7 @@ package writer_test
 import (
 	"context"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,5 +74,35 @@ func TestVerdictWritersWhenStarvedOfCPU(t *testing.T) {
 	t.Logf("verdict %s: %q", r.Bottleneck.Verdict, r.Bottleneck.Evidence)
 	if r.Bottleneck.Verdict != cbv1.BottleneckWriters {
 		t.Errorf("verdict %s, want Writers", r.Bottleneck.Verdict)
+	}
+}
+
+// One request in flight against nodes with room to spare is bound by its concurrency: the
+// Writers verdict, with Little's law's numbers and the busiest node's CPU, read from its
+// process, as the evidence that the nodes had room (the verdict's second scenario). Run
+// alone (make test-timing): other tests' load on the shared nodes is not this run's.
+func TestVerdictWritersWhenOneRequestInFlight(t *testing.T) {
+	timing(t)
+	c := cluster(t)
+	s := spec("it_verdict_little", func(b *builders.BenchmarkRunBuilder) {
+		b.Duration(5 * time.Second).Concurrency(1)
+	})
+	setUp(t, c, s)
+	r := results.Merge(mustRun(t, c, s))
+	if r == nil || r.Bottleneck == nil || r.Server == nil {
+		t.Fatalf("no verdict or server figures: %+v", r)
+	}
+	evidence := strings.Join(r.Bottleneck.Evidence, "; ")
+	t.Logf("verdict %s: %s", r.Bottleneck.Verdict, evidence)
+	for _, n := range r.Server.Nodes {
+		t.Logf("node %s: CPU %dm of %d cores", n.Node, n.CPUMillicores, n.CPUCores)
+	}
+	if r.Bottleneck.Verdict != cbv1.BottleneckWriters {
+		t.Errorf("verdict %s, want Writers", r.Bottleneck.Verdict)
+	}
+	for _, want := range []string{"1 requests in flight", "Little's law", "of its cores' CPU"} {
+		if !strings.Contains(evidence, want) {
+			t.Errorf("the evidence lacks %q: %s", want, evidence)
+		}
 	}
 }
