@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/cassbench/cassbench/internal/cli"
 )
 
 const usage = `cassbench benchmarks Apache Cassandra.
@@ -38,7 +40,7 @@ func main() {
 	case "setup":
 		code = setupCommand(ctx, args)
 	case "writer":
-		code = writerCommand(ctx, args)
+		code = cli.Writer(ctx, "cassbench writer", args, admitting)
 	case "run":
 		code = runCommand(ctx, args)
 	case "results":

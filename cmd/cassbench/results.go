@@ -37,7 +37,7 @@ func resultsCommand(ctx context.Context, args []string) int {
 }
 
 func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("results", flag.ContinueOnError)
+	fs := flag.NewFlagSet("cassbench results", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kind := fs.String("kind", "", "run or sweep (default: whichever of the two exists with that name)")
 	var namespace, output string
