@@ -98,7 +98,7 @@ if [[ -n $BASELINE ]]; then
   git -C "$ROOT" worktree add --detach -q "$OUT/baseline-src" "$BASELINE"
   if [[ -d $OUT/baseline-src/cmd/cassbench-writer ]]; then
     (cd "$OUT/baseline-src" && go build -o "$OUT/cassbench-writer-baseline" ./cmd/cassbench-writer)
-    BASELINE_WRITER=("$OUT/cassbench-writer-baseline" -f "$OUT/spec.json")
+    BASELINE_WRITER=("$OUT/cassbench-writer-baseline" -f "$OUT/spec.admitted.json")
   else
     (cd "$OUT/baseline-src" && go build -o "$OUT/cassbench-baseline" ./cmd/cassbench)
     BASELINE_WRITER=("$OUT/cassbench-baseline" writer -f "$OUT/spec.yaml")
@@ -131,7 +131,7 @@ if [[ $NODE_WARMUP != 0 ]]; then
   SPECS+=(warmup)
 fi
 for s in "${SPECS[@]}"; do
-  "$OUT/cassbench" validate -o json "$OUT/$s.yaml" >"$OUT/$s.json"
+  "$OUT/cassbench" validate -o json "$OUT/$s.yaml" >"$OUT/$s.admitted.json"
 done
 
 cat >"$OUT/latte.rn" <<'EOF'
@@ -170,7 +170,7 @@ cpu_rss() { awk '{printf "%.3f %d\n", $1 + $2, $3}' "$1"; }
   { cat "$OUT/setup.log" >&2; exit 1; }
 if [[ $NODE_WARMUP != 0 ]]; then
   log "warming the node up for $NODE_WARMUP"
-  "$OUT/cassbench-writer" -f "$OUT/warmup.json" "${USER_ARGS[@]}" --run-id "bench-warm-$$" \
+  "$OUT/cassbench-writer" -f "$OUT/warmup.admitted.json" "${USER_ARGS[@]}" --run-id "bench-warm-$$" \
     --metrics-addr "" --termination-log "" >"$OUT/warmup.json" 2>"$OUT/warmup.log"
 fi
 
@@ -183,7 +183,7 @@ RUNS="$OUT/runs.txt"
 run_cassbench() {
   local t=$1 r=$2 client=${3:-cassbench} cpu rss ok failed
   local writer=("${@:4}")
-  [[ ${#writer[@]} -gt 0 ]] || writer=("$OUT/cassbench-writer" -f "$OUT/spec.json")
+  [[ ${#writer[@]} -gt 0 ]] || writer=("$OUT/cassbench-writer" -f "$OUT/spec.admitted.json")
   "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
     { cat "$OUT/setup.log" >&2; exit 1; }
   GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/$client-$t-$r.time" \
@@ -225,7 +225,7 @@ for t in $THREADS; do
     fi
     if [[ $STOCK == 1 ]]; then
       log "$t thread(s), round $r of $ROUNDS: the writer with the driver's stock I/O"
-      run_cassbench "$t" "$r" stock "$OUT/cassbench-writer" -f "$OUT/spec-stock.json"
+      run_cassbench "$t" "$r" stock "$OUT/cassbench-writer" -f "$OUT/spec-stock.admitted.json"
     fi
     if [[ $RUN_LATTE == 1 ]]; then
       log "$t thread(s), round $r of $ROUNDS: latte $LATTE_VERSION, $CONCURRENCY in flight for $DURATION"
@@ -303,7 +303,7 @@ if [[ $PROFILE == 1 ]]; then
   read -r PROFILE_THREADS _ <<<"$THREADS"
   log "profiling a writer run with $PROFILE_THREADS thread(s)"
   "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup-prof.json" 2>"$OUT/setup-prof.log"
-  GOMAXPROCS=$PROFILE_THREADS "$OUT/cassbench-writer" -f "$OUT/spec.json" "${USER_ARGS[@]}" --run-id "bench-prof-$$" \
+  GOMAXPROCS=$PROFILE_THREADS "$OUT/cassbench-writer" -f "$OUT/spec.admitted.json" "${USER_ARGS[@]}" --run-id "bench-prof-$$" \
     --metrics-addr "" --termination-log "" --cpuprofile "$OUT/writer.cpu" --memprofile "$OUT/writer.mem" \
     >"$OUT/writer-prof.json" 2>"$OUT/writer-prof.log"
   {
