@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# One image, two binaries: /manager (the operator, the entrypoint) and /cassbench (setup and
-# writer pods run it; the manager launches them from this same image by default).
+# One image, three binaries: /manager (the operator, the entrypoint), /cassbench (the CLI; setup
+# pods run it) and /cassbench-writer (writer pods run it: the writer alone, without offline
+# admission, for a small memory). The manager launches its pods from this same image by default.
 # Build: docker build -t cassbench:dev .   (make docker-build)
 
 # The builder runs on the build machine and cross-compiles, so multi-arch builds need no
@@ -28,6 +29,7 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=builder /out/manager /manager
 COPY --from=builder /out/cassbench /cassbench
+COPY --from=builder /out/cassbench-writer /cassbench-writer
 # hack/build.sh's kubectl-cassbench link stays out: the image has no kubectl, and its pods
 # call /cassbench by that name.
 USER 65532:65532

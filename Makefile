@@ -79,7 +79,7 @@ verify-tiers: ## Fail if a test package is in no test tier, or hides behind a bu
 ##@ Build
 
 .PHONY: build
-build: ## Build the manager and cassbench binaries into bin/, and link bin/kubectl-cassbench (the kubectl plugin) to cassbench.
+build: ## Build the manager, cassbench and cassbench-writer binaries into bin/, and link bin/kubectl-cassbench (the kubectl plugin) to cassbench.
 	GO=$(GO) hack/build.sh bin
 
 .PHONY: run

@@ -3,7 +3,9 @@
 # one local Cassandra node: the same table shape (bigint key, 100-byte blob), the same requests
 # in flight, the same duration, the same number of threads, one client at a time. What it
 # reports is client efficiency: successful writes per CPU-second the client used (user+sys,
-# from /usr/bin/time), the ratio cassbench/latte, and each client's peak RSS. Throughput itself
+# from /usr/bin/time), the ratio cassbench/latte, and each client's peak RSS. The writer is
+# cassbench-writer, the binary writer pods run, given the spec `cassbench validate -o json`
+# admits, as a pod is given the spec the API server admitted. Throughput itself
 # is the node's, not the client's: on a small machine the node is the bottleneck for both.
 #
 #   hack/bench-writer.sh [--duration 20s] [--concurrency 128] [--threads "1 2"] [--rounds 3]
@@ -87,12 +89,20 @@ if grep -q '^auth=1' "$CACHE/cassandra/nodes/cluster.conf" 2>/dev/null; then
 fi
 
 # --- clients ---------------------------------------------------------------------------------
-log "building cassbench"
-(cd "$ROOT" && go build -o "$OUT/cassbench" ./cmd/cassbench)
+log "building cassbench and cassbench-writer"
+(cd "$ROOT" && go build -o "$OUT/cassbench" ./cmd/cassbench && go build -o "$OUT/cassbench-writer" ./cmd/cassbench-writer)
+# A baseline from before cassbench-writer existed runs `cassbench writer`, as its pods did.
+BASELINE_WRITER=()
 if [[ -n $BASELINE ]]; then
   log "building the baseline writer at $BASELINE"
   git -C "$ROOT" worktree add --detach -q "$OUT/baseline-src" "$BASELINE"
-  (cd "$OUT/baseline-src" && go build -o "$OUT/cassbench-baseline" ./cmd/cassbench)
+  if [[ -d $OUT/baseline-src/cmd/cassbench-writer ]]; then
+    (cd "$OUT/baseline-src" && go build -o "$OUT/cassbench-writer-baseline" ./cmd/cassbench-writer)
+    BASELINE_WRITER=("$OUT/cassbench-writer-baseline" -f "$OUT/spec.admitted.json")
+  else
+    (cd "$OUT/baseline-src" && go build -o "$OUT/cassbench-baseline" ./cmd/cassbench)
+    BASELINE_WRITER=("$OUT/cassbench-baseline" writer -f "$OUT/spec.yaml")
+  fi
   git -C "$ROOT" worktree remove --force "$OUT/baseline-src"
 fi
 if [[ $RUN_LATTE == 1 && ! -x $LATTE ]]; then
@@ -104,6 +114,9 @@ if [[ $RUN_LATTE == 1 && ! -x $LATTE ]]; then
 fi
 
 cat >"$OUT/spec.yaml" <<EOF
+apiVersion: cassbench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: bench-writer}
 spec:
   datacenterRef: {name: local}
   schema: {keyspace: bench_writer, recreate: true, table: {profile: key-value}}
@@ -112,6 +125,14 @@ spec:
 EOF
 
 sed "s/connectionsPerHost: 1}/connectionsPerHost: 1, driverIO: Stock}/" "$OUT/spec.yaml" >"$OUT/spec-stock.yaml"
+SPECS=(spec spec-stock)
+if [[ $NODE_WARMUP != 0 ]]; then
+  sed "s/duration: $DURATION/duration: $NODE_WARMUP/" "$OUT/spec.yaml" >"$OUT/warmup.yaml"
+  SPECS+=(warmup)
+fi
+for s in "${SPECS[@]}"; do
+  "$OUT/cassbench" validate -o json "$OUT/$s.yaml" >"$OUT/$s.admitted.json"
+done
 
 cat >"$OUT/latte.rn" <<'EOF'
 use latte::*;
@@ -149,8 +170,7 @@ cpu_rss() { awk '{printf "%.3f %d\n", $1 + $2, $3}' "$1"; }
   { cat "$OUT/setup.log" >&2; exit 1; }
 if [[ $NODE_WARMUP != 0 ]]; then
   log "warming the node up for $NODE_WARMUP"
-  sed "s/duration: $DURATION/duration: $NODE_WARMUP/" "$OUT/spec.yaml" >"$OUT/warmup.yaml"
-  "$OUT/cassbench" writer -f "$OUT/warmup.yaml" "${USER_ARGS[@]}" --run-id "bench-warm-$$" \
+  "$OUT/cassbench-writer" -f "$OUT/warmup.admitted.json" "${USER_ARGS[@]}" --run-id "bench-warm-$$" \
     --metrics-addr "" --termination-log "" >"$OUT/warmup.json" 2>"$OUT/warmup.log"
 fi
 
@@ -159,13 +179,15 @@ fi
 RUNS="$OUT/runs.txt"
 : >"$RUNS"
 
-# run_cassbench THREADS ROUND [CLIENT BINARY SPEC]
+# run_cassbench THREADS ROUND [CLIENT WRITER-COMMAND...]
 run_cassbench() {
-  local t=$1 r=$2 client=${3:-cassbench} bin=${4:-$OUT/cassbench} spec=${5:-$OUT/spec.yaml} cpu rss ok failed
-  "$bin" setup -f "$spec" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
+  local t=$1 r=$2 client=${3:-cassbench} cpu rss ok failed
+  local writer=("${@:4}")
+  [[ ${#writer[@]} -gt 0 ]] || writer=("$OUT/cassbench-writer" -f "$OUT/spec.admitted.json")
+  "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
     { cat "$OUT/setup.log" >&2; exit 1; }
   GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/$client-$t-$r.time" \
-    "$bin" writer -f "$spec" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$r" \
+    "${writer[@]}" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$r" \
     --metrics-addr "" --termination-log "" >"$OUT/$client-$t-$r.json" 2>"$OUT/$client-$t-$r.log"
   check_node "$client"
   read -r cpu rss < <(cpu_rss "$OUT/$client-$t-$r.time")
@@ -199,11 +221,11 @@ for t in $THREADS; do
     run_cassbench "$t" "$r"
     if [[ -n $BASELINE ]]; then
       log "$t thread(s), round $r of $ROUNDS: baseline writer ($BASELINE)"
-      run_cassbench "$t" "$r" baseline "$OUT/cassbench-baseline"
+      run_cassbench "$t" "$r" baseline "${BASELINE_WRITER[@]}"
     fi
     if [[ $STOCK == 1 ]]; then
       log "$t thread(s), round $r of $ROUNDS: the writer with the driver's stock I/O"
-      run_cassbench "$t" "$r" stock "$OUT/cassbench" "$OUT/spec-stock.yaml"
+      run_cassbench "$t" "$r" stock "$OUT/cassbench-writer" -f "$OUT/spec-stock.admitted.json"
     fi
     if [[ $RUN_LATTE == 1 ]]; then
       log "$t thread(s), round $r of $ROUNDS: latte $LATTE_VERSION, $CONCURRENCY in flight for $DURATION"
@@ -281,15 +303,15 @@ if [[ $PROFILE == 1 ]]; then
   read -r PROFILE_THREADS _ <<<"$THREADS"
   log "profiling a writer run with $PROFILE_THREADS thread(s)"
   "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup-prof.json" 2>"$OUT/setup-prof.log"
-  GOMAXPROCS=$PROFILE_THREADS "$OUT/cassbench" writer -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --run-id "bench-prof-$$" \
+  GOMAXPROCS=$PROFILE_THREADS "$OUT/cassbench-writer" -f "$OUT/spec.admitted.json" "${USER_ARGS[@]}" --run-id "bench-prof-$$" \
     --metrics-addr "" --termination-log "" --cpuprofile "$OUT/writer.cpu" --memprofile "$OUT/writer.mem" \
     >"$OUT/writer-prof.json" 2>"$OUT/writer-prof.log"
   {
     echo; echo "CPU profile (top 20 by cumulative):"
-    go tool pprof -top -cum -nodecount 20 "$OUT/cassbench" "$OUT/writer.cpu" 2>/dev/null | tail -n 21
+    go tool pprof -top -cum -nodecount 20 "$OUT/cassbench-writer" "$OUT/writer.cpu" 2>/dev/null | tail -n 21
     echo; echo "where the writer's CPU goes (cumulative shares of the profile):"
-    go tool pprof -top -cum -nodecount 100000 "$OUT/cassbench" "$OUT/writer.cpu" 2>/dev/null | python3 -c "$CPU_SHARES"
+    go tool pprof -top -cum -nodecount 100000 "$OUT/cassbench-writer" "$OUT/writer.cpu" 2>/dev/null | python3 -c "$CPU_SHARES"
     echo; echo "allocations (top 15 objects):"
-    go tool pprof -top -sample_index=alloc_objects -nodecount 15 "$OUT/cassbench" "$OUT/writer.mem" 2>/dev/null | tail -n 16
+    go tool pprof -top -sample_index=alloc_objects -nodecount 15 "$OUT/cassbench-writer" "$OUT/writer.mem" 2>/dev/null | tail -n 16
   } | tee -a "$OUT/report.txt"
 fi

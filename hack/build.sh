@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the manager and cassbench binaries into OUTDIR (default bin/). `make build` and the
-# Dockerfile both call this, so the image holds exactly what a local build produces: static
-# (no cgo, so distroless/static runs them), reproducible paths, no symbol tables.
+# Builds the manager, cassbench and cassbench-writer binaries into OUTDIR (default bin/). `make
+# build` and the Dockerfile both call this, so the image holds exactly what a local build
+# produces: static (no cgo, so distroless/static runs them), reproducible paths, no symbol
+# tables.
 # GOOS and GOARCH pass through, for cross-building images.
 set -euo pipefail
 out=${1:-bin}
@@ -9,7 +10,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=0
-for cmd in manager cassbench; do
+for cmd in manager cassbench cassbench-writer; do
 	"${GO:-go}" build -trimpath -ldflags "-s -w" -o "$out/$cmd" "./cmd/$cmd"
 done
 # kubectl runs any kubectl-NAME on PATH as `kubectl NAME`: with bin/ on PATH,

@@ -34,7 +34,7 @@ func compareCommand(ctx context.Context, args []string) int {
 }
 
 func compareMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs := flag.NewFlagSet(prog+" compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var namespace, output string
 	fs.StringVar(&namespace, "n", "", "namespace (default: the kubeconfig context's, else default)")

@@ -1,5 +1,6 @@
-// Command cassbench runs inside the pods a BenchmarkRun starts (setup, writer) and on a laptop
-// (run): the same spec, the same writer, with or without Kubernetes.
+// Command cassbench runs inside a BenchmarkRun's setup pods and on a laptop (run, validate,
+// results): the same spec, the same writer, with or without Kubernetes. Writer pods run
+// cassbench-writer, the same writer command without the rest (cmd/cassbench-writer).
 package main
 
 import (
@@ -8,13 +9,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/cassbench/cassbench/internal/cli"
 )
 
 const usage = `cassbench benchmarks Apache Cassandra.
 
 Usage:
   cassbench setup  [flags]   verify settings on every node and create the schema (setup Job)
-  cassbench writer [flags]   run one writer of a run (writer Job)
+  cassbench writer [flags]   run one writer of a run (writer pods run cassbench-writer, the same
+                             without offline admission: it reads an admitted spec)
   cassbench run -f FILE      run a BenchmarkRun spec locally: setup, writers, merged results
   cassbench results NAME     print what a BenchmarkRun or BenchmarkSweep measured (-f FILE: from a file)
   cassbench compare A B      is B better than A, or is the difference noise?
@@ -38,7 +42,7 @@ func main() {
 	case "setup":
 		code = setupCommand(ctx, args)
 	case "writer":
-		code = writerCommand(ctx, args)
+		code = cli.Writer(ctx, prog+" writer", args, admitting)
 	case "run":
 		code = runCommand(ctx, args)
 	case "results":

@@ -32,7 +32,7 @@ func reportCommand(ctx context.Context, args []string) int {
 }
 
 func reportMain(ctx context.Context, args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs := flag.NewFlagSet(prog+" report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var namespace string
 	fs.StringVar(&namespace, "n", "", "namespace (default: the kubeconfig context's, else default)")

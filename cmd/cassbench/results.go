@@ -37,7 +37,7 @@ func resultsCommand(ctx context.Context, args []string) int {
 }
 
 func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("results", flag.ContinueOnError)
+	fs := flag.NewFlagSet(prog+" results", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kind := fs.String("kind", "", "run or sweep (default: whichever of the two exists with that name)")
 	var namespace, output string
@@ -136,7 +136,7 @@ func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer, usage string) 
 		fs.PrintDefaults()
 	}
 	fail = func(code int, format string, a ...any) int {
-		_, _ = fmt.Fprintf(stderr, prog+" "+fs.Name()+": "+format+"\n", a...)
+		_, _ = fmt.Fprintf(stderr, fs.Name()+": "+format+"\n", a...)
 		return code
 	}
 	names, err := parseInterspersed(fs, args)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/cli"
 	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/results"
@@ -31,9 +32,9 @@ func runCommand(ctx context.Context, args []string) int {
 
 // runMain is `cassbench run` writing its results to stdout.
 func runMain(ctx context.Context, args []string, stdout io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	var conn connFlags
-	conn.register(fs)
+	fs := flag.NewFlagSet(prog+" run", flag.ContinueOnError)
+	var conn cli.ConnFlags
+	conn.Register(fs)
 	var schema schemaFlags
 	schema.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
@@ -42,9 +43,9 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	barrier := fs.Duration("barrier-timeout", 2*time.Minute, "how long a writer waits at the start barrier for one more to arrive")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (in-process writers)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
-	csvFile := csvFlag(fs)
+	csvFile := cli.CSVFlag(fs)
 	scaleBy := fs.Float64("scale", 0, "run the spec scaled down by this factor in (0, 1] on the nodes as they are: duration, warm-up, operations, rate and partitions shrink, spec.datacenter is dropped, replication and consistency fit the nodes up (internal/scale)")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := cli.Parse(fs, args); !ok {
 		return code
 	}
 	format, err := report.ParseFormat(*output)
@@ -68,7 +69,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		}
 	}
 	// Read before setup: a bad file is refused before anything is created.
-	csv, err := loadCSV(spec, *csvFile)
+	csv, err := cli.LoadCSV(spec, *csvFile)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
@@ -76,7 +77,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	if w := localWarning(spec); w != "" {
 		fmt.Fprintln(os.Stderr, "warning: "+w)
 	}
-	cfg := setup.Config{Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter, Log: os.Stderr}
+	cfg := setup.Config{Spec: spec, Conn: conn.Options(), Datacenter: conn.Datacenter, Log: os.Stderr}
 	if err := schema.apply(&cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 2
@@ -92,7 +93,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintf(os.Stderr, "warning: spec.datacenter.size is %d but the cluster has %s up: the results are for those\n", *d.Size, plural(int64(setupReport.Nodes), "node"))
 	}
 
-	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	stopProfiles, err := cli.StartProfiles(*cpuProfile, *memProfile)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
@@ -101,7 +102,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	n := spec.Writers.Replicas
 	var sums []*summary.Summary
 	if *processes {
-		sums = runProcesses(ctx, spec, &conn, runID, n, *barrier, csvPath(csv))
+		sums = runProcesses(ctx, spec, &conn, runID, n, *barrier, cli.CSVPath(csv))
 	} else {
 		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv)
 	}
@@ -128,10 +129,10 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 }
 
 // scaled shrinks spec by factor for the nodes up now, saying what it changed.
-func scaled(ctx context.Context, spec *cbv1.BenchmarkRunSpec, factor float64, conn *connFlags) (*cbv1.BenchmarkRunSpec, error) {
+func scaled(ctx context.Context, spec *cbv1.BenchmarkRunSpec, factor float64, conn *cli.ConnFlags) (*cbv1.BenchmarkRunSpec, error) {
 	probe := spec.DeepCopy()
 	probe.Datacenter = nil
-	nodes, err := setup.Run(ctx, setup.Config{Spec: probe, Conn: conn.options(), Datacenter: conn.datacenter, Preflight: true})
+	nodes, err := setup.Run(ctx, setup.Config{Spec: probe, Conn: conn.Options(), Datacenter: conn.Datacenter, Preflight: true})
 	if err != nil {
 		return nil, fmt.Errorf("counting nodes to scale for: %w", err)
 	}
@@ -158,7 +159,7 @@ func localWarning(spec *cbv1.BenchmarkRunSpec) string {
 // its window (its session, statements or dataset) leaves the others nobody to start with:
 // those still at the start barrier give up at once, naming it, instead of a barrier timeout
 // later.
-func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV) []*summary.Summary {
+func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV) []*summary.Summary {
 	sums := make([]*summary.Summary, n)
 	var early firstEarlyFailure
 	var wg sync.WaitGroup
@@ -166,8 +167,8 @@ func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFl
 		wg.Go(func() {
 			// Each writer gets its own session, as a pod would.
 			sum, err := writer.Run(ctx, writer.Config{
-				Spec: spec, Conn: conn.options(), RunID: runID, Index: i, Writers: n,
-				Datacenter: conn.datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv,
+				Spec: spec, Conn: conn.Options(), RunID: runID, Index: i, Writers: n,
+				Datacenter: conn.Datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv,
 			})
 			early.note(i, sum, err)
 			sums[i] = reported(sum)
@@ -205,7 +206,7 @@ func (f *firstEarlyFailure) get() error {
 
 // runProcesses starts each writer as `cassbench writer` with the spec in its environment, as
 // the writer Job does, and reads the summary line each prints.
-func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFlags, runID string, n int32, barrier time.Duration, csvFile string) []*summary.Summary {
+func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csvFile string) []*summary.Summary {
 	self, err := os.Executable()
 	specJSON, jerr := json.Marshal(spec)
 	sums := make([]*summary.Summary, n)
@@ -219,12 +220,12 @@ func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *connFl
 		go func() {
 			defer wg.Done()
 			args := append([]string{"writer", "--index", strconv.Itoa(int(i)), "--writers", strconv.Itoa(int(n)),
-				"--run-id", runID, "--barrier-timeout", barrier.String(), "--metrics-addr", "", "--termination-log", ""}, conn.args()...)
+				"--run-id", runID, "--barrier-timeout", barrier.String(), "--metrics-addr", "", "--termination-log", ""}, conn.Args()...)
 			if csvFile != "" {
 				args = append(args, "--csv-file", csvFile)
 			}
 			cmd := exec.CommandContext(ctx, self, args...)
-			cmd.Env = append(os.Environ(), podenv.Spec+"="+string(specJSON), podenv.Username+"="+conn.username, podenv.Password+"="+conn.password)
+			cmd.Env = append(os.Environ(), podenv.Spec+"="+string(specJSON), podenv.Username+"="+conn.Username, podenv.Password+"="+conn.Password)
 			cmd.Stderr = os.Stderr
 			out, runErr := cmd.Output()
 			sums[i] = lastSummary(out)

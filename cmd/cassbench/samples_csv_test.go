@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/cli"
 	"github.com/cassbench/cassbench/internal/workload"
 )
 
@@ -55,7 +56,7 @@ func TestSampleCSVFilesParse(t *testing.T) {
 			continue
 		}
 		found++
-		csv, err := loadCSV(r.spec, sampleCSV(t, dir, src))
+		csv, err := cli.LoadCSV(r.spec, sampleCSV(t, dir, src))
 		if err != nil {
 			t.Fatalf("%s: %v", r.name, err)
 		}
@@ -73,12 +74,12 @@ func TestSampleCSVFilesParse(t *testing.T) {
 func TestMissingCSVFileSaysWhatToCreate(t *testing.T) {
 	spec := &cbv1.BenchmarkRunSpec{}
 	spec.Schema.CSV = &cbv1.CSVSource{ConfigMapName: "ip-cities-absent", Key: "cities.csv"}
-	_, err := loadCSV(spec, "")
+	_, err := cli.LoadCSV(spec, "")
 	want := "schema.csv is key cities.csv of ConfigMap ip-cities-absent, which writer pods find in /etc/cassbench/csv: create the ConfigMap with that key in the run's namespace (kubectl create configmap ip-cities-absent --from-file=cities.csv=FILE), or outside a pod pass the file with --csv-file"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want it to start %q", err, want)
 	}
-	if c, err := loadCSV(&cbv1.BenchmarkRunSpec{}, ""); c != nil || err != nil {
+	if c, err := cli.LoadCSV(&cbv1.BenchmarkRunSpec{}, ""); c != nil || err != nil {
 		t.Errorf("a spec without schema.csv read a CSV: %v, %v", c, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/cli"
 	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/setup"
 )
@@ -21,9 +22,9 @@ type schemaFlags struct {
 }
 
 func (f *schemaFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.allowDrop, "allow-drop-keyspaces", envOr(podenv.AllowDropKeyspaces, ""),
+	fs.StringVar(&f.allowDrop, "allow-drop-keyspaces", cli.EnvOr(podenv.AllowDropKeyspaces, ""),
 		"comma-separated keyspaces (names or patterns with *) that schema.recreate may drop although cassbench did not create them (env "+podenv.AllowDropKeyspaces+")")
-	fs.StringVar(&f.clearSnapshots, "clear-snapshots", envOr(podenv.ClearSnapshots, podenv.ClearSnapshotsNone),
+	fs.StringVar(&f.clearSnapshots, "clear-snapshots", cli.EnvOr(podenv.ClearSnapshots, podenv.ClearSnapshotsNone),
 		"how to clear the snapshots a recreating drop leaves: none (list them and say how), nodetool (see -nodetool) or management-api (port 8080 of each node) (env "+podenv.ClearSnapshots+")")
 	fs.StringVar(&f.nodetool, "nodetool", "nodetool -h {node}",
 		"nodetool command for -clear-snapshots nodetool; {node} is replaced by each node's address")

@@ -7,23 +7,24 @@ import (
 	"os"
 	"time"
 
+	"github.com/cassbench/cassbench/internal/cli"
 	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/setup"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
 func setupCommand(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
-	var conn connFlags
-	conn.register(fs)
+	fs := flag.NewFlagSet(prog+" setup", flag.ContinueOnError)
+	var conn cli.ConnFlags
+	conn.Register(fs)
 	var schema schemaFlags
 	schema.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON); default: env "+podenv.Spec)
-	expect := fs.Int("expect-nodes", envInt(podenv.ExpectNodes, 0), "nodes that must be up before setup goes on (env "+podenv.ExpectNodes+")")
+	expect := fs.Int("expect-nodes", cli.EnvInt(podenv.ExpectNodes, 0), "nodes that must be up before setup goes on (env "+podenv.ExpectNodes+")")
 	nodeWait := fs.Duration("node-wait", 5*time.Minute, "how long to wait for them")
 	termLog := fs.String("termination-log", podenv.TerminationLog, "where to write the setup report")
 	preflight := fs.Bool("preflight", false, "only check that every requested cassandra-yaml setting exists on the nodes; create nothing")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := cli.Parse(fs, args); !ok {
 		return code
 	}
 	spec, err := loadSpec(*file)
@@ -31,7 +32,7 @@ func setupCommand(ctx context.Context, args []string) int {
 		return reportSetup(&summary.SetupReport{Error: err.Error()}, err, *termLog)
 	}
 	cfg := setup.Config{
-		Spec: spec, Conn: conn.options(), Datacenter: conn.datacenter,
+		Spec: spec, Conn: conn.Options(), Datacenter: conn.Datacenter,
 		ExpectNodes: int32(*expect), NodeWait: *nodeWait, Log: os.Stderr, Preflight: *preflight,
 	}
 	if err := schema.apply(&cfg); err != nil {
@@ -51,7 +52,7 @@ func reportSetup(report *summary.SetupReport, runErr error, termLog string) int 
 		fmt.Fprintf(os.Stderr, "cassbench setup: %v\n", err)
 		return 1
 	}
-	if err := writeTerminationLog(termLog, b); err != nil {
+	if err := cli.WriteTerminationLog(termLog, b); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench setup: %v\n", err)
 	}
 	fmt.Println(string(b))

@@ -7,6 +7,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/admission"
+	"github.com/cassbench/cassbench/internal/cli"
 	"github.com/cassbench/cassbench/internal/podenv"
 )
 
@@ -33,4 +34,10 @@ func loadSpec(file string) (*cbv1.BenchmarkRunSpec, error) {
 		return nil, fmt.Errorf("reading spec from %s: %w", from, err)
 	}
 	return spec, nil
+}
+
+// admitting is the spec source of `cassbench writer`: any manifest or spec, admitted here.
+var admitting = cli.SpecSource{
+	FileHelp: "BenchmarkRun manifest or spec (YAML or JSON); default: env " + podenv.Spec,
+	Load:     loadSpec,
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -102,22 +101,5 @@ func TestFirstEarlyFailure(t *testing.T) {
 	err := f.get()
 	if err == nil || err.Error() != "writer 2 failed before the start: connecting: refused" || !errors.Is(err, refused) {
 		t.Errorf("get() = %v, want writer 2's failure, wrapped", err)
-	}
-}
-
-func TestWriteTerminationLog(t *testing.T) {
-	path := t.TempDir() + "/termination-log"
-	if err := writeTerminationLog(path, []byte(`{"v":1}`)); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeTerminationLog(path, []byte(`{}`)); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeTerminationLog("", []byte(`{}`)); err != nil {
-		t.Errorf("an empty path writes nothing, got %v", err)
-	}
-	b, _ := os.ReadFile(path)
-	if string(b) != `{}` {
-		t.Errorf("termination log holds %q, want the last write only", b)
 	}
 }

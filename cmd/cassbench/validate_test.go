@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cassbench/cassbench/internal/cli"
 )
 
 func TestValidateFiles(t *testing.T) {
@@ -21,6 +25,7 @@ func TestValidateFiles(t *testing.T) {
 	}
 	tests := map[string]struct {
 		files  []string
+		asJSON bool
 		stdin  string
 		code   int
 		stdout []string
@@ -48,6 +53,13 @@ func TestValidateFiles(t *testing.T) {
 			code:   1,
 			stderr: []string{"<stdin>: no kind"},
 		},
+		"json: the admitted objects alone": {
+			files:  []string{"-"},
+			asJSON: true,
+			stdin:  strings.Replace(badRun, "dse_x", "ok", 1) + "---\napiVersion: cassandra.datastax.com/v1beta1\nkind: CassandraDatacenter\nmetadata: {name: dc1}\n",
+			stdout: []string{`{"apiVersion":"cassbench.io/v1alpha1","kind":"BenchmarkRun"`, `"connectionsPerHost":`},
+			stderr: []string{"<stdin> (document 2): CassandraDatacenter dc1 skipped"},
+		},
 		"a missing file": {
 			files:  []string{"no-such.yaml"},
 			code:   1,
@@ -57,7 +69,7 @@ func TestValidateFiles(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := validateFiles(context.Background(), tc.files, strings.NewReader(tc.stdin), &stdout, &stderr)
+			code := validateFiles(context.Background(), tc.files, tc.asJSON, strings.NewReader(tc.stdin), &stdout, &stderr)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, &stdout, &stderr)
 			}
@@ -72,5 +84,30 @@ func TestValidateFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// What `cassbench validate -o json` prints is what cassbench-writer reads: the spec
+// `cassbench writer -f` would admit from the same manifest.
+func TestValidateJSONIsWhatTheWriterBinaryReads(t *testing.T) {
+	manifest := "../../config/samples/writers-12.yaml"
+	var stdout, stderr bytes.Buffer
+	if code := validateFiles(context.Background(), []string{manifest}, true, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("validate -o json: exit %d: %s", code, &stderr)
+	}
+	admitted := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(admitted, stdout.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cli.AdmittedSpec(admitted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := loadSpec(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the writer binary reads another spec than cassbench writer (-admitted +read):\n%s", diff)
 	}
 }

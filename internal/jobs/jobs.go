@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -99,8 +100,7 @@ func setupJob(run *cbv1.BenchmarkRun, t Target, name, component string, nodes in
 		job.Spec.ActiveDeadlineSeconds = ptr.To(activeDeadline)
 	}
 	pod := &job.Spec.Template.Spec
-	c := container(run, t, "setup", env)
-	c.Name = component
+	c := container(run, t, component, env, setupCommand...)
 	c.Args = append(c.Args, args...)
 	pod.Containers = []corev1.Container{c}
 	pod.Containers[0].Resources = corev1.ResourceRequirements{
@@ -134,7 +134,7 @@ func Writers(run *cbv1.BenchmarkRun, t Target, activeDeadline int64) (*batchv1.J
 	if procs, ok := writerProcs(w.Resources); ok {
 		env = append(env, corev1.EnvVar{Name: "GOMAXPROCS", Value: strconv.Itoa(procs)})
 	}
-	c := container(run, t, "writer", env)
+	c := container(run, t, "writer", env, writerCommand...)
 	c.Resources = w.Resources
 	c.Ports = []corev1.ContainerPort{{Name: "metrics", ContainerPort: podenv.MetricsPort, Protocol: corev1.ProtocolTCP}}
 	mountCSV(run, pod, &c)
@@ -195,13 +195,25 @@ func baseJob(run *cbv1.BenchmarkRun, name, component string) *batchv1.Job {
 	}
 }
 
-func container(run *cbv1.BenchmarkRun, t Target, command string, env []corev1.EnvVar) corev1.Container {
+// The commands of the pods, binaries of the image (Dockerfile). Writer pods run the small
+// cassbench-writer, which links none of offline admission: the spec in their environment was
+// admitted by the API server, and users size writer fleets by memory.
+var (
+	setupCommand  = []string{"/cassbench", "setup"}
+	writerCommand = []string{"/cassbench-writer"}
+)
+
+func container(run *cbv1.BenchmarkRun, t Target, name string, env []corev1.EnvVar, command ...string) corev1.Container {
+	var args []string
+	if len(command) > 1 {
+		args = slices.Clone(command[1:])
+	}
 	return corev1.Container{
-		Name:                     command,
+		Name:                     name,
 		Image:                    t.Image,
 		ImagePullPolicy:          run.Spec.Writers.ImagePullPolicy,
-		Command:                  []string{"/cassbench"},
-		Args:                     []string{command},
+		Command:                  slices.Clone(command[:1]),
+		Args:                     args,
 		Env:                      env,
 		TerminationMessagePath:   podenv.TerminationLog,
 		TerminationMessagePolicy: corev1.TerminationMessageReadFile,

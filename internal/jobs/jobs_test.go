@@ -3,6 +3,7 @@ package jobs
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,7 @@ func TestWriters(t *testing.T) {
 		"restart":       s.Template.Spec.RestartPolicy,
 		"nodeSelector":  s.Template.Spec.NodeSelector["pool"],
 		"tolerations":   len(s.Template.Spec.Tolerations),
-		"args":          strings.Join(s.Template.Spec.Containers[0].Args, " "),
+		"command":       strings.Join(append(s.Template.Spec.Containers[0].Command, s.Template.Spec.Containers[0].Args...), " "),
 		"runLabel":      s.Template.Labels[cbv1.RunLabel],
 		"componentPods": s.Template.Labels[cbv1.ComponentLabel],
 	}
@@ -73,7 +74,7 @@ func TestWriters(t *testing.T) {
 		"name": "ip-24-writer", "completion": batchv1.IndexedCompletion, "completions": int32(24),
 		"parallelism": int32(24), "perIndex": int32(0), "maxFailed": int32(24), "deadline": int64(900),
 		"owner": "BenchmarkRun/ip-24", "controller": true, "restart": corev1.RestartPolicyNever,
-		"nodeSelector": "load", "tolerations": 1, "args": "writer", "runLabel": "ip-24", "componentPods": "writer",
+		"nodeSelector": "load", "tolerations": 1, "command": "/cassbench-writer", "runLabel": "ip-24", "componentPods": "writer",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
@@ -329,6 +330,30 @@ func TestJobAndPodLabelsAreSeparate(t *testing.T) {
 		job.Labels["only-the-job"] = "x"
 		if _, ok := job.Spec.Template.Labels["only-the-job"]; ok {
 			t.Errorf("%s: a label set on the Job appeared on its pod template", name)
+		}
+	}
+}
+
+// Writer pods run the image's small writer binary, which links no offline admission; setup
+// and preflight run cassbench. The commands are binaries the Dockerfile copies
+// (test/packaging holds the two together).
+func TestPodsRunTheirBinary(t *testing.T) {
+	builds := map[string]struct {
+		build func(*cbv1.BenchmarkRun, Target, int64) (*batchv1.Job, error)
+		want  []string
+	}{
+		"setup":     {Setup, []string{"/cassbench", "setup"}},
+		"preflight": {Preflight, []string{"/cassbench", "setup", "--preflight"}},
+		"writers":   {Writers, []string{"/cassbench-writer"}},
+	}
+	for name, b := range builds {
+		job, err := b.build(testRun(), target, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := job.Spec.Template.Spec.Containers[0]
+		if diff := cmp.Diff(b.want, append(slices.Clone(c.Command), c.Args...)); diff != "" {
+			t.Errorf("%s: command and args (-want +got):\n%s", name, diff)
 		}
 	}
 }

@@ -10,16 +10,18 @@ import (
 // latency sketches) while it allocates tens of MiB a second inside the driver. With the
 // default GOGC=100 the collector runs every few MiB and takes about a tenth of the CPU the
 // benchmark needs; a larger GC percent makes it run several times less often, and the soft
-// memory limit collects earlier rather than let the heap outgrow a small pod (at 128 in flight
-// the process peaks near 55 MiB RSS with these values, 45 MiB with the defaults).
+// memory limit collects earlier rather than let the heap outgrow a small pod.
 //
 // The limit is headroom above what is live when the load starts: what the process keeps for
-// good before it (the admission code's schemas and CEL programs, about 20 MiB) would
-// otherwise sit under a fixed limit and keep the collector running all the time (measured:
-// 18% of the CPU with a fixed 32 MiB, against 3% before admission moved into the binary).
+// good before it (in `cassbench writer` and `cassbench run`, the admission code's package
+// state) would otherwise sit under a fixed limit and keep the collector running all the time
+// (measured: 18% of the CPU with a fixed 32 MiB while admission kept 20 MiB live). The
+// headroom sets the writer pod's peak RSS: cassbench-writer at 128 in flight, one thread,
+// measured 44 MiB with 32 MiB of headroom (GC 2.0% of the CPU), 35 MiB with 22 MiB (3.5%) and
+// 31 MiB with 18 MiB (6.6%); the peak is the limit plus some 11 MiB of mapped binary.
 const (
 	gcPercent     = 800
-	gcMemoryLimit = 32 << 20
+	gcMemoryLimit = 24 << 20
 )
 
 // tuneGC sets the writer's collector and returns what restores the previous settings. A

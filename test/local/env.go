@@ -119,7 +119,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		return err
 	}
 
-	e.Logf("building manager and cassbench with hack/build.sh")
+	e.Logf("building the image's binaries with hack/build.sh")
 	bin := filepath.Join(o.Dir, "bin")
 	if _, err := kube.Run(root, filepath.Join(root, "hack", "build.sh"), bin); err != nil {
 		return nil, fail(err)
@@ -150,9 +150,12 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		Client:   e.Client,
 		Selector: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/managed-by": "cassbench"}),
 		Dir:      filepath.Join(o.Dir, "pods"),
-		Images:   map[string]Image{o.Image: {Commands: map[string]string{"/cassbench": filepath.Join(bin, "cassbench")}}},
-		Hosts:    e.StandIn.HostAliases,
-		Logf:     e.Logf,
+		Images: map[string]Image{o.Image: {Commands: map[string]string{
+			"/cassbench":        filepath.Join(bin, "cassbench"),
+			"/cassbench-writer": filepath.Join(bin, "cassbench-writer"),
+		}}},
+		Hosts: e.StandIn.HostAliases,
+		Logf:  e.Logf,
 	}
 	if err := os.MkdirAll(e.Runner.Dir, 0o755); err != nil {
 		return nil, err

@@ -31,7 +31,7 @@ func TestBinariesAreStaticAndBuiltWithTheSharedFlags(t *testing.T) {
 	if target, err := os.Readlink(filepath.Join(out, "kubectl-cassbench")); err != nil || target != "cassbench" {
 		t.Errorf("kubectl-cassbench links to %q (%v), want cassbench beside it", target, err)
 	}
-	for _, name := range []string{"manager", "cassbench"} {
+	for _, name := range []string{"manager", "cassbench", "cassbench-writer"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(out, name)
 			f, err := elf.Open(path)
@@ -203,7 +203,8 @@ func TestDockerfileMatchesManifestsAndJobs(t *testing.T) {
 		}
 	}
 
-	// The setup and writer pods internal/jobs builds.
+	// The setup and writer pods internal/jobs builds: setup runs the CLI, writers the writer
+	// binary.
 	run := builders.MakeBenchmarkRun("r", "ns").Datacenter("dc1").Writers(2).Duration(time.Minute).Obj()
 	target := jobs.Target{Image: "x", Host: "h", Port: 9042, CassandraDatacenter: "dc1", Nodes: 1}
 	setup, err := jobs.Setup(run, target, 0)
@@ -214,13 +215,14 @@ func TestDockerfileMatchesManifestsAndJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	commands := map[string]string{"setup": "/cassbench", "writer": "/cassbench-writer"}
 	for name, pod := range map[string]corev1.PodSpec{"setup": setup.Spec.Template.Spec, "writer": writers.Spec.Template.Spec} {
 		sc := pod.SecurityContext
 		if sc == nil || sc.RunAsUser == nil || itoa(*sc.RunAsUser) != uid || sc.RunAsGroup == nil || itoa(*sc.RunAsGroup) != gid {
 			t.Errorf("%s pods run as %+v, image USER %s", name, sc, users[0])
 		}
 		for _, c := range pod.Containers {
-			if len(c.Command) == 0 || !copied[c.Command[0]] || c.Command[0] != "/cassbench" {
+			if len(c.Command) == 0 || !copied[c.Command[0]] || c.Command[0] != commands[name] {
 				t.Errorf("%s container runs %v; the image holds %v", name, c.Command, copied)
 			}
 		}
@@ -233,7 +235,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // image (COPY). A new package directory the binaries import, outside those, would break only
 // the Docker build, which this machine cannot run: so compare with what `go list` says.
 func TestDockerBuildContextHoldsEverythingTheBinariesImport(t *testing.T) {
-	out, err := run(env.Root, nil, "go", "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", "./cmd/manager", "./cmd/cassbench")
+	out, err := run(env.Root, nil, "go", "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", "./cmd/manager", "./cmd/cassbench", "./cmd/cassbench-writer")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -10,15 +10,15 @@ import (
 	"github.com/cassbench/cassbench/internal/workload"
 )
 
-// csvFlag registers --csv-file: the file of schema.csv, which a writer pod finds where its
+// CSVFlag registers --csv-file: the file of schema.csv, which a writer pod finds where its
 // ConfigMap is mounted and `cassbench run` is given.
-func csvFlag(fs *flag.FlagSet) *string {
+func CSVFlag(fs *flag.FlagSet) *string {
 	return fs.String("csv-file", "", "CSV file of schema.csv (columns that name a csvColumn take their values from it); default in a pod: "+podenv.CSVDir+"/KEY")
 }
 
-// loadCSV reads the spec's CSV file: path, or where the writer Job mounts it. nil when the
+// LoadCSV reads the spec's CSV file: path, or where the writer Job mounts it. nil when the
 // spec has none.
-func loadCSV(spec *cbv1.BenchmarkRunSpec, path string) (*workload.CSV, error) {
+func LoadCSV(spec *cbv1.BenchmarkRunSpec, path string) (*workload.CSV, error) {
 	if spec.Schema.CSV == nil && path == "" {
 		return nil, nil
 	}
@@ -33,8 +33,8 @@ func loadCSV(spec *cbv1.BenchmarkRunSpec, path string) (*workload.CSV, error) {
 	return workload.ReadCSVFile(path)
 }
 
-// csvPath is the file a CSV was read from, for writer processes to read again.
-func csvPath(c *workload.CSV) string {
+// CSVPath is the file a CSV was read from, for writer processes to read again.
+func CSVPath(c *workload.CSV) string {
 	if c == nil {
 		return ""
 	}

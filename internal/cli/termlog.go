@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -9,10 +9,10 @@ import (
 	"github.com/cassbench/cassbench/internal/podenv"
 )
 
-// writeTerminationLog writes a pod's result where Kubernetes reads it. The default path is
+// WriteTerminationLog writes a pod's result where Kubernetes reads it. The default path is
 // only written if it exists, so running a command by hand (as root, even) never creates
 // files under /dev.
-func writeTerminationLog(path string, data []byte) error {
+func WriteTerminationLog(path string, data []byte) error {
 	if path == "" {
 		return nil
 	}
