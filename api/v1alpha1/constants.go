@@ -117,6 +117,15 @@ const (
 	ReasonRestoreStuck = "RestoreStuck"
 	// ReasonLockLost: someone removed the run's lock before the run could restore the datacenter.
 	ReasonLockLost = "LockLost"
+
+	// End reasons of a finished run's or sweep's conditions: no condition of a finished
+	// object keeps a reason that says its stage is still under way.
+
+	// ReasonStopped: the stage was under way when the run or sweep ended, and was stopped.
+	ReasonStopped = "Stopped"
+	// ReasonNotReached: the run or sweep ended before the stage began (or while it waited to
+	// begin).
+	ReasonNotReached = "NotReached"
 )
 
 // SystemKeyspace says whether a keyspace name is one of Cassandra's (or DataStax
