@@ -160,6 +160,8 @@ func (d *decider) decide() {
 			status, reason = metav1.ConditionFalse, o.reason
 		}
 		d.set(cbv1.ConditionSucceeded, status, reason, o.message)
+		// The one place a run finishes: no stage may go on saying it is under way.
+		conditions.Settle(&run.Status.Conditions, run.Generation, d.o.now, "run", runStages)
 		run.Status.Progress = nil
 		return
 	}

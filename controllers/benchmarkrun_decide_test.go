@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/jobs"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/play"
@@ -522,8 +523,26 @@ func TestDecide(t *testing.T) {
 			dc: "lock=-", conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/KeptChanges"}},
 		"the restore was refused: released, named": {o: observed(aRun(patched, writersDone, withCond(cbv1.ConditionDatacenterRestored, "False", cbv1.ReasonRefused)), aDC(mine, atTarget)),
 			dc: "lock=-", conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/Refused", cbv1.ConditionSucceeded: "True/Succeeded"}},
-		"failed before taking the datacenter: nothing to give back": {o: observed(aRun(withCond(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonImageNotAllowed)), aDC()),
-			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/NothingToRestore", cbv1.ConditionSucceeded: "False/ImageNotAllowed"}},
+		"failed before taking the datacenter: nothing to give back, the later stages not reached": {o: observed(aRun(withCond(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonImageNotAllowed)), aDC()),
+			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/NothingToRestore", cbv1.ConditionSucceeded: "False/ImageNotAllowed",
+				cbv1.ConditionSchemaReady: "False/NotReached", cbv1.ConditionWritersComplete: "False/NotReached"}},
+		// The apiserver refused the writer Job in the pass that saw setup finish; the refusal
+		// keeps the status that pass read, whose SchemaReady still said the setup was running.
+		"the writer Job was refused: the stage left mid-way says it was stopped": {o: observed(aRun(patched, dcReady,
+			func(r *cbv1.BenchmarkRun) {
+				meta.SetStatusCondition(&r.Status.Conditions, metav1.Condition{Type: cbv1.ConditionSchemaReady, Status: metav1.ConditionFalse,
+					Reason: cbv1.ReasonSetupRunning, Message: "Job r-setup is verifying settings and creating the schema"})
+			},
+			withCond(cbv1.ConditionWritersComplete, "False", cbv1.ReasonRefused)), aDC(mine, atTarget), job(jobs.ComponentSetup, true, false, false)),
+			dc: "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-",
+			conds: map[string]string{cbv1.ConditionSchemaReady: "False/Stopped", cbv1.ConditionWritersComplete: "False/Refused",
+				cbv1.ConditionDatacenterRestored: "True/Restored", cbv1.ConditionSucceeded: "False/Refused"},
+			check: func(t *testing.T, s step) {
+				c := meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionSchemaReady)
+				if want := "stopped when the run failed (Refused; see condition Succeeded); it was at: Job r-setup is verifying"; !strings.HasPrefix(c.Message, want) {
+					t.Errorf("SchemaReady says %q, want it to start %q", c.Message, want)
+				}
+			}},
 		"locked, then failed before recording: the lock is released": {o: observed(aRun(withCond(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonRefused)), aDC(mine)),
 			dc: "lock=-", conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/NothingToRestore"}},
 		"deleted mid-run: writers stop first": {o: observed(aRun(patched, dcReady, schemaReady, deleting), aDC(mine, atTarget), writer),
@@ -532,7 +551,9 @@ func TestDecide(t *testing.T) {
 			dc: "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-", removeFinalizer: true},
 		"deleted after its datacenter": {o: observed(aRun(patched, deleting), nil), removeFinalizer: true,
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/NothingToRestore"}},
-		"finished: the finalizer goes": {o: observed(aRun(withCond(cbv1.ConditionSucceeded, "True", cbv1.ReasonSucceeded)), aDC()), removeFinalizer: true},
+		"finished: the finalizer goes": {o: observed(aRun(patched, dcReady, schemaReady, writersDone,
+			withCond(cbv1.ConditionDatacenterRestored, "True", cbv1.ReasonRestored), withCond(cbv1.ConditionSucceeded, "True", cbv1.ReasonSucceeded)), aDC()),
+			removeFinalizer: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -584,10 +605,30 @@ func TestDecide(t *testing.T) {
 			for _, g := range got {
 				t.Error(g)
 			}
+			assertEnded(t, s.status.Conditions)
 			if tc.check != nil {
 				tc.check(t, s)
 			}
 		})
+	}
+}
+
+// assertEnded holds a finished run to telling how each stage ended: every stage has its
+// condition, and none keeps a reason that says it is under way.
+func assertEnded(t *testing.T, conds []metav1.Condition) {
+	t.Helper()
+	if meta.FindStatusCondition(conds, cbv1.ConditionSucceeded) == nil {
+		return
+	}
+	for _, st := range runStages {
+		if meta.FindStatusCondition(conds, st) == nil {
+			t.Errorf("the run finished without condition %s", st)
+		}
+	}
+	for _, c := range conds {
+		if conditions.InProgress(c.Reason) {
+			t.Errorf("the run finished with %s=%s/%s, a reason that says it is under way: %s", c.Type, c.Status, c.Reason, c.Message)
+		}
 	}
 }
 

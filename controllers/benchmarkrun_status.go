@@ -73,11 +73,15 @@ func setCondition(run *cbv1.BenchmarkRun, t string, status metav1.ConditionStatu
 	return conditions.Set(&run.Status.Conditions, run.Generation, t, status, reason, message)
 }
 
-// lifecycleConditions are the conditions the run's stages set; kstatus' are derived from them.
-var lifecycleConditions = []string{
+// runStages are the conditions of the run's stages, in order: a finished run has each, saying
+// how that stage ended.
+var runStages = []string{
 	cbv1.ConditionDatacenterReady, cbv1.ConditionSchemaReady, cbv1.ConditionWritersComplete,
-	cbv1.ConditionDatacenterRestored, cbv1.ConditionSucceeded,
+	cbv1.ConditionDatacenterRestored,
 }
+
+// lifecycleConditions are the conditions the run's stages set; kstatus' are derived from them.
+var lifecycleConditions = append(append([]string(nil), runStages...), cbv1.ConditionSucceeded)
 
 // derive fills in what status derives from the conditions: the phase and kstatus' Ready,
 // Reconciling and Stalled.

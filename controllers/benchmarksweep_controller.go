@@ -184,6 +184,8 @@ func (r *BenchmarkSweepReconciler) restoreSince(sw *cbv1.BenchmarkSweep) time.Ti
 // writeStatus stores the sweep's status, with its derived fields, when it changed.
 func (r *BenchmarkSweepReconciler) writeStatus(ctx context.Context, before, sw *cbv1.BenchmarkSweep) error {
 	sw.Status.ObservedGeneration = sw.Generation
+	// Every pass that finishes a sweep ends here: the one place its conditions are settled.
+	settleSweep(sw, r.Clock.Now())
 	sw.Status.Phase = sweepPhase(sw)
 	progress := "validating the points"
 	if sw.Status.Progress != "" {

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +24,18 @@ func sweepFinished(sw *cbv1.BenchmarkSweep) bool {
 // status or reason changed. Succeeded is final: it never flips once set.
 func setSweepCondition(sw *cbv1.BenchmarkSweep, t string, status metav1.ConditionStatus, reason, message string) bool {
 	return conditions.Set(&sw.Status.Conditions, sw.Generation, t, status, reason, message)
+}
+
+// settleSweep makes a finished sweep's conditions tell how each of its stages ended, as a
+// run's do (conditions.Settle): a sweep that failed while it waited for its datacenter must
+// not go on saying it waits. The datacenter's stages are the sweep's only when it holds the
+// datacenter (restore atEnd).
+func settleSweep(sw *cbv1.BenchmarkSweep, now time.Time) {
+	stages := []string{cbv1.ConditionValid}
+	if sweep.HoldsDatacenter(sw) {
+		stages = append(stages, cbv1.ConditionDatacenterLocked, cbv1.ConditionDatacenterRestored)
+	}
+	conditions.Settle(&sw.Status.Conditions, sw.Generation, now, "sweep", stages)
 }
 
 // sweepPhase derives the one-word phase from the conditions.

@@ -15,13 +15,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/datacenter"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
@@ -410,19 +410,18 @@ rules:
 	}
 }
 
-// Requests above limits pass the CRD but not the Job's validation: the run fails naming the
-// apiserver's message instead of retrying with the datacenter locked.
-func TestRequestsAboveLimitsFailTheRunWithinSeconds(t *testing.T) {
+// A toleration the CRD does not check but the Job's validation refuses (a value with operator
+// Exists): the run fails naming the apiserver's message instead of retrying with the
+// datacenter locked, and no stage of the finished run still says it is under way (the pass
+// that saw setup finish was the one refused, so its SchemaReady was not stored).
+func TestARefusedWriterJobFailsTheRunWithinSeconds(t *testing.T) {
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 1)
 	startManager(t, managerConfig(t, ns))
-	run := builders.MakeBenchmarkRun("greedy", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
-	run.Spec.Writers.Resources = corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
-		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
-	}
+	run := builders.MakeBenchmarkRun("refused", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj()
+	run.Spec.Writers.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists, Value: "bench"}}
 	pl.Create(t, run)
-	setup := pl.WaitJob(t, ns, "greedy-setup")
+	setup := pl.WaitJob(t, ns, "refused-setup")
 	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 1})}})
 	pl.FinishJob(t, setup, []int32{0}, nil)
 	start := time.Now()
@@ -430,8 +429,13 @@ func TestRequestsAboveLimitsFailTheRunWithinSeconds(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %s", took)
 	}
-	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "must be less than or equal to cpu limit") {
+	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "value must be empty when `operator` is 'Exists'") {
 		t.Errorf("the failure does not carry the apiserver's message: %s", c.Message)
+	}
+	for _, c := range got.Status.Conditions {
+		if conditions.InProgress(c.Reason) {
+			t.Errorf("the finished run keeps %s=%s/%s: %s", c.Type, c.Status, c.Reason, c.Message)
+		}
 	}
 	if d := pl.Datacenter(t, dc); d.Annotations[cbv1.LockAnnotation] != "" {
 		t.Errorf("still locked by %s", d.Annotations[cbv1.LockAnnotation])

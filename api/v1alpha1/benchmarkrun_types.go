@@ -6,6 +6,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// The last rules of BenchmarkRunSpec refuse what Cassandra, the apiserver or the run's own
+// deadlines would certainly refuse later, after the run took (and perhaps resized) its
+// datacenter: a consistency level that needs more replicas than the keyspace has (Cassandra
+// answers Unavailable, ConsistencyLevel.blockFor), an EACH_QUORUM commit of a lightweight
+// transaction on a keyspace that is not NetworkTopologyStrategy
+// (ConsistencyLevel.validateForCasCommit), fewer nodes than replicas (which the run refuses
+// before touching the datacenter), and a writers' window (warm-up, then duration, or
+// operations at the open loop's rate) or a request longer than deadlines.run.
+
 // BenchmarkRunSpec describes one experiment: which datacenter, how to size and tune it, what
 // schema to load, and how many writers drive which workload for how long.
 //
@@ -13,6 +22,13 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.schema.table) || !has(self.schema.table.profile) || self.schema.table.profile != 'counters' || !has(self.workload) || ((!has(self.workload.writeRatio) || self.workload.writeRatio == 0) && (!has(self.workload.operations) || self.workload.operations.all(o, o.kind != 'update' && o.kind != 'insertIfNotExists')))",message="the counters profile has only counter columns, which take counterIncrement, not inserts or updates: set workload.writeRatio to 0 and weigh counterIncrement in workload.operations"
 // +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.operations) || !self.workload.operations.exists(o, o.kind == 'counterIncrement') || !has(self.schema) || !has(self.schema.table) || !has(self.schema.table.profile) || self.schema.table.profile == 'counters'",message="counterIncrement needs a table with counter columns: set schema.table.profile to counters, or give schema.table.cql with counter columns"
 // +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.dataset) || (has(self.workload.dataset.load) && self.workload.dataset.load) || !has(self.schema) || !has(self.schema.recreate) || !self.schema.recreate",message="workload.dataset without load measures rows an earlier run loaded, which schema.recreate would drop: set schema.recreate: false, or dataset.load: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.writeConsistency) || !has(self.schema) || !has(self.schema.replication) || !has(self.schema.replication.factor) || (self.workload.writeConsistency != 'TWO' || self.schema.replication.factor >= 2) && (self.workload.writeConsistency != 'THREE' || self.schema.replication.factor >= 3)",message="workload.writeConsistency TWO needs schema.replication.factor 2 or more, and THREE needs 3 or more: Cassandra would answer every write Unavailable; raise the factor or lower the consistency"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.readConsistency) || !has(self.schema) || !has(self.schema.replication) || !has(self.schema.replication.factor) || (self.workload.readConsistency != 'TWO' || self.schema.replication.factor >= 2) && (self.workload.readConsistency != 'THREE' || self.schema.replication.factor >= 3)",message="workload.readConsistency TWO needs schema.replication.factor 2 or more, and THREE needs 3 or more: Cassandra would answer every read Unavailable; raise the factor or lower the consistency"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.operations) || !has(self.workload.writeConsistency) || self.workload.writeConsistency != 'EACH_QUORUM' || !self.workload.operations.exists(o, o.kind == 'insertIfNotExists') || (has(self.schema) && has(self.schema.replication) && has(self.schema.replication.strategy) && self.schema.replication.strategy == 'NetworkTopologyStrategy')",message="insertIfNotExists commits at workload.writeConsistency, and Cassandra refuses an EACH_QUORUM commit on a SimpleStrategy keyspace: set schema.replication.strategy to NetworkTopologyStrategy or choose another writeConsistency"
+// +kubebuilder:validation:XValidation:rule="!has(self.datacenter) || !has(self.datacenter.size) || !has(self.schema) || !has(self.schema.replication) || !has(self.schema.replication.factor) || self.schema.replication.factor <= self.datacenter.size",message="schema.replication.factor is above datacenter.size: Cassandra would keep fewer replicas than asked; lower the factor or raise datacenter.size"
+// +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.duration) || (has(self.writers.warmup) ? self.writers.warmup : duration('0s')) + self.writers.duration < self.deadlines.run",message="deadlines.run must be longer than writers.warmup plus writers.duration, or the writers cannot finish before it: raise deadlines.run, or leave it unset (warmup + duration + 10m)"
+// +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.operations) || !has(self.writers.rate) || double(self.writers.operations) / double(self.writers.rate) + double((has(self.writers.warmup) ? self.writers.warmup : duration('0s')).getSeconds()) < double(self.deadlines.run.getSeconds())",message="writers.operations at writers.rate (after writers.warmup) take longer than deadlines.run, so the writers cannot finish before it: raise deadlines.run or the rate, or lower operations"
+// +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.requestTimeout) || self.writers.requestTimeout < self.deadlines.run",message="writers.requestTimeout must be shorter than deadlines.run: one request would outlast the whole run"
 type BenchmarkRunSpec struct {
 	// DatacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
 	// carry the annotation cassbench.io/allow-benchmarks.
@@ -54,16 +70,18 @@ type BenchmarkRunSpec struct {
 
 // DatacenterReference names a CassandraDatacenter.
 type DatacenterReference struct {
-	// Name of the CassandraDatacenter.
+	// Name of the CassandraDatacenter, a DNS-1123 subdomain as every object name.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule=`self.matches(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')`,message="datacenterRef.name must be a CassandraDatacenter's name: lower case letters, digits, '-' and '.', starting and ending with a letter or digit"
 	Name string `json:"name"`
 
 	// Namespace of the CassandraDatacenter; defaults to the run's namespace. The datacenter must
 	// list the run's namespace in its cassbench.io/allow-benchmarks annotation.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule=`self == '' || self.matches(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')`,message="datacenterRef.namespace must be a namespace's name: lower case letters, digits and '-', starting and ending with a letter or digit"
 	Namespace string `json:"namespace,omitempty"`
 }
 
@@ -151,9 +169,15 @@ const (
 	ProfileCounters TableProfile = "counters"
 )
 
+// The last rule of SchemaSpec holds a table the cql qualifies with a keyspace to
+// schema.keyspace, which the run creates, drops and checks: an unquoted name compares in any
+// case, as Cassandra folds it, a quoted one exactly with the keyspace folded. The keyspace's
+// own pattern (letters, digits, _) keeps it safe inside the expression.
+
 // SchemaSpec is the keyspace and table a run writes to.
 // +kubebuilder:validation:XValidation:rule="!has(self.columns) || (has(self.table) && has(self.table.cql))",message="schema.columns applies only to a table given as cql: remove columns or set schema.table.cql"
 // +kubebuilder:validation:XValidation:rule="has(self.csv) == (has(self.columns) && self.columns.exists(c, has(c.csvColumn)))",message="schema.csv and a column's csvColumn go together: name the file in schema.csv and the CSV column in schema.columns[].csvColumn"
+// +kubebuilder:validation:XValidation:rule=`!has(self.table) || !has(self.table.cql) || !self.table.cql.matches(r'^\s*(?i:create)\s+(?i:table)\s+((?i:if)\s+(?i:not)\s+(?i:exists)\s+)?("([^"]|"")*"|[a-zA-Z0-9_]+)\s*\.') || self.table.cql.matches('^\\s*(?i:create)\\s+(?i:table)\\s+((?i:if)\\s+(?i:not)\\s+(?i:exists)\\s+)?((?i:' + (has(self.keyspace) ? self.keyspace : 'cassbench') + ')|"' + (has(self.keyspace) ? self.keyspace : 'cassbench').lowerAscii() + '")\\s*\\.')`,message="schema.table.cql creates its table in another keyspace than schema.keyspace: leave the table name unqualified, or set schema.keyspace to that keyspace"
 type SchemaSpec struct {
 	// Keyspace to create and write to. System keyspaces are refused.
 	// +optional
@@ -274,6 +298,7 @@ type TableSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=16384
 	// +kubebuilder:validation:XValidation:rule=`self.matches(r'^\s*(?i:create)\s+(?i:table)\s[^;]*;?\s*$')`,message="schema.table.cql must be a single CREATE TABLE statement, with no other statement after a ';'"
+	// +kubebuilder:validation:XValidation:rule=`self.matches(r'(?i:primary)\s+(?i:key)')`,message="schema.table.cql must declare a PRIMARY KEY: Cassandra refuses a table without one"
 	CQL string `json:"cql,omitempty"`
 }
 
@@ -422,9 +447,13 @@ const (
 // +kubebuilder:validation:Enum=unlogged;logged
 type BatchType string
 
+// Cassandra refuses counter writes at ANY (ConsistencyLevel.validateCounterForWrite), hence
+// the rule of WorkloadSpec on counterIncrement.
+
 // WorkloadSpec is what one operation does.
 // +kubebuilder:validation:XValidation:rule="!has(self.writeRatio) || !has(self.readRatio) || self.writeRatio + self.readRatio > 0 || (has(self.operations) && self.operations.size() > 0)",message="workload.writeRatio and workload.readRatio must not both be 0 without workload.operations: set writeRatio, readRatio or both above 0, or list operations"
 // +kubebuilder:validation:XValidation:rule="!has(self.operations) || !has(self.batchSize) || self.batchSize == 1 || self.operations.all(o, o.kind != 'insertIfNotExists' && o.kind != 'counterIncrement')",message="insertIfNotExists and counterIncrement write one row per operation: set workload.batchSize to 1 or remove them from workload.operations"
+// +kubebuilder:validation:XValidation:rule="!has(self.operations) || !has(self.writeConsistency) || self.writeConsistency != 'ANY' || self.operations.all(o, o.kind != 'counterIncrement')",message="counterIncrement runs at workload.writeConsistency, and Cassandra refuses counter writes at ANY: set writeConsistency to ONE, LOCAL_ONE or higher"
 // +kubebuilder:validation:XValidation:rule="!has(self.keyZipfExponent) || (has(self.keyDistribution) && self.keyDistribution == 'zipf')",message="workload.keyZipfExponent applies to keyDistribution zipf: set keyDistribution: zipf or remove keyZipfExponent"
 // +kubebuilder:validation:XValidation:rule="!has(self.verifyReads) || !self.verifyReads || (has(self.readPath) && self.readPath == 'row')",message="workload.verifyReads compares the one row a read targets: set readPath: row"
 // +kubebuilder:validation:XValidation:rule="!has(self.readLimit) || !has(self.readPath) || self.readPath != 'row'",message="workload.readLimit applies to partition and index reads, and a row read returns one row: remove readLimit or set readPath to partition or index"
@@ -448,9 +477,10 @@ type WorkloadSpec struct {
 	// +kubebuilder:default=LOCAL_ONE
 	WriteConsistency ConsistencyLevel `json:"writeConsistency,omitempty"`
 
-	// ReadConsistency of reads.
+	// ReadConsistency of reads and scans; not ANY, which Cassandra takes only for writes.
 	// +optional
 	// +kubebuilder:default=LOCAL_ONE
+	// +kubebuilder:validation:XValidation:rule="self != 'ANY'",message="workload.readConsistency must not be ANY: Cassandra takes ANY only for writes and refuses every read at it; use ONE or LOCAL_ONE"
 	ReadConsistency ConsistencyLevel `json:"readConsistency,omitempty"`
 
 	// ReadPath is how reads find rows.
@@ -662,9 +692,12 @@ type WritersSpec struct {
 	// +kubebuilder:default=Batched
 	DriverIO DriverIO `json:"driverIO,omitempty"`
 
-	// Image runs the writers and the setup Job; defaults to the manager's own image.
+	// Image runs the writers and the setup Job; defaults to the manager's own image. It is an
+	// image reference as the kubelet parses it (github.com/distribution/reference): the
+	// kubelet refuses any other (InvalidImageName) and the pods never start.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule=`self == '' || (self.matches(r'^(?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\[[a-fA-F0-9:]*[:A-F][a-fA-F0-9:]*\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[_.]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[_.]|__|[-]+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@(?:sha256:[a-f0-9]{64}|sha384:[a-f0-9]{96}|sha512:[a-f0-9]{128}))?$') && !self.matches(r'^[a-f0-9]{64}$'))`,message="writers.image must be an image reference, [registry[:port]/]path[:tag][@digest], e.g. registry.example.com/team/cassbench:1.4: the path in lower case letters, digits and separators, the tag at most 128 characters"
 	Image string `json:"image,omitempty"`
 
 	// ImagePullPolicy of the writer image.
@@ -677,6 +710,7 @@ type WritersSpec struct {
 	// CPU of its node. A writer is cheapest per operation on one CPU (limits.cpu: 1), and
 	// load grows with replicas.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || !has(self.limits) || ['cpu', 'memory', 'ephemeral-storage'].all(r, !(r in self.requests) || !(r in self.limits) || !isQuantity(string(self.requests[r])) || !isQuantity(string(self.limits[r])) || quantity(string(self.requests[r])).compareTo(quantity(string(self.limits[r]))) <= 0)",message="writers.resources.requests must not exceed writers.resources.limits (cpu, memory, ephemeral-storage): the apiserver would refuse the writer Job; raise the limit or lower the request"
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// NodeSelector of writer pods.
@@ -699,12 +733,14 @@ type ConnectionSpec struct {
 	// CredentialsSecretRef names a secret with keys username and password; defaults to the
 	// datacenter's superuser secret, which is used only with the datacenter's own service.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule=`has(self.name) && self.name.size() <= 253 && self.name.matches(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')`,message="connection.credentialsSecretRef.name must name a Secret: lower case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters"
 	CredentialsSecretRef *corev1.LocalObjectReference `json:"credentialsSecretRef,omitempty"`
 
 	// Service is the host writers connect to; defaults to <cluster>-<dc>-service. Setting it
 	// requires CredentialsSecretRef.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule=`self.matches(r'^([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*\.?|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$')`,message="connection.service must be a host name or an IP address, e.g. cassandra.db.svc, with no scheme or port: give the port in connection.port"
 	Service string `json:"service,omitempty"`
 
 	// Port of the CQL native protocol.

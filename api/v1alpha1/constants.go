@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -117,6 +118,15 @@ const (
 	ReasonRestoreStuck = "RestoreStuck"
 	// ReasonLockLost: someone removed the run's lock before the run could restore the datacenter.
 	ReasonLockLost = "LockLost"
+
+	// End reasons of a finished run's or sweep's conditions: no condition of a finished
+	// object keeps a reason that says its stage is still under way.
+
+	// ReasonStopped: the stage was under way when the run or sweep ended, and was stopped.
+	ReasonStopped = "Stopped"
+	// ReasonNotReached: the run or sweep ended before the stage began (or while it waited to
+	// begin).
+	ReasonNotReached = "NotReached"
 )
 
 // SystemKeyspace says whether a keyspace name is one of Cassandra's (or DataStax
@@ -127,4 +137,40 @@ const (
 func SystemKeyspace(name string) bool {
 	n := strings.ToLower(name)
 	return strings.HasPrefix(n, "system") || strings.HasPrefix(n, "dse_") || n == "solr_admin"
+}
+
+// imageReference is the grammar of an image reference as the kubelet parses it
+// (github.com/distribution/reference ParseNormalizedNamed, v0.6.0): [registry[:port]/]path
+// [:tag][@digest], the path in lower case, the digest of an algorithm the kubelet knows. A
+// bracketed registry is an IPv6 address, which the library takes as a registry only with a
+// ':' or an upper-case letter in it. Compared with the library on 2 million random strings,
+// the one difference is a path over 255 characters, which only the library refuses. The CEL
+// rule on WritersSpec.Image holds the same expression; a test of internal/admission holds the
+// two to the same verdicts.
+var imageReference = regexp.MustCompile(`^(?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\[[a-fA-F0-9:]*[:A-F][a-fA-F0-9:]*\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[_.]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[_.]|__|[-]+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@(?:sha256:[a-f0-9]{64}|sha384:[a-f0-9]{96}|sha512:[a-f0-9]{128}))?$`)
+
+// ImageReference tells whether s is an image reference the kubelet can pull: the CRD's rule
+// on spec.writers.image, for the images the manager's flags name.
+func ImageReference(s string) bool {
+	return imageReference.MatchString(s) && !imageID.MatchString(s)
+}
+
+// imageID is what the library refuses as a repository name: an image ID, 64 hex digits.
+var imageID = regexp.MustCompile(`^[a-f0-9]{64}$`)
+
+// ImagePrefix tells whether a prefix (an --allowed-images entry without its trailing *) can
+// begin an image reference: some image the kubelet can pull starts with it.
+func ImagePrefix(prefix string) bool {
+	zeros := strings.Repeat("0", 128)
+	rests := []string{"", "x", "/x", ":1", "x:1", "x@sha256:" + zeros[:64], "@sha256:" + zeros[:64], "sha256:" + zeros[:64]}
+	// A prefix that ends inside a digest completes with hex digits of its algorithm's length.
+	for n := 1; n <= len(zeros); n++ {
+		rests = append(rests, zeros[:n])
+	}
+	for _, rest := range rests {
+		if ImageReference(prefix + rest) {
+			return true
+		}
+	}
+	return prefix == ""
 }

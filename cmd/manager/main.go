@@ -3,12 +3,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/controllers"
 )
 
@@ -33,15 +35,23 @@ func main() {
 	})
 	flag.Func("allowed-images", "comma-separated images runs may name in spec.writers.image besides --writer-image; a trailing * matches a prefix (default none: only --writer-image)", func(v string) error {
 		for _, image := range strings.Split(v, ",") {
-			if image = strings.TrimSpace(image); image != "" {
-				o.AllowedImages = append(o.AllowedImages, image)
+			if image = strings.TrimSpace(image); image == "" {
+				continue
 			}
+			if err := allowedImage(image); err != nil {
+				return err
+			}
+			o.AllowedImages = append(o.AllowedImages, image)
 		}
 		return nil
 	})
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if o.Image != "" && !cbv1.ImageReference(o.Image) {
+		fmt.Fprintf(os.Stderr, "--writer-image (or $CASSBENCH_IMAGE) %q is not an image reference: [registry[:port]/]path[:tag][@digest], the path in lower case\n", o.Image)
+		os.Exit(2)
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("manager")
 
@@ -54,4 +64,19 @@ func main() {
 		log.Error(err, "manager stopped")
 		os.Exit(1)
 	}
+}
+
+// allowedImage checks an --allowed-images entry by the grammar the CRD holds spec.writers.image
+// to: an entry no run's image can ever match is a typo that would refuse every run naming it.
+func allowedImage(entry string) error {
+	if prefix, ok := strings.CutSuffix(entry, "*"); ok {
+		if !cbv1.ImagePrefix(prefix) {
+			return fmt.Errorf("%q: no image reference begins with %q ([registry[:port]/]path[:tag][@digest], the path in lower case)", entry, prefix)
+		}
+		return nil
+	}
+	if !cbv1.ImageReference(entry) {
+		return fmt.Errorf("%q is not an image reference ([registry[:port]/]path[:tag][@digest], the path in lower case); end it with * to allow a prefix", entry)
+	}
+	return nil
 }

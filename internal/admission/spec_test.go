@@ -185,3 +185,26 @@ func TestSystemKeyspaceIsTheCRDsRule(t *testing.T) {
 		}
 	}
 }
+
+// cbv1.ImageReference is the CRD's spec.writers.image rule in Go, for the images the
+// manager's flags name: for every image, the CRD and the function give the same verdict.
+func TestImageReferenceIsTheCRDsRule(t *testing.T) {
+	digest := "@sha256:" + strings.Repeat("ab", 32)
+	images := []string{"cassbench", "cassbench:1.4", "registry.example.com/team/cassbench:v1.4.0-rc.1",
+		"registry.example.com:5000/a/b/c" + digest, "[fd00::1]:5000/cassbench", "localhost/x__y.z-w:latest",
+		"x" + digest, "Registry.Example.COM/x", "registry.example.com/Team/x", "x:1:2", "x: 1", "x:" + strings.Repeat("t", 129),
+		"x@sha256:abc", "x__", "-x", "x/", "/x", "x//y", "registry.example.com:port/x", "x:-1", "x:_1", "UPPER",
+		strings.Repeat("ab", 32), "x" + strings.Repeat("ab", 32), "x@sha512:" + strings.Repeat("cd", 64), "x@md5:" + strings.Repeat("cd", 16),
+		"x@SHA256:" + strings.Repeat("ab", 32), "[a5000]/x", "[::1]/x"}
+	for _, image := range images {
+		doc := fmt.Sprintf("spec: {datacenterRef: {name: dc1}, writers: {replicas: 1, duration: 1m, image: %q}}", image)
+		_, err := RunSpec(context.Background(), []byte(doc))
+		refused := err != nil && strings.Contains(err.Error(), "writers.image must be an image reference")
+		if err != nil && !refused {
+			t.Fatalf("%s: %v", image, err)
+		}
+		if got := cbv1.ImageReference(image); got == refused {
+			t.Errorf("image %q: the CRD refuses it: %t, cbv1.ImageReference admits it: %t", image, refused, got)
+		}
+	}
+}
