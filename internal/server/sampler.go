@@ -38,10 +38,10 @@ type Sampler struct {
 	procs map[string]localStart
 	peaks map[string]*Peaks
 	errs  []string
-	// tl builds the timeline sample by sample; gcAt is where the last sample's gc log
-	// reading ended.
-	tl   *timelineBuilder
-	gcAt time.Time
+	// tl builds the timeline sample by sample, with the pauses the local nodes' gc logs
+	// show since the previous sample.
+	tl     *timelineBuilder
+	gcLogs []*gcTail
 
 	watching bool
 	stop     chan struct{}
@@ -72,7 +72,12 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 		}
 		sm.before[t.Node] = snap
 	}
-	sm.tl, sm.gcAt = newTimelineBuilder(sm.from, 0, sm.before), sm.from
+	sm.tl = newTimelineBuilder(sm.from, 0, sm.before)
+	for _, start := range sm.procs {
+		if start.proc.GCLog != "" {
+			sm.gcLogs = append(sm.gcLogs, &gcTail{path: start.proc.GCLog, from: sm.from})
+		}
+	}
 	return sm
 }
 
@@ -127,15 +132,11 @@ func (sm *Sampler) loop(ctx context.Context, every time.Duration) {
 // sample adds a point to the timeline, with the local nodes' GC pauses since the last one.
 func (sm *Sampler) sample(snaps map[string]*Snapshot, at time.Time) {
 	var gc []GCPauses
-	for _, start := range sm.procs {
-		if start.proc.GCLog == "" {
-			continue
-		}
-		if g, err := ReadGCLog(start.proc.GCLog, sm.gcAt, at); err == nil {
+	for _, tail := range sm.gcLogs {
+		if g, err := tail.next(at); err == nil {
 			gc = append(gc, g)
 		}
 	}
-	sm.gcAt = at
 	sm.mu.Lock()
 	sm.tl.add(Sample{At: at, Snaps: snaps, GC: gc})
 	sm.mu.Unlock()
