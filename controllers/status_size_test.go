@@ -51,7 +51,12 @@ func TestStatusHoldsThreeHundredWriters(t *testing.T) {
 		if i < nodes {
 			s.Server = &summary.Server{Nodes: []summary.ServerNode{{Node: fmt.Sprintf("10.0.0.%d", i), Count: 1, Mutations: 123456789,
 				Reads: 98765432, PendingPeak: 1234, PendingStage: "MutationStage", Dropped: 12345, Compactions: 12, Flushes: 34,
-				TableMiBBefore: 1000, TableMiBAfter: 4000, DiskMiB: 50000, CoordWriteP99Micros: 4500, CoordReadP99Micros: 8200}}}
+				TableMiBBefore: 1000, TableMiBAfter: 4000, DiskMiB: 50000, CoordWriteP99Micros: 4500, CoordReadP99Micros: 8200}},
+				Timeline: &summary.ServerTimeline{FromMillis: s.Start, IntervalMillis: 5000}}
+			for p := range summary.MaxServerPoints {
+				s.Server.Timeline.Points = append(s.Server.Timeline.Points, summary.ServerPoint{AtMillis: int64(p+1) * 5123,
+					Pending: 123456, Compactions: 12345, Flushes: 12345, GCPauses: 1234, GCMillis: 123456})
+			}
 			s.Server.Bound()
 		}
 		b, err := s.Encode()

@@ -27,6 +27,40 @@ type ServerResults struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:items:MaxLength=256
 	Errors []string `json:"errors,omitempty"`
+	// Timeline is what the nodes did interval by interval, on the same origin as
+	// results.timeline; absent where no writer sampled its nodes during the window.
+	// +optional
+	Timeline *ServerTimeline `json:"timeline,omitempty"`
+}
+
+// ServerTimeline is the nodes' figures per interval, all writers' nodes together, from the
+// origin of results.timeline (the first writer's first send on Cassandra's clock).
+type ServerTimeline struct {
+	// IntervalMillis is the length of each point: the coarsest of the writers' sampling
+	// intervals (a tenth of the window, 0.5 s to 5 s), doubled while over 48 points.
+	IntervalMillis int64 `json:"intervalMillis"`
+	// Points, each holding the samples that ended in it; intervals no sample ended in are
+	// left out.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=48
+	Points []ServerTimelinePoint `json:"points"`
+}
+
+// ServerTimelinePoint is one interval of the server timeline.
+type ServerTimelinePoint struct {
+	// OffsetMillis is the interval's start from the timeline's origin.
+	OffsetMillis int64 `json:"offsetMillis"`
+	// PendingPeak is the most tasks waiting in one request stage of any node at a sample.
+	PendingPeak int64 `json:"pendingPeak"`
+	// Compactions and Flushes finished in the interval, over all nodes read.
+	Compactions int64 `json:"compactions"`
+	Flushes     int64 `json:"flushes"`
+	// GCPauses and GCMillis are the stop-the-world pauses in the gc logs of the nodes that
+	// run on their writer's machine (the other nodes' are not in the timeline).
+	// +optional
+	GCPauses int64 `json:"gcPauses,omitempty"`
+	// +optional
+	GCMillis int64 `json:"gcMillis,omitempty"`
 }
 
 // NodeServerResults are one node's figures over the window (or all nodes', in Total).

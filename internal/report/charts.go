@@ -19,7 +19,9 @@ var hdrTicks = []struct {
 func hdrX(q float64) float64 { return math.Log10(1 / (1 - q)) }
 
 // timelineFigure puts every run's throughput above its p99, interval by interval, on one
-// time axis: a dip in one panel lines up with the spike in the other.
+// time axis, and under them what the servers did on the same axis: the deepest request
+// queue, and the compactions, flushes and GC pauses of each interval. A dip in one panel
+// lines up with the spike, the flush or the pause in another.
 func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 	f := figure{id: "timeline", title: "Throughput and p99 response over the measured window"}
 	ops := panel{name: "throughput"}
@@ -46,11 +48,63 @@ func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 	if len(ops.lines) == 0 {
 		return f, false
 	}
-	f.x = roundAxis(xMax, 8, "seconds into the measured window")
 	ops.y = roundAxis(opsMax*1.05, 4, "ops/s")
 	p99.y = roundAxis(p99Max*1.05, 4, "p99 (ms)")
 	f.panels = []panel{ops, p99}
+	if pending, work, end, ok := serverPanels(runs); ok {
+		f.title = "Throughput, p99 response and the servers over the measured window"
+		f.panels = append(f.panels, pending, work)
+		f.legend = append(f.legend, line{name: "compactions", color: styleColor}, line{name: "flushes", color: styleColor, dash: true},
+			line{name: "GC pauses, ms (right)", color: styleColor, dot: true})
+		xMax = max(xMax, end)
+	}
+	f.x = roundAxis(xMax, 8, "seconds into the measured window")
 	return f, true
+}
+
+// styleColor draws the legend entries that explain a line style rather than name a run.
+const styleColor = "#555"
+
+// serverPanels draws every run's server timeline: the deepest request-stage queue at its
+// samples in one panel, the compactions and flushes finished per interval in the next with
+// the GC pauses' milliseconds on its right axis. end is where the last interval ends, in
+// seconds; ok is false when no run has a server timeline.
+func serverPanels(runs []*cbv1.BenchmarkRun) (pending, work panel, end float64, ok bool) {
+	pending = panel{name: "server-pending"}
+	work = panel{name: "server-work", hasY2: true}
+	var pendingMax, workMax, gcMax float64
+	for i, run := range runs {
+		r := run.Status.Results
+		if r == nil || r.Timeline == nil || r.Server == nil || r.Server.Timeline == nil || len(r.Server.Timeline.Points) == 0 {
+			continue
+		}
+		tl := r.Server.Timeline
+		q := line{name: run.Name + " pending", color: color(i)}
+		c := line{name: run.Name + " compactions", color: color(i)}
+		fl := line{name: run.Name + " flushes", color: color(i), dash: true}
+		gc := line{name: run.Name + " GC ms", color: color(i), dot: true, right: true}
+		for _, p := range tl.Points {
+			x := (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000
+			q.points = append(q.points, [2]float64{x, float64(p.PendingPeak)})
+			c.points = append(c.points, [2]float64{x, float64(p.Compactions)})
+			fl.points = append(fl.points, [2]float64{x, float64(p.Flushes)})
+			gc.points = append(gc.points, [2]float64{x, float64(p.GCMillis)})
+			end = max(end, float64(p.OffsetMillis+tl.IntervalMillis)/1000)
+			pendingMax = max(pendingMax, float64(p.PendingPeak))
+			workMax = max(workMax, float64(p.Compactions), float64(p.Flushes))
+			gcMax = max(gcMax, float64(p.GCMillis))
+		}
+		pending.lines = append(pending.lines, q)
+		work.lines = append(work.lines, c, fl, gc)
+	}
+	if len(pending.lines) == 0 {
+		return pending, work, 0, false
+	}
+	// An idle server still gets a readable axis: 0 to 1 rather than 0 to 0.
+	pending.y = roundAxis(max(pendingMax*1.05, 1), 4, "queued tasks (peak)")
+	work.y = roundAxis(max(workMax*1.05, 1), 4, "finished per interval")
+	work.y2 = roundAxis(max(gcMax*1.05, 1), 4, "GC pauses (ms)")
+	return pending, work, end, true
 }
 
 // distributionFigure draws each run's response latency by percentile from its merged

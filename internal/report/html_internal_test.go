@@ -195,3 +195,23 @@ func TestPointTableRuns(t *testing.T) {
 		t.Errorf("other names: head %v, row 3 %v", tb.Head, tb.Rows[3].Cells)
 	}
 }
+
+// The server timeline gets its two panels under the client's, on the same X axis, with the
+// intervals' figures; a run without one gets no server panel.
+func TestTimelineFigureHasTheServerPanels(t *testing.T) {
+	f, ok := timelineFigure([]*cbv1.BenchmarkRun{reporttest.Reviewed("ns", "r")})
+	if !ok || len(f.panels) != 4 || f.panels[2].name != "server-pending" || f.panels[3].name != "server-work" {
+		t.Fatalf("panels %+v", f.panels)
+	}
+	q := f.panels[2].lines[0]
+	if len(q.points) != 30 || q.points[20] != [2]float64{410, 41} {
+		t.Errorf("pending: %d points, point 20 at %v", len(q.points), q.points[20])
+	}
+	if f.x.hi < 600 {
+		t.Errorf("the X axis ends at %g s, before the window's 600 s", f.x.hi)
+	}
+	f, _ = timelineFigure([]*cbv1.BenchmarkRun{reporttest.Measured("ns", "m", 1, 10000, 1000)})
+	if len(f.panels) != 2 {
+		t.Errorf("a run without a server timeline has %d panels", len(f.panels))
+	}
+}

@@ -27,8 +27,23 @@ func TestGoldenServer(t *testing.T) {
 				Flushes: 8, TableMiBBefore: 118, TableMiBAfter: 2190, DiskMiB: 2380, CoordWriteP99Micros: 2000, CoordResolution: 1000, Logs: true, GCSource: summary.GCFromSystemLogs, GCPauses: 8, GCTotalMillis: 2700, GCMaxMillis: 400},
 		}, Rest: &summary.ServerNode{Count: 1, Mutations: 3_213_000, Compactions: 9, BacklogBefore: 0, BacklogAfter: 0, Flushes: 9, TableMiBBefore: 119, TableMiBAfter: 2200, DiskMiB: 2390}}},
 	}
+	// Both writers sampled every 60 s of the 600 s window; writer 1's node queued 41 tasks
+	// at 5 minutes, when the client's p99 went up.
+	const start = 1_800_000_000_000
+	for w, s := range sums {
+		tl := &summary.ServerTimeline{FromMillis: start, IntervalMillis: 60_000}
+		for i := range 10 {
+			p := summary.ServerPoint{AtMillis: int64(i+1) * 60_000, Pending: int64(w + 1), Flushes: int64(i % 2), Compactions: int64(i % 3 / 2)}
+			if i == 4 && w == 0 {
+				p.Pending, p.GCPauses, p.GCMillis = 41, 3, 1500
+			}
+			tl.Points = append(tl.Points, p)
+		}
+		s.Server.Timeline = tl
+	}
 	r := run.Status.Results
 	r.Server = server.Merge(sums)
+	r.Server.Timeline = server.MergeTimeline(sums, start, true)
 	r.Bottleneck = server.Judge(r, sums)
 	cases := map[string]report.Format{"run-server.txt": report.Table, "run-server.json": report.JSON}
 	for file, format := range cases {

@@ -78,6 +78,7 @@ type line struct {
 	color  string
 	right  bool
 	dash   bool
+	dot    bool // dotted, for a third series of one colour
 	points [][2]float64
 	// whiskers are (low, high) per point: the spread of repeats.
 	whiskers [][2]float64
@@ -133,7 +134,7 @@ func (f figure) svg() template.HTML {
 	fmt.Fprintf(&b, `<text class="title" x="%g" y="17">%s</text>`, padL, esc(f.title))
 	for i, l := range f.legend {
 		x, y := padL+float64(i%perRow)*itemW, titleH+float64(i/perRow)*legendRowH+6
-		fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="%s" stroke-width="3"%s/>`, x, x+18, y, y, l.color, dashAttr(l.dash))
+		fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="%s" stroke-width="3"%s/>`, x, x+18, y, y, l.color, l.style())
 		fmt.Fprintf(&b, `<text class="legend" x="%g" y="%g">%s</text>`, x+24, y+4, esc(clip(l.name, 120)))
 	}
 	x0, x1 := padL, figW-padR
@@ -194,7 +195,7 @@ func (l line) svg(x, y axis, x0, x1, py0, py1 float64) string {
 		pts[i] = fmt.Sprintf("%.1f,%.1f", x.scale(p[0], x0, x1), y.scale(p[1], py1, py0))
 	}
 	fmt.Fprintf(&b, `<g class="line"><polyline class="series" data-series="%s" fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`,
-		esc(l.name), l.color, dashAttr(l.dash), strings.Join(pts, " "))
+		esc(l.name), l.color, l.style(), strings.Join(pts, " "))
 	for i, w := range l.whiskers {
 		if w[0] == w[1] {
 			continue
@@ -218,6 +219,14 @@ func dashAttr(dash bool) string {
 		return ` stroke-dasharray="6 4"`
 	}
 	return ""
+}
+
+// style is the stroke pattern of a line: solid, dashed or dotted.
+func (l line) style() string {
+	if l.dot {
+		return ` stroke-dasharray="2 3"`
+	}
+	return dashAttr(l.dash)
 }
 
 func esc(s string) string { return html.EscapeString(s) }

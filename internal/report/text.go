@@ -81,6 +81,10 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		w.printf("\nops/s every %s: %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, Sparkline(tl, func(p cbv1.TimelinePoint) int64 { return p.OpsPerSecond }))
 		w.printf("p99 every %s:   %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, Sparkline(tl, func(p cbv1.TimelinePoint) int64 { return p.P99Micros }))
 	}
+	if r.Server != nil && r.Server.Timeline != nil && len(r.Server.Timeline.Points) > 0 {
+		st := r.Server.Timeline
+		w.printf("queued tasks (peak) every %s: %s\n", time.Duration(st.IntervalMillis)*time.Millisecond, serverSparkline(st))
+	}
 
 	if len(r.PerWriter) > 0 {
 		w.printf("\n")
@@ -143,17 +147,45 @@ func Accuracy(l cbv1.Latency) string {
 
 // Sparkline draws one figure of a timeline as a line of block characters, lowest to highest.
 func Sparkline(tl *cbv1.Timeline, figure func(cbv1.TimelinePoint) int64) string {
+	vals := make([]int64, len(tl.Points))
+	for i, p := range tl.Points {
+		vals[i] = figure(p)
+	}
+	return sparkline(vals, nil)
+}
+
+// serverSparkline draws the server timeline's queue peaks; an interval no sample ended in
+// is a space.
+func serverSparkline(tl *cbv1.ServerTimeline) string {
+	iv := max(tl.IntervalMillis, 1)
+	n := tl.Points[len(tl.Points)-1].OffsetMillis/iv + 1
+	vals, seen := make([]int64, min(n, 1000)), make([]bool, min(n, 1000))
+	for _, p := range tl.Points {
+		if k := p.OffsetMillis / iv; k >= 0 && k < int64(len(vals)) {
+			vals[k], seen[k] = p.PendingPeak, true
+		}
+	}
+	return sparkline(vals, seen)
+}
+
+// sparkline draws values as block characters, lowest to highest; where seen is given, the
+// values not seen are spaces.
+func sparkline(vals []int64, seen []bool) string {
 	const blocks = "▁▂▃▄▅▆▇█"
 	levels := []rune(blocks)
 	var hi int64
-	for _, p := range tl.Points {
-		hi = max(hi, figure(p))
+	for _, v := range vals {
+		hi = max(hi, v)
 	}
 	var b strings.Builder
-	for _, p := range tl.Points {
+	for k, v := range vals {
+		if seen != nil && !seen[k] {
+			b.WriteByte(' ')
+			continue
+		}
 		i := 0
 		if hi > 0 {
-			i = int(figure(p) * int64(len(levels)-1) / hi)
+			i = int(v * int64(len(levels)-1) / hi)
 		}
 		b.WriteRune(levels[i])
 	}

@@ -56,13 +56,14 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 		perWriter = append(perWriter, writerResult(s))
 	}
 
+	timeline, origin := mergedTimeline(measured)
 	out := &cbv1.Results{
 		WritersReported:  int32(len(reported)),
 		Writes:           writes.result(),
 		Reads:            reads.result(),
 		OperationsByKind: kinds.results(),
 		PerWriter:        perWriter,
-		Timeline:         mergedTimeline(measured),
+		Timeline:         timeline,
 		Sketches:         sketches(writes, reads, lag, kinds),
 		Load:             mergeLoad(reported),
 	}
@@ -99,6 +100,9 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	}
 	out.Fastest, out.Slowest = extremes(perWriter)
 	out.Server = server.Merge(reported)
+	if out.Server != nil {
+		out.Server.Timeline = server.MergeTimeline(reported, origin, timeline != nil)
+	}
 	out.Bottleneck = server.Judge(out, reported)
 	return out
 }
@@ -298,11 +302,11 @@ func errorCounts(f summary.Failures) cbv1.ErrorCounts {
 // timeline turns merged points into status points; the last interval is as long as the
 // longest writer's window left it.
 // mergedTimeline is the writers' timelines on Cassandra's clock, from the first writer's
-// first send; the writers that sent no timeline are named.
-func mergedTimeline(ps []placed) *cbv1.Timeline {
+// first send, and that origin; the writers that sent no timeline are named.
+func mergedTimeline(ps []placed) (*cbv1.Timeline, int64) {
 	t, origin, missing := alignTimelines(ps)
 	if t == nil || len(t.Points) == 0 {
-		return nil
+		return nil, 0
 	}
 	var end int64
 	for _, p := range ps {
@@ -324,7 +328,7 @@ func mergedTimeline(ps []placed) *cbv1.Timeline {
 			OpsPerSecond: int64(math.Round(rate(p.Ops, time.Duration(length)*time.Millisecond))),
 		})
 	}
-	return out
+	return out, origin
 }
 
 // maxMissingNamed bounds the writers a timeline names as missing.

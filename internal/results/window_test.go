@@ -120,3 +120,30 @@ func TestAlignTimelinesAtTheCoarsestInterval(t *testing.T) {
 		t.Errorf("origin %d, missing %v; want 1000, [2]", origin, missing)
 	}
 }
+
+// The server timeline shares the client timeline's origin: writer 1 started its window 2 s
+// after writer 0 on a clock 500 ms ahead, so its samples land 2 s later on the shared axis.
+func TestServerTimelineSharesTheClientOrigin(t *testing.T) {
+	a, b := steady(0, 100_000, 10, 1000, 0), steady(1, 102_000, 8, 1000, 500)
+	for _, s := range []*summary.Summary{a, b} {
+		tl := &summary.ServerTimeline{FromMillis: s.Start, IntervalMillis: 1000}
+		for i := range 4 {
+			tl.Points = append(tl.Points, summary.ServerPoint{AtMillis: int64(i+1) * 1000, Pending: int64(s.Index + 1), Flushes: 1})
+		}
+		s.Server = &summary.Server{Timeline: tl}
+	}
+	r := Merge([]*summary.Summary{a, b})
+	if r.Server == nil || r.Server.Timeline == nil {
+		t.Fatalf("no server timeline: %+v", r.Server)
+	}
+	var got []cbv1.ServerTimelinePoint
+	got = append(got, r.Server.Timeline.Points...)
+	want := []cbv1.ServerTimelinePoint{
+		{OffsetMillis: 0, PendingPeak: 1, Flushes: 1}, {OffsetMillis: 1000, PendingPeak: 1, Flushes: 1},
+		{OffsetMillis: 2000, PendingPeak: 2, Flushes: 2}, {OffsetMillis: 3000, PendingPeak: 2, Flushes: 2},
+		{OffsetMillis: 4000, PendingPeak: 2, Flushes: 1}, {OffsetMillis: 5000, PendingPeak: 2, Flushes: 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" || r.Server.Timeline.IntervalMillis != 1000 {
+		t.Errorf("every %d ms (-want +got):\n%s", r.Server.Timeline.IntervalMillis, diff)
+	}
+}

@@ -158,22 +158,33 @@ func ReadGCLog(path string, from, to time.Time) (GCPauses, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
-		m := gcPause.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
+		if at, us, ok := parsePause(sc.Text()); ok && !at.Before(from) && !at.After(to) {
+			out.add(us)
 		}
-		at, err := time.Parse("2006-01-02T15:04:05.000-0700", m[1])
-		if err != nil || at.Before(from) || at.After(to) {
-			continue
-		}
-		ms, err := strconv.ParseFloat(m[2], 64)
-		if err != nil {
-			continue
-		}
-		us := int64(math.Round(ms * 1000))
-		out.Count++
-		out.TotalMicros += us
-		out.MaxMicros = max(out.MaxMicros, us)
 	}
 	return out, sc.Err()
+}
+
+// parsePause reads a gc log line: when a pause was logged and how long it took, ok false for
+// any other line.
+func parsePause(line string) (at time.Time, micros int64, ok bool) {
+	m := gcPause.FindStringSubmatch(line)
+	if m == nil {
+		return time.Time{}, 0, false
+	}
+	at, err := time.Parse("2006-01-02T15:04:05.000-0700", m[1])
+	if err != nil {
+		return time.Time{}, 0, false
+	}
+	ms, err := strconv.ParseFloat(m[2], 64)
+	if err != nil {
+		return time.Time{}, 0, false
+	}
+	return at, int64(math.Round(ms * 1000)), true
+}
+
+func (g *GCPauses) add(micros int64) {
+	g.Count++
+	g.TotalMicros += micros
+	g.MaxMicros = max(g.MaxMicros, micros)
 }

@@ -99,6 +99,11 @@ func TestStatusSizeBound(t *testing.T) {
 		sums = append(sums, s)
 	}
 	srv := Merge(sums)
+	srv.Timeline = &cbv1.ServerTimeline{IntervalMillis: math.MaxInt64}
+	for range maxMergedServerPoints {
+		srv.Timeline.Points = append(srv.Timeline.Points, cbv1.ServerTimelinePoint{OffsetMillis: math.MaxInt64, PendingPeak: math.MaxInt64,
+			Compactions: math.MaxInt64, Flushes: math.MaxInt64, GCPauses: math.MaxInt64, GCMillis: math.MaxInt64})
+	}
 	srv.Anomalies = nil
 	for range maxAnomalies {
 		srv.Anomalies = append(srv.Anomalies, strings.Repeat("a", 256))

@@ -38,6 +38,10 @@ type Sampler struct {
 	procs map[string]localStart
 	peaks map[string]*Peaks
 	errs  []string
+	// tl builds the timeline sample by sample, with the pauses the local nodes' gc logs
+	// show since the previous sample.
+	tl     *timelineBuilder
+	gcLogs []*gcTail
 
 	watching bool
 	stop     chan struct{}
@@ -68,6 +72,12 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 		}
 		sm.before[t.Node] = snap
 	}
+	sm.tl = newTimelineBuilder(sm.from, 0, sm.before)
+	for _, start := range sm.procs {
+		if start.proc.GCLog != "" {
+			sm.gcLogs = append(sm.gcLogs, &gcTail{path: start.proc.GCLog, from: sm.from})
+		}
+	}
 	return sm
 }
 
@@ -75,6 +85,7 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 // still takes its last snapshots at Stop.
 func (sm *Sampler) Watch(ctx context.Context, every time.Duration) {
 	sm.watching = true
+	sm.tl.tl.IntervalMillis = every.Milliseconds()
 	go sm.loop(ctx, every)
 }
 
@@ -103,16 +114,32 @@ func (sm *Sampler) loop(ctx context.Context, every time.Duration) {
 			return
 		case <-tick.C:
 		}
+		snaps := map[string]*Snapshot{}
 		for _, t := range sm.targets {
 			snap, err := Read(ctx, sm.session, t, sm.now())
 			if err != nil {
 				continue // a node too busy to answer shows in the other figures
 			}
+			snaps[t.Node] = snap
 			sm.mu.Lock()
 			sm.peaks[t.Node].Observe(snap)
 			sm.mu.Unlock()
 		}
+		sm.sample(snaps, sm.now())
 	}
+}
+
+// sample adds a point to the timeline, with the local nodes' GC pauses since the last one.
+func (sm *Sampler) sample(snaps map[string]*Snapshot, at time.Time) {
+	var gc []GCPauses
+	for _, tail := range sm.gcLogs {
+		if g, err := tail.next(at); err == nil {
+			gc = append(gc, g)
+		}
+	}
+	sm.mu.Lock()
+	sm.tl.add(Sample{At: at, Snaps: snaps, GC: gc})
+	sm.mu.Unlock()
 }
 
 // localStart is a node process and its CPU time when the window started.
@@ -155,6 +182,7 @@ func (sm *Sampler) Stop(ctx context.Context) *summary.Server {
 	}
 	to := sm.now()
 	var nodes []summary.ServerNode
+	last := map[string]*Snapshot{}
 	for _, t := range sm.targets {
 		before := sm.before[t.Node]
 		if before == nil {
@@ -165,12 +193,15 @@ func (sm *Sampler) Stop(ctx context.Context) *summary.Server {
 			sm.errs = append(sm.errs, err.Error())
 			continue
 		}
+		last[t.Node] = after
 		sm.mu.Lock()
 		peaks := *sm.peaks[t.Node]
 		sm.mu.Unlock()
 		nodes = append(nodes, Figures(before, after, peaks, ReadLogs(ctx, sm.session, t, sm.from, to), sm.local(t.Node, to)))
 	}
+	sm.sample(last, to)
 	out := Bounded(nodes)
+	out.Timeline = sm.tl.timeline()
 	if len(sm.errs) > 0 {
 		out.Error = fmt.Sprintf("reading %d of %d nodes failed: %s", len(sm.errs), len(sm.targets), strings.Join(sm.errs, "; "))
 	}

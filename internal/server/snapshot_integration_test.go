@@ -156,4 +156,23 @@ func TestSamplerCountsFlushesAndCompactions(t *testing.T) {
 		t.Errorf("table holds %d MiB after the load, want about 12", mib)
 	}
 	t.Logf("flushes %d, compactions %d, mutations %d, table %d MiB", flushes, compactions, mutations, mib)
+	// The timeline's intervals run from the same first snapshots to the same last ones, so
+	// its counts add up to the window's exactly; the bursts 1.5 s apart, sampled every
+	// 0.5 s, land in several points.
+	tl := got.Timeline
+	if tl == nil || len(tl.Points) < 4 {
+		t.Fatalf("server timeline %+v", tl)
+	}
+	var tlFlushes, tlCompactions, withFlushes int64
+	for _, p := range tl.Points {
+		tlFlushes += p.Flushes
+		tlCompactions += p.Compactions
+		if p.Flushes > 0 {
+			withFlushes++
+		}
+	}
+	if tlFlushes != flushes || tlCompactions != compactions || withFlushes < 2 {
+		t.Errorf("timeline: %d flushes in %d points, %d compactions; the window's %d and %d", tlFlushes, withFlushes, tlCompactions, flushes, compactions)
+	}
+	t.Logf("timeline: %d points every %d ms, last at %d ms", len(tl.Points), tl.IntervalMillis, tl.Points[len(tl.Points)-1].AtMillis)
 }

@@ -11,6 +11,8 @@ type Server struct {
 	Rest *ServerNode `json:"r,omitempty"`
 	// Error says why the nodes could not be read; the run goes on without these figures.
 	Error string `json:"err,omitempty"`
+	// Timeline is what the nodes did sample by sample over the window.
+	Timeline *ServerTimeline `json:"tl,omitempty"`
 }
 
 // Sources of a node's GC figures: the JVM's gc log (every pause), or the GCInspector lines
@@ -120,20 +122,19 @@ func (n *ServerNode) Add(o ServerNode) {
 	}
 }
 
-// Bound moves the last nodes into Rest until the encoding fits MaxServerBytes; callers list
-// the most telling nodes first. Rest keeps no quoted line.
+// Bound fits the encoding in MaxServerBytes. Callers list the most telling nodes first.
+// First the timeline goes down to half its points (a window is sampled about ten times, so
+// this rarely costs anything), then the last nodes move into Rest, which keeps every total
+// exact but no quoted line; the timeline, which nothing else can replace, goes last.
 func (s *Server) Bound() {
-	for {
-		b, _ := json.Marshal(s)
-		if len(b) <= MaxServerBytes || len(s.Nodes) == 0 {
-			if len(b) > MaxServerBytes && s.Rest != nil {
-				s.Rest.PendingStage = ""
-			}
-			if len(s.Error) > 256 {
-				s.Error = s.Error[:256]
-			}
-			return
-		}
+	if len(s.Error) > 256 {
+		s.Error = s.Error[:256]
+	}
+	size := func() int { b, _ := json.Marshal(s); return len(b) }
+	if size() > MaxServerBytes {
+		s.Timeline.ShrinkTo(MaxServerPoints / 2)
+	}
+	for size() > MaxServerBytes && len(s.Nodes) > 0 {
 		last := s.Nodes[len(s.Nodes)-1]
 		s.Nodes = s.Nodes[:len(s.Nodes)-1]
 		if s.Rest == nil {
@@ -142,6 +143,16 @@ func (s *Server) Bound() {
 		last.Worst = ""
 		s.Rest.Add(last)
 		s.Rest.Node = ""
+	}
+	if size() > MaxServerBytes && s.Rest != nil {
+		s.Rest.PendingStage = ""
+	}
+	for size() > MaxServerBytes && s.Timeline != nil {
+		if len(s.Timeline.Points) <= 1 {
+			s.Timeline = nil
+			break
+		}
+		s.Timeline.ShrinkTo(len(s.Timeline.Points) / 2)
 	}
 }
 

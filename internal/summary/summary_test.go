@@ -173,6 +173,7 @@ func TestLargestSummaryKeepsTheTailAtOnePercent(t *testing.T) {
 			Reads: 98765432, PendingPeak: 1234, PendingStage: "MutationStage", Dropped: 12345, Compactions: 12, Flushes: 34,
 			TableMiBBefore: 1000, TableMiBAfter: 4000, DiskMiB: 50000, CoordWriteP99Micros: 4500, CoordReadP99Micros: 8200})
 	}
+	server.Timeline = fullServerTimeline()
 	server.Bound()
 	s := &Summary{Index: 63, Writers: 64, Start: 1e12, End: 1e12 + 36e5, SpanMicros: 36e8, OffsetMillis: -3, OffsetErrorMillis: 1,
 		Writes: ops(21), Reads: ops(22), Lag: wide(23, 200000), Timeline: timeline(MaxPoints), Server: server,
@@ -193,7 +194,11 @@ func TestLargestSummaryKeepsTheTailAtOnePercent(t *testing.T) {
 			t.Errorf("%s: p99 is only a bound", name)
 		}
 	}
-	t.Logf("largest summary: %d of %d bytes; timeline %d points; server %d nodes listed", len(b), MaxBytes, len(back.Timeline.Points), len(back.Server.Nodes))
+	if back.Server.Timeline == nil || len(back.Server.Timeline.Points) < MaxServerPoints/2 {
+		t.Errorf("the server timeline did not come back whole: %+v", back.Server.Timeline)
+	}
+	t.Logf("largest summary: %d of %d bytes; timeline %d points; server %d nodes listed, timeline %d points",
+		len(b), MaxBytes, len(back.Timeline.Points), len(back.Server.Nodes), len(back.Server.Timeline.Points))
 }
 
 // Writes and reads with every sketch, six kinds of workload.operations each with a wide

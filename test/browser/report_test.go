@@ -39,12 +39,17 @@ func TestReportPages(t *testing.T) {
 		runs   []*cbv1.BenchmarkRun
 		sweeps []*cbv1.BenchmarkSweep
 		// series per chart; verdicts the comparison must show.
-		charts   map[string]int
+		charts map[string]int
+		// panels: series per panel of the timeline chart, where the case checks them.
+		panels   map[string]int
 		verdicts int
 		best     string
 	}{
+		// The reviewed run has a server timeline: its queue in a panel of its own, its
+		// compactions, flushes and GC pauses in the next, on the client's time axis.
 		"run": {runs: []*cbv1.BenchmarkRun{reporttest.Reviewed("ns", "ip-by-city-8")},
-			charts: map[string]int{"timeline": 2, "distribution": 1}},
+			charts: map[string]int{"timeline": 6, "distribution": 1},
+			panels: map[string]int{"throughput": 1, "p99": 1, "server-pending": 1, "server-work": 3}},
 		"comparison": {runs: []*cbv1.BenchmarkRun{reporttest.Measured("ns", "base", 1, 10000, 1000), reporttest.Measured("ns", "faster", 2, 11500, 900)},
 			charts: map[string]int{"timeline": 4, "distribution": 2}, verdicts: 5},
 		"sweep": {sweeps: []*cbv1.BenchmarkSweep{reporttest.Sweep("ns")}, charts: map[string]int{"sweep0": 4}, best: "7"},
@@ -61,6 +66,11 @@ func TestReportPages(t *testing.T) {
 			checkCards(t, got, tc.runs)
 			if g := chartSeries(got.DOM); !equalCounts(g, tc.charts) {
 				t.Errorf("charts and their series: %v, want %v", g, tc.charts)
+			}
+			if tc.panels != nil {
+				if g := panelSeries(got.DOM, "timeline"); !equalCounts(g, tc.panels) {
+					t.Errorf("timeline panels and their series: %v, want %v", g, tc.panels)
+				}
 			}
 			if n := strings.Count(got.DOM, `class="verdict `); n != tc.verdicts {
 				t.Errorf("%d verdict lines, want %d", n, tc.verdicts)
@@ -207,6 +217,22 @@ func chartSeries(dom string) map[string]int {
 	got := map[string]int{}
 	for _, m := range svg.FindAllStringSubmatch(dom, -1) {
 		got[m[1]] = strings.Count(m[2], `class="series"`)
+	}
+	return got
+}
+
+// panelSeries counts the series of each panel of one chart in the DOM.
+func panelSeries(dom, chart string) map[string]int {
+	svg := regexp.MustCompile(`(?s)<svg[^>]*data-chart="` + regexp.QuoteMeta(chart) + `"[^>]*>(.*?)</svg>`).FindStringSubmatch(dom)
+	got := map[string]int{}
+	if svg == nil {
+		return got
+	}
+	panel := regexp.MustCompile(`^([^"]+)"`)
+	for _, part := range strings.Split(svg[1], `<g class="panel" data-panel="`)[1:] {
+		if m := panel.FindStringSubmatch(part); m != nil {
+			got[m[1]] = strings.Count(part, `class="series"`)
+		}
 	}
 	return got
 }

@@ -247,9 +247,33 @@ func Reviewed(namespace, name string) *cbv1.BenchmarkRun {
 	total := node("", 9_613_000, 41, 1204, 13)
 	total.Compactions, total.Flushes, total.DiskMiB = 36, 27, 7200
 	res.Server = &cbv1.ServerResults{NodesRead: 3, Nodes: nodes, Total: total,
-		Anomalies: []string{"node 10.0.0.3 dropped 1,204 messages", "node 10.0.0.3 queued up to 41 tasks in MutationStage"}}
+		Anomalies: []string{"node 10.0.0.3 dropped 1,204 messages", "node 10.0.0.3 queued up to 41 tasks in MutationStage"},
+		Timeline:  serverTimeline()}
 	res.Bottleneck = &cbv1.Bottleneck{Verdict: cbv1.BottleneckCluster,
 		Evidence:         []string{"nodes dropped 1,204 messages", "up to 41 tasks waited in MutationStage"},
 		WriterCPUPercent: 31, WriterSchedP99Micros: 180}
 	return run
+}
+
+// serverTimeline is what three nodes did over Measured's 600 s window, sampled every 20 s:
+// a flush every minute on each node, compactions after them, the queue building to 41 tasks
+// at 7 minutes with the longest GC pauses, and 13 pauses in all, as Reviewed's totals say.
+func serverTimeline() *cbv1.ServerTimeline {
+	tl := &cbv1.ServerTimeline{IntervalMillis: 20_000}
+	pauses := map[int]int64{5: 2, 12: 3, 20: 4, 21: 3, 27: 1}
+	for i := range 30 {
+		p := cbv1.ServerTimelinePoint{OffsetMillis: int64(i) * 20_000, PendingPeak: int64(2 + i%4)}
+		if i%3 == 2 && i < 27 {
+			p.Flushes = 3
+		}
+		if i%3 == 0 && i > 0 {
+			p.Compactions = 4
+		}
+		if i >= 18 && i <= 22 {
+			p.PendingPeak = []int64{12, 27, 41, 30, 9}[i-18]
+		}
+		p.GCPauses, p.GCMillis = pauses[i], 500*pauses[i]
+		tl.Points = append(tl.Points, p)
+	}
+	return tl
 }
