@@ -15,7 +15,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 		b, _ := s.MarshalBinary()
 		f.Add(b)
 	}
-	f.Add([]byte{2, 0, 0, 1, 0, 0, 0, 0, 0, 0x80, 0x80, 0x04})                    // count 1, n = 65536
+	f.Add([]byte{2, 0, 0, 1, 0, 0, 0, 0, 0, 0x80, 0x80, 0x04})                         // count 1, n = 65536
 	f.Add([]byte{2, 0, 0, 1, 0, 0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}) // huge n
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var s Sketch
