@@ -17,9 +17,9 @@ func FuzzMergeDecoded(f *testing.F) {
 	for _, s := range []*summary.Summary{
 		{Index: 0, Writers: 2, Start: 1e12, End: 1e12 + 6e4, SpanMicros: 6e7, Timeline: tl,
 			Writes: &summary.Ops{OK: 1000, WriteTimeout: 3, Response: sketchOf([]float64{900, 1500, 40000}), Service: sketchOf([]float64{800})},
-			Lag: sketchOf([]float64{10, 20}), Schedule: &summary.Schedule{Target: 100, Due: 6000}},
+			Lag:    sketchOf([]float64{10, 20}), Schedule: &summary.Schedule{Target: 100, Due: 6000}},
 		{Index: 1, Writers: 2, Start: 1e12 + 10, End: 1e12 + 6e4, Reads: &summary.Ops{OK: 10, Response: sketchOf([]float64{300})},
-			Kinds: []*summary.KindOps{{Kind: "scanPartition", Ops: summary.Ops{OK: 3, Rows: 9, Response: sketchOf([]float64{5000})}, Pages: 2}},
+			Kinds:  []*summary.KindOps{{Kind: "scanPartition", Ops: summary.Ops{OK: 3, Rows: 9, Response: sketchOf([]float64{5000})}, Pages: 2}},
 			Server: &summary.Server{Nodes: []summary.ServerNode{{Node: "10.0.0.1", Mutations: 5}}}, Error: "boom"},
 	} {
 		b, err := s.Encode()
