@@ -144,7 +144,7 @@ test-timing: ## Run alone the real-Cassandra tests that measure time or start a 
 # Decoders of bytes from pods and files (issue 24): `go test` runs each fuzzer's seed corpus
 # (testdata/fuzz and f.Add) in make test; this target fuzzes each one for FUZZTIME, one after
 # the other with one worker, so that a shared 2-core machine stays usable.
-FUZZ_PACKAGES := ./internal/sketch ./internal/summary ./internal/results ./internal/report ./internal/workload
+FUZZ_PACKAGES := ./internal/server ./internal/sketch ./internal/summary ./internal/results ./internal/report ./internal/workload
 FUZZTIME ?= 10m
 .PHONY: fuzz
 fuzz: ## Fuzz every decoder of untrusted input for FUZZTIME each (default 10m), sequentially.
