@@ -301,6 +301,13 @@ func Decode(b []byte) (*Summary, error) {
 	if s.Version != Version {
 		return nil, fmt.Errorf("writer summary has version %d, this controller reads version %d", s.Version, Version)
 	}
+	// A null kind ("k":[null]) decodes to a nil entry that Encode and results.Merge would
+	// dereference: the manager crashed on it (found by FuzzDecode).
+	for i, k := range s.Kinds {
+		if k == nil {
+			return nil, fmt.Errorf("writer summary: k[%d] (kinds) is null", i)
+		}
+	}
 	return &s, nil
 }
 
