@@ -2,6 +2,8 @@ package summary
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -173,5 +175,20 @@ func TestDecodeRefusesMoreThanMaxBytes(t *testing.T) {
 	}
 	if _, err := Decode([]byte(`{"v":2}`)); err != nil {
 		t.Errorf("control: %v", err)
+	}
+}
+
+// The largest stored p99 step decodes to a positive value, and the next one is refused.
+func TestTimelineP99StepBound(t *testing.T) {
+	enc := func(q uint64) []byte {
+		b := binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(nil, 1), 0), q)
+		return []byte(`{"ms":1000,"p":"` + base64.RawStdEncoding.EncodeToString(b) + `"}`)
+	}
+	var tl Timeline
+	if err := json.Unmarshal(enc(maxQuantized), &tl); err != nil || tl.Points[0].P99 <= 0 {
+		t.Errorf("step %d: %v, %+v", maxQuantized, err, tl.Points)
+	}
+	if err := json.Unmarshal(enc(maxQuantized+1), &tl); err == nil {
+		t.Errorf("step %d decoded", maxQuantized+1)
 	}
 }
