@@ -141,6 +141,22 @@ test-timing: ## Run alone the real-Cassandra tests that measure time or start a 
 	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/
 	CASSBENCH_ALONE_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^TestClusterLifecycle$$' ./internal/localcassandra/
 
+# Decoders of bytes from pods and files (issue 24): `go test` runs each fuzzer's seed corpus
+# (testdata/fuzz and f.Add) in make test; this target fuzzes each one for FUZZTIME, one after
+# the other with one worker, so that a shared 2-core machine stays usable. Minimizing is
+# bounded: at Go's default (60s per input) FuzzDecode and FuzzRead spent 2 minutes
+# minimizing a multi-KB input and ran under 10 executions.
+FUZZ_PACKAGES := ./internal/server ./internal/sketch ./internal/summary ./internal/results ./internal/report ./internal/workload
+FUZZTIME ?= 10m
+.PHONY: fuzz
+fuzz: ## Fuzz every decoder of untrusted input for FUZZTIME each (default 10m), sequentially.
+	@set -e; for pkg in $(FUZZ_PACKAGES); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -parallel 1 $$pkg; \
+		done; \
+	done
+
 # The tiers. test-unit leaves out, through CASSBENCH_TEST_TIERS (internal/testutil/tier), the
 # tests that need a control plane or Cassandra; the others run whole packages.
 .PHONY: test-unit

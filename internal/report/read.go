@@ -84,7 +84,13 @@ func (d *sweepDoc) sweep() *cbv1.BenchmarkSweep {
 			sw.Spec.Axes = append(sw.Spec.Axes, cbv1.SweepAxis{Path: path})
 		}
 	}
-	sw.Spec.Mode, sw.Spec.Repeats, sw.Spec.BestBy = d.Mode, d.Repeats, d.BestBy
+	sw.Spec.Mode, sw.Spec.BestBy = d.Mode, d.BestBy
+	// The document writes max(spec.repeats, 1); a document without repeats (0) must read as
+	// that 1, not set the spec to 0 and come back with "repeats": 1 in its spec (found by
+	// FuzzRead).
+	if r := max(d.Repeats, 1); max(sw.Spec.Repeats, 1) != r {
+		sw.Spec.Repeats = r
+	}
 	sw.Status = cbv1.BenchmarkSweepStatus{
 		Phase: d.Phase, Conditions: outcomeCondition(d.Phase, d.Message), Progress: d.Progress,
 		Points: d.Points, Completed: d.Completed, Failed: d.Failed, Best: d.Best,

@@ -2,10 +2,12 @@ package server
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
@@ -61,7 +63,13 @@ func ParseLogs(lines []LogLine, from, to time.Time) Logs {
 		}
 		rank = r
 		if len(msg) > maxQuote {
-			msg = msg[:maxQuote-3] + "..."
+			// Cut at a rune boundary: the quote travels in the summary and in status, where a
+			// cut rune would show as garbage (found by FuzzParseLogs).
+			cut := maxQuote - 3
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			msg = msg[:cut] + "..."
 		}
 		out.Worst = msg
 	}
@@ -74,7 +82,7 @@ func ParseLogs(lines []LogLine, from, to time.Time) Logs {
 			if m := gcLine.FindStringSubmatch(msg); m != nil {
 				ms, _ := strconv.ParseInt(m[2], 10, 64)
 				out.GCPauses++
-				out.GCTotalMillis += ms
+				out.GCTotalMillis = addSat(out.GCTotalMillis, ms)
 				if ms > out.GCMaxMillis {
 					out.GCMaxMillis = ms
 					quote(gcRank, msg) // the longest pause so far
@@ -83,7 +91,7 @@ func ParseLogs(lines []LogLine, from, to time.Time) Logs {
 		}
 		if m := droppedLine.FindStringSubmatch(msg); m != nil {
 			internal, _ := strconv.ParseInt(m[1], 10, 64)
-			out.DroppedInternal += internal
+			out.DroppedInternal = addSat(out.DroppedInternal, internal)
 		}
 		switch strings.ToUpper(l.Level) {
 		case "ERROR":
@@ -101,6 +109,15 @@ func ParseLogs(lines []LogLine, from, to time.Time) Logs {
 		}
 	}
 	return out
+}
+
+// addSat adds counts a node logged (non-negative, as the patterns match only digits) without
+// wrapping negative: a line may carry any number of digits that ParseInt accepts.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // maxLogRows bounds how much of the log table is read: it holds 50,000 rows by default.

@@ -37,6 +37,17 @@ var (
 // minValue is the smallest value given a bucket of its own; smaller ones count as zero.
 const minValue = 1e-3
 
+// minIndex and maxIndex bound the level-0 bucket index of any value a sketch holds: minValue
+// and the largest float64 (about -346 and 35 485). Coarser levels only narrow them.
+var (
+	minIndex = int(math.Ceil(math.Log(minValue) / logGamma))
+	maxIndex = int(math.Ceil(math.Log(math.MaxFloat64) / logGamma))
+)
+
+// maxBuckets bounds the counts a decoded sketch may hold: above maxIndex-minIndex+1 (35 832),
+// so at most 512 KiB whatever the input says.
+const maxBuckets = 1 << 16
+
 // encodingVersion 2 adds a flags byte (bit 0: the lowest bucket is a floor); version 1 is
 // still read.
 const encodingVersion = 2
@@ -418,7 +429,10 @@ func (s *Sketch) UnmarshalBinary(b []byte) error {
 	out.max = math.Float64frombits(r.uvarint())
 	out.offset = int(r.varint())
 	n := r.uvarint()
-	if r.err != nil || n > 1<<20 {
+	// The bucket range comes from the pod: it must lie within the indexes a value can have,
+	// so that a few bytes cannot make the decoder allocate more than maxBuckets counts, nor
+	// later index arithmetic (Merge, addBucket) overflow.
+	if r.err != nil || n > maxBuckets || out.offset < minIndex || out.offset > maxIndex-int(n)+1 {
 		return errCorrupt
 	}
 	out.counts = make([]uint64, 0, n)

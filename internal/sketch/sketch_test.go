@@ -144,6 +144,10 @@ func TestCorruptEncodingsAreRefused(t *testing.T) {
 		"count disagrees": func() []byte { b := append([]byte(nil), good...); b[3]++; return b }(),
 		"unknown flags":   func() []byte { b := append([]byte(nil), good...); b[2] = 0x80; return b }(),
 		"absurd level":    append([]byte{1, 200}, good[2:]...),
+		// A 16-byte input claiming 2^17 buckets: one zero run that would allocate 1 MiB.
+		"buckets beyond the bound": {2, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x80, 0x08, 0, 0x80, 0x80, 0x08},
+		// Offset near MaxInt64: later index arithmetic would overflow.
+		"offset beyond any value": {2, 0, 0, 1, 0, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 1, 1},
 	}
 	for name, b := range cases {
 		var out Sketch

@@ -288,14 +288,25 @@ func (s *Summary) Encode() ([]byte, error) {
 // which nothing measured so far has needed.
 const maxLevel = 6
 
-// Decode parses a summary and checks its version.
+// Decode parses a summary and checks its version. It refuses more than MaxBytes, which no
+// summary Encode wrote can exceed: the bytes come from a pod, whose image may be the user's.
 func Decode(b []byte) (*Summary, error) {
+	if len(b) > MaxBytes {
+		return nil, fmt.Errorf("writer summary is %d bytes, more than the %d a writer writes", len(b), MaxBytes)
+	}
 	var s Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("parsing writer summary: %w", err)
 	}
 	if s.Version != Version {
 		return nil, fmt.Errorf("writer summary has version %d, this controller reads version %d", s.Version, Version)
+	}
+	// A null kind ("k":[null]) decodes to a nil entry that Encode and results.Merge would
+	// dereference: the manager crashed on it (found by FuzzDecode).
+	for i, k := range s.Kinds {
+		if k == nil {
+			return nil, fmt.Errorf("writer summary: k[%d] (kinds) is null", i)
+		}
 	}
 	return &s, nil
 }
@@ -379,6 +390,9 @@ func (r *SetupReport) Encode() ([]byte, error) {
 
 // DecodeSetupReport parses a setup report and checks its version.
 func DecodeSetupReport(b []byte) (*SetupReport, error) {
+	if len(b) > MaxBytes {
+		return nil, fmt.Errorf("setup report is %d bytes, more than the %d a setup Job writes", len(b), MaxBytes)
+	}
 	var r SetupReport
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("parsing setup report: %w", err)

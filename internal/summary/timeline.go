@@ -105,6 +105,10 @@ func (t *Timeline) MarshalJSON() ([]byte, error) {
 
 var errTimeline = errors.New("timeline: corrupt encoding")
 
+// maxQuantized is the largest stored p99 step whose value fits an int64 (459, about 9e18 µs):
+// the bound used to be 1000, whose value overflowed to a negative p99 (found by FuzzTimeline).
+var maxQuantized = uint64(math.Log(math.MaxInt64)/math.Log(p99Step)) + 1
+
 // UnmarshalJSON reads what MarshalJSON wrote.
 func (t *Timeline) UnmarshalJSON(data []byte) error {
 	var j timelineJSON
@@ -125,7 +129,7 @@ func (t *Timeline) UnmarshalJSON(data []byte) error {
 			}
 			v[i], b = x, b[n:]
 		}
-		if len(out.Points) == MaxPoints || v[2] > 1000 {
+		if len(out.Points) == MaxPoints || v[2] > maxQuantized {
 			return errTimeline
 		}
 		out.Points = append(out.Points, Point{Ops: int64(v[0]), Errors: int64(v[1]), P99: dequantize(v[2])})
