@@ -165,6 +165,11 @@ func ReadGCLog(path string, from, to time.Time) (GCPauses, error) {
 	return out, sc.Err()
 }
 
+// maxPauseMillis bounds a pause read from a log line: a day, beyond any real pause and well
+// inside what microseconds in an int64 hold (a digit string of hundreds of digits parses as
+// a float64 too large to convert).
+const maxPauseMillis = 24 * 3600 * 1000
+
 // parsePause reads a gc log line: when a pause was logged and how long it took, ok false for
 // any other line.
 func parsePause(line string) (at time.Time, micros int64, ok bool) {
@@ -177,7 +182,7 @@ func parsePause(line string) (at time.Time, micros int64, ok bool) {
 		return time.Time{}, 0, false
 	}
 	ms, err := strconv.ParseFloat(m[2], 64)
-	if err != nil {
+	if err != nil || ms > maxPauseMillis {
 		return time.Time{}, 0, false
 	}
 	return at, int64(math.Round(ms * 1000)), true

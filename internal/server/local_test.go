@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +79,17 @@ func TestReadGCLog(t *testing.T) {
 	}
 	if _, err := ReadGCLog(filepath.Join(t.TempDir(), "none"), from, to); err == nil {
 		t.Error("a missing log read as no pauses")
+	}
+}
+
+// A pause too long to be real (a corrupt line) is not read, rather than overflowing the sum.
+func TestParsePauseRefusesAbsurdDurations(t *testing.T) {
+	line := "[2026-11-24T06:29:27.249+0000][10.433s] GC(9) Pause Young (Normal) (G1 Evacuation Pause) 364M->34M(512M) " +
+		strings.Repeat("9", 400) + "ms"
+	if _, _, ok := parsePause(line); ok {
+		t.Error("a pause of 400 digits of milliseconds was read")
+	}
+	if _, us, ok := parsePause("[2026-11-24T06:29:27.249+0000][10.433s] GC(9) Pause Young (Normal) (G1 Evacuation Pause) 364M->34M(512M) 37.689ms"); !ok || us != 37689 {
+		t.Errorf("a real pause read as %d µs, %v", us, ok)
 	}
 }
