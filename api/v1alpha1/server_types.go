@@ -115,8 +115,9 @@ type NodeServerResults struct {
 	CoordinatorLatencyResolutionMicros int64 `json:"coordinatorLatencyResolutionMicros,omitempty"`
 	// CPUMillicores is the node's CPU use over the window (its process's user and system
 	// time over the window's wall time), of CPUCores cores it could run on. Read from the
-	// process where the node runs on the reading writer's machine (local nodes); absent
-	// elsewhere.
+	// process where the node runs on the reading writer's machine (local nodes), with the
+	// machine's cores; from the management API's metrics endpoint (process_cpu_seconds_total)
+	// on cass-operator pods, with CPUCores 0 (not known there); absent elsewhere.
 	// +optional
 	CPUMillicores int64 `json:"cpuMillicores,omitempty"`
 	// +optional
@@ -136,13 +137,18 @@ type NodeServerResults struct {
 const (
 	GCSourceGCLog      = "gc.log"
 	GCSourceSystemLogs = "system_logs"
+	// GCSourceMetrics: the management API's metrics endpoint on a cass-operator pod
+	// (jvm_gc_collection_seconds of the stop-the-world collectors): count and total, with
+	// no longest pause (maxMillis 0).
+	GCSourceMetrics = "metrics"
 )
 
 // NodeGCResults are a node's garbage-collection pauses in the window.
 type NodeGCResults struct {
-	// Source is gc.log (every pause, read from the JVM's log on the node's machine) or
-	// system_logs (only the pauses over gc_log_threshold that GCInspector logs).
-	// +kubebuilder:validation:Enum=gc.log;system_logs
+	// Source is gc.log (every pause, read from the JVM's log on the node's machine),
+	// metrics (the management API's metrics endpoint: every stop-the-world collection, no
+	// longest) or system_logs (only the pauses over gc_log_threshold that GCInspector logs).
+	// +kubebuilder:validation:Enum=gc.log;system_logs;metrics
 	Source string `json:"source"`
 	// Pauses counted, their total and the longest, in milliseconds (rounded).
 	Pauses      int64 `json:"pauses"`

@@ -74,6 +74,9 @@ func gcPauses(g *cbv1.NodeGCResults) string {
 	if g.Pauses == 0 {
 		return "0" + which
 	}
+	if g.Source == cbv1.GCSourceMetrics { // the endpoint counts pauses, not the longest
+		return fmt.Sprintf("%s (%s)", server.Count(g.Pauses), server.Millis(g.TotalMillis))
+	}
 	return fmt.Sprintf("%s%s (%s, max %s)", server.Count(g.Pauses), which, server.Millis(g.TotalMillis), server.Millis(g.MaxMillis))
 }
 
@@ -92,6 +95,9 @@ func coordP99(v, resolution int64) string {
 // nodeCPU renders "1.9/2 cores"; "-" where the node's process was not readable.
 func nodeCPU(n cbv1.NodeServerResults) string {
 	if n.CPUCores == 0 {
+		if n.CPUMillicores > 0 { // from a metrics endpoint, which gives no core count
+			return strconv.FormatFloat(float64(n.CPUMillicores)/1000, 'f', 1, 64) + " cores"
+		}
 		return "-"
 	}
 	return fmt.Sprintf("%s/%d cores", strconv.FormatFloat(float64(n.CPUMillicores)/1000, 'f', 1, 64), n.CPUCores)

@@ -58,11 +58,13 @@ func backlog(s *Snapshot) int64 {
 // Local is what a node's own process showed over the window, where the node runs on the
 // reading writer's machine.
 type Local struct {
-	// CPU the process used over Wall, with Cores cores to run on.
+	// CPU the process used over Wall, with Cores cores to run on (0: not known).
 	CPU, Wall time.Duration
 	Cores     int
-	// GC is what its gc log says of the window; nil when it has none.
+	// GC is what its gc log (or GCSource) says of the window; nil when it has none.
 	GC *GCPauses
+	// GCSource is where GC comes from: summary.GCFromLog when empty.
+	GCSource string
 }
 
 // Figures turns a node's snapshots at the window's start and end, its peaks, its log lines
@@ -109,13 +111,16 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 	if peaks.Pending > 0 {
 		n.PendingStage = peaks.PendingStage
 	}
-	if local != nil && local.Wall > 0 && local.Cores > 0 {
-		n.CPUMillicores = local.CPU.Milliseconds() * 1000 / local.Wall.Milliseconds()
+	if local != nil && local.Wall >= time.Millisecond && local.CPU > 0 {
+		n.CPUMillicores = local.CPU.Microseconds() / local.Wall.Milliseconds()
 		n.CPUCores = int32(local.Cores)
 	}
 	switch {
 	case local != nil && local.GC != nil:
 		n.GCSource = summary.GCFromLog
+		if local.GCSource != "" {
+			n.GCSource = local.GCSource
+		}
 		n.GCPauses = local.GC.Count
 		n.GCTotalMillis = (local.GC.TotalMicros + 500) / 1000
 		n.GCMaxMillis = (local.GC.MaxMicros + 500) / 1000

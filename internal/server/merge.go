@@ -77,7 +77,8 @@ func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
 }
 
 // gcSources names a summary's GC source in the API.
-var gcSources = map[string]string{summary.GCFromLog: cbv1.GCSourceGCLog, summary.GCFromSystemLogs: cbv1.GCSourceSystemLogs}
+var gcSources = map[string]string{summary.GCFromLog: cbv1.GCSourceGCLog, summary.GCFromSystemLogs: cbv1.GCSourceSystemLogs,
+	summary.GCFromMetrics: cbv1.GCSourceMetrics}
 
 // pendingWorthSaying is the queue depth in a request stage worth a sentence: a stage's pool
 // takes 32 tasks at once by default, so tasks waiting at all mean the node was saturated,

@@ -36,8 +36,11 @@ type Sampler struct {
 	before map[string]*Snapshot
 	// procs are the nodes that run on this machine, with their CPU time at the start.
 	procs map[string]localStart
-	peaks map[string]*Peaks
-	errs  []string
+	// remote are the other nodes whose management API serves metrics, with their reading
+	// at the start.
+	remote map[string]remoteStart
+	peaks  map[string]*Peaks
+	errs   []string
 	// tl builds the timeline sample by sample, with the pauses the local nodes' gc logs
 	// show since the previous sample.
 	tl     *timelineBuilder
@@ -57,7 +60,7 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 	}
 	sm := &Sampler{session: s, targets: targets, now: now, from: now(),
 		before: map[string]*Snapshot{}, peaks: map[string]*Peaks{}, procs: map[string]localStart{},
-		stop: make(chan struct{}), done: make(chan struct{})}
+		remote: map[string]remoteStart{}, stop: make(chan struct{}), done: make(chan struct{})}
 	for _, t := range targets {
 		sm.peaks[t.Node] = &Peaks{}
 		if p, ok := FindProcess(t.Node, t.Port); ok {
@@ -71,6 +74,16 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 			continue
 		}
 		sm.before[t.Node] = snap
+	}
+	var others []string
+	for _, t := range targets {
+		if _, ok := sm.procs[t.Node]; !ok {
+			others = append(others, t.Node)
+		}
+	}
+	at := time.Now()
+	for node, m := range scrapeAll(ctx, others) {
+		sm.remote[node] = remoteStart{m, at}
 	}
 	sm.tl = newTimelineBuilder(sm.from, 0, sm.before)
 	for _, start := range sm.procs {
@@ -149,11 +162,37 @@ type localStart struct {
 	at   time.Time // monotonic
 }
 
-// local reads a node process's figures for the window, nil when it is not on this machine
-// (or is gone).
-func (sm *Sampler) local(node string, to time.Time) *Local {
+// remoteStart is a node's metrics endpoint's reading when the window started.
+type remoteStart struct {
+	m  jvmMetrics
+	at time.Time // monotonic
+}
+
+// fromMetrics is a node's figures over the window from its metrics endpoint's two readings:
+// CPU and stop-the-world collections, with no core count and no longest pause.
+func fromMetrics(start remoteStart, end jvmMetrics, endAt time.Time) *Local {
+	l := &Local{Wall: endAt.Sub(start.at), GCSource: summary.GCFromMetrics}
+	if start.m.hasCPU && end.hasCPU {
+		l.CPU = time.Duration(max(end.cpuSeconds-start.m.cpuSeconds, 0) * float64(time.Second))
+	}
+	if start.m.hasGC && end.hasGC {
+		l.GC = &GCPauses{Count: int64(max(end.gcPauses-start.m.gcPauses, 0)),
+			TotalMicros: int64(max(end.gcSeconds-start.m.gcSeconds, 0) * 1e6)}
+	}
+	return l
+}
+
+// local reads a node process's figures for the window, from the process where the node is
+// on this machine, else from its metrics endpoint as read at the end (ends); nil when
+// neither is readable.
+func (sm *Sampler) local(node string, to time.Time, ends map[string]jvmMetrics, endAt time.Time) *Local {
 	start, ok := sm.procs[node]
 	if !ok {
+		rs, ok1 := sm.remote[node]
+		end, ok2 := ends[node]
+		if ok1 && ok2 {
+			return fromMetrics(rs, end, endAt)
+		}
 		return nil
 	}
 	cpu, err := start.proc.CPU()
@@ -181,6 +220,12 @@ func (sm *Sampler) Stop(ctx context.Context) *summary.Server {
 		return nil
 	}
 	to := sm.now()
+	var others []string
+	for node := range sm.remote {
+		others = append(others, node)
+	}
+	endAt := time.Now()
+	ends := scrapeAll(context.WithoutCancel(ctx), others)
 	var nodes []summary.ServerNode
 	last := map[string]*Snapshot{}
 	for _, t := range sm.targets {
@@ -197,7 +242,7 @@ func (sm *Sampler) Stop(ctx context.Context) *summary.Server {
 		sm.mu.Lock()
 		peaks := *sm.peaks[t.Node]
 		sm.mu.Unlock()
-		nodes = append(nodes, Figures(before, after, peaks, ReadLogs(ctx, sm.session, t, sm.from, to), sm.local(t.Node, to)))
+		nodes = append(nodes, Figures(before, after, peaks, ReadLogs(ctx, sm.session, t, sm.from, to), sm.local(t.Node, to, ends, endAt)))
 	}
 	sm.sample(last, to)
 	out := Bounded(nodes)

@@ -20,6 +20,8 @@ type Server struct {
 const (
 	GCFromLog        = "g"
 	GCFromSystemLogs = "s"
+	// GCFromMetrics: the management API's metrics endpoint (count and total, no longest).
+	GCFromMetrics = "m"
 )
 
 // MaxServerBytes bounds the encoded Server within a writer's summary.

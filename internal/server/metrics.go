@@ -1,0 +1,155 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MetricsPort is where the management API of a cass-operator pod serves its Prometheus
+// metrics (management-api-agent-common, NettyMetricsHttpServer on :9000/metrics, with the
+// JVM's hotspot exports: process_cpu_seconds_total and jvm_gc_collection_seconds).
+const MetricsPort = 9000
+
+// metricsQuery asks the endpoint for the two families only: it filters by name prefix
+// (NettyServerHandler's "name" parameter), and a node's whole exposition is megabytes.
+const metricsQuery = "/metrics?name=process_cpu_seconds_total&name=jvm_gc_collection_seconds"
+
+// jvmMetrics is what a node's metrics endpoint says of its process so far.
+type jvmMetrics struct {
+	cpuSeconds          float64
+	gcPauses, gcSeconds float64
+	hasCPU, hasGC       bool
+}
+
+// scrapeMetrics reads a node's metrics endpoint, bounded by timeout.
+func scrapeMetrics(ctx context.Context, node string, timeout time.Duration) (jvmMetrics, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	url := "http://" + net.JoinHostPort(node, strconv.Itoa(MetricsPort)) + metricsQuery
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return jvmMetrics{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return jvmMetrics{}, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return jvmMetrics{}, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	m, err := parseMetrics(io.LimitReader(resp.Body, 1<<20))
+	if err == nil && !m.hasCPU && !m.hasGC {
+		err = fmt.Errorf("%s: neither process_cpu_seconds_total nor jvm_gc_collection_seconds", url)
+	}
+	return m, err
+}
+
+// scrapeTimeout bounds the metrics reads of all of a writer's nodes together: nodes whose
+// endpoint does not answer (a cluster without the management API, a network policy) cost
+// the window's start and end this much at most.
+const scrapeTimeout = 2 * time.Second
+
+// scrapeAll reads the nodes' metrics endpoints at once and returns those that answered.
+func scrapeAll(ctx context.Context, nodes []string) map[string]jvmMetrics {
+	type reading struct {
+		node string
+		m    jvmMetrics
+		err  error
+	}
+	got := make(chan reading, len(nodes))
+	for _, n := range nodes {
+		go func() {
+			m, err := scrapeMetrics(ctx, n, scrapeTimeout)
+			got <- reading{n, m, err}
+		}()
+	}
+	out := map[string]jvmMetrics{}
+	for range nodes {
+		if r := <-got; r.err == nil {
+			out[r.node] = r.m
+		}
+	}
+	return out
+}
+
+// parseMetrics reads the Prometheus text format for the process's CPU seconds and its
+// collectors' stop-the-world collections: every collector but ZGC's and Shenandoah's
+// "Cycles", which are concurrent (their "Pauses" collectors are the pauses).
+func parseMetrics(r io.Reader) (jvmMetrics, error) {
+	var m jvmMetrics
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, labels, value, ok := sample(line)
+		if !ok {
+			continue
+		}
+		switch name {
+		case "process_cpu_seconds_total":
+			m.cpuSeconds, m.hasCPU = value, true
+		case "jvm_gc_collection_seconds_count", "jvm_gc_collection_seconds_sum":
+			if strings.HasSuffix(labelValue(labels, "gc"), " Cycles") {
+				continue
+			}
+			if name == "jvm_gc_collection_seconds_count" {
+				m.gcPauses += value
+			} else {
+				m.gcSeconds += value
+			}
+			m.hasGC = true
+		}
+	}
+	return m, sc.Err()
+}
+
+// sample splits `name{labels} value [timestamp]`.
+func sample(line string) (name, labels string, value float64, ok bool) {
+	var rest string
+	if i := strings.IndexByte(line, '{'); i >= 0 {
+		j := strings.LastIndexByte(line, '}')
+		if j < i {
+			return "", "", 0, false
+		}
+		name, labels, rest = line[:i], line[i+1:j], line[j+1:]
+	} else {
+		sp := strings.IndexByte(line, ' ')
+		if sp < 0 {
+			return "", "", 0, false
+		}
+		name, rest = line[:sp], line[sp:]
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return "", "", 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || v < 0 || v > 1e15 {
+		return "", "", 0, false
+	}
+	return strings.TrimSpace(name), labels, v, true
+}
+
+// labelValue finds key="value" among a sample's labels.
+func labelValue(labels, key string) string {
+	i := strings.Index(labels, key+`="`)
+	if i < 0 || (i > 0 && labels[i-1] != ',' && labels[i-1] != ' ') {
+		return ""
+	}
+	v := labels[i+len(key)+2:]
+	if j := strings.IndexByte(v, '"'); j >= 0 {
+		return v[:j]
+	}
+	return ""
+}
