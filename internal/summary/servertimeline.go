@@ -99,26 +99,27 @@ func (t *ServerTimeline) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return fmt.Errorf("server timeline: %w", err)
 	}
-	b, err := base64.RawStdEncoding.DecodeString(j.Points)
-	if err != nil {
-		return fmt.Errorf("server timeline: %w", err)
-	}
 	out := ServerTimeline{FromMillis: j.FromMillis, IntervalMillis: j.IntervalMillis}
 	var at int64
-	for len(b) > 0 {
+	err := eachPacked(j.Points, serverPointFields, math.MaxInt64/2, func(u []uint64) error {
 		var v [serverPointFields]int64
 		for i := range v {
-			x, n := binary.Uvarint(b)
-			if n <= 0 || x > math.MaxInt64/2 {
-				return errServerTimeline
-			}
-			v[i], b = int64(x), b[n:]
+			v[i] = int64(u[i])
 		}
 		if len(out.Points) == MaxServerPoints || at > math.MaxInt64/2-v[0] {
 			return errServerTimeline
 		}
 		at += v[0]
 		out.Points = append(out.Points, ServerPoint{AtMillis: at, Pending: v[1], Compactions: v[2], Flushes: v[3], GCPauses: v[4], GCMillis: v[5]})
+		return nil
+	})
+	switch {
+	case errors.Is(err, errPacked):
+		return errServerTimeline
+	case err != nil && !errors.Is(err, errServerTimeline):
+		return fmt.Errorf("server timeline: %w", err)
+	case err != nil:
+		return err
 	}
 	*t = out
 	return nil

@@ -115,24 +115,21 @@ func (t *Timeline) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
-	b, err := base64.RawStdEncoding.DecodeString(j.Points)
-	if err != nil {
-		return fmt.Errorf("timeline: %w", err)
-	}
 	out := Timeline{IntervalMillis: j.IntervalMillis}
-	for len(b) > 0 {
-		var v [3]uint64
-		for i := range v {
-			x, n := binary.Uvarint(b)
-			if n <= 0 || x > math.MaxInt64 {
-				return errTimeline
-			}
-			v[i], b = x, b[n:]
-		}
+	err := eachPacked(j.Points, 3, math.MaxInt64, func(v []uint64) error {
 		if len(out.Points) == MaxPoints || v[2] > maxQuantized {
 			return errTimeline
 		}
 		out.Points = append(out.Points, Point{Ops: int64(v[0]), Errors: int64(v[1]), P99: dequantize(v[2])})
+		return nil
+	})
+	switch {
+	case errors.Is(err, errPacked):
+		return errTimeline
+	case err != nil && !errors.Is(err, errTimeline):
+		return fmt.Errorf("timeline: %w", err)
+	case err != nil:
+		return err
 	}
 	*t = out
 	return nil
