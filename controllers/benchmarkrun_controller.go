@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
@@ -15,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -137,7 +139,8 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 	if err := r.observeJobs(ctx, run, &o); err != nil {
 		return o, err
 	}
-	if o.dc != nil && r.APIReader != nil && datacenter.Resizing(o.dc) && (!run.DeletionTimestamp.IsZero() || pendingOutcome(run) != nil) {
+	restoring := o.dc != nil && datacenter.Resizing(o.dc) && (!run.DeletionTimestamp.IsZero() || pendingOutcome(run) != nil)
+	if o.dc != nil && r.APIReader != nil && (restoring || waitingForReady(run)) {
 		var pods corev1.PodList
 		if err := r.APIReader.List(ctx, &pods, client.InNamespace(o.dc.Namespace), client.MatchingLabels(o.dc.GetDatacenterLabels())); err != nil {
 			return o, fmt.Errorf("listing the pods of CassandraDatacenter %s: %w", key, err)
@@ -147,7 +150,17 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 	return o, nil
 }
 
-// notReady names the pods that are not running and ready, with why, in name order.
+// waitingForReady tells whether the run has patched its datacenter and waits for cass-operator
+// to report it ready: the pods that are not are named if the prepare deadline passes.
+func waitingForReady(run *cbv1.BenchmarkRun) bool {
+	st := run.Status.Datacenter
+	return st != nil && st.PatchedGeneration != 0 && pendingOutcome(run) == nil && run.DeletionTimestamp.IsZero() &&
+		!meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionDatacenterReady)
+}
+
+// notReady names the pods that are not running and ready, with why, in name order: the phase,
+// why the pod is not scheduled, and for each container that is not ready its state, its last
+// termination and its restarts, as `kubectl describe pod` shows them.
 func notReady(pods []corev1.Pod) []string {
 	var out []string
 	for _, p := range pods {
@@ -166,10 +179,53 @@ func notReady(pods []corev1.Pod) []string {
 				why += ": " + c.Message
 			}
 		}
+		for _, c := range append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+			if s := containerNotReady(c); s != "" {
+				why += "; " + s
+			}
+		}
 		out = append(out, p.Name+" ("+why+")")
 	}
 	sort.Strings(out)
 	return out
+}
+
+// containerNotReady says why a container is not ready, or "" when it is (or, for an init
+// container, has completed).
+func containerNotReady(c corev1.ContainerStatus) string {
+	if c.Ready || (c.State.Terminated != nil && c.State.Terminated.ExitCode == 0) {
+		return ""
+	}
+	var parts []string
+	switch s := c.State; {
+	case s.Waiting != nil:
+		parts = append(parts, "waiting: "+joinNonEmpty(": ", s.Waiting.Reason, s.Waiting.Message))
+	case s.Terminated != nil:
+		parts = append(parts, fmt.Sprintf("terminated: %s", terminated(s.Terminated)))
+	case s.Running != nil:
+		parts = append(parts, "running, not ready")
+	}
+	if t := c.LastTerminationState.Terminated; t != nil {
+		parts = append(parts, "last terminated: "+terminated(t))
+	}
+	if c.RestartCount > 0 {
+		parts = append(parts, fmt.Sprintf("restarted %d times", c.RestartCount))
+	}
+	return "container " + c.Name + " " + strings.Join(parts, ", ")
+}
+
+func terminated(t *corev1.ContainerStateTerminated) string {
+	return joinNonEmpty(": ", fmt.Sprintf("%s (exit code %d)", t.Reason, t.ExitCode), strings.TrimSpace(t.Message))
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
 }
 
 // observeJobs reads the run's Jobs and their pods. Only Jobs the run controls count, and only

@@ -66,7 +66,8 @@ type observation struct {
 	// podStartGrace is how long a pod of the run's Jobs may fail to start before the run fails.
 	podStartGrace time.Duration
 	// dcPendingPods are the datacenter's pods that are not ready, read only while a restore
-	// waits for cass-operator to finish resizing.
+	// waits for cass-operator to finish resizing, or while the run waits for the datacenter
+	// it patched to become ready.
 	dcPendingPods []string
 }
 
@@ -390,6 +391,9 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool
 		return false
 	}
 	if ready, why := datacenter.Ready(dc, st.PatchedGeneration); !ready {
+		if len(d.o.dcPendingPods) > 0 {
+			why += "; pods not ready: " + strings.Join(d.o.dcPendingPods, ", ")
+		}
 		if d.prepareExpired("the datacenter did not become ready: " + why) {
 			return false
 		}

@@ -363,6 +363,18 @@ func TestDecide(t *testing.T) {
 			requeue: true, conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"}},
 		"cass-operator never finishes: the prepare deadline": {o: at(observed(aRun(patched), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterUpdating))), 31*time.Minute),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/PrepareDeadlineExceeded"}},
+		"a node refuses its config: the prepare deadline names the pod": {o: func() observation {
+			o := at(observed(aRun(patched), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterUpdating))), 31*time.Minute)
+			o.dcPendingPods = []string{"c1-dc1-r1-sts-0 (Running; container cassandra running, not ready)"}
+			return o
+		}(),
+			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/PrepareDeadlineExceeded"},
+			check: func(t *testing.T, s step) {
+				c := meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionDatacenterReady)
+				if !strings.Contains(c.Message, "pods not ready: c1-dc1-r1-sts-0 (Running; container cassandra running, not ready)") {
+					t.Errorf("the deadline does not name the pod that is not ready: %s", c.Message)
+				}
+			}},
 		"cass-operator marks the datacenter invalid": {o: observed(aRun(patched), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) {
 			dc.SetCondition(cassdcapi.DatacenterCondition{Type: cassdcapi.DatacenterValid, Status: corev1.ConditionFalse, Message: "bad"})
 		})), conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterInvalid"}},
@@ -671,8 +683,26 @@ func TestNotReadyNamesPendingPods(t *testing.T) {
 	pending.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Message: "0/3 nodes are available"}}
 	starting := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sts-3"}}
 	starting.Status.Phase = corev1.PodRunning
-	got := notReady([]corev1.Pod{ready, pending, starting})
-	want := []string{"sts-3 (Running)", "sts-4 (Pending: 0/3 nodes are available)"}
+	// Cassandra refused its config: the management API runs, the node does not, and the
+	// container restarted after its liveness probe failed.
+	refused := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sts-1"}}
+	refused.Status.Phase = corev1.PodRunning
+	refused.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "server-config-init", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed"}}}}
+	refused.Status.ContainerStatuses = []corev1.ContainerStatus{
+		{Name: "cassandra", RestartCount: 2, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Error", ExitCode: 143, Message: "liveness probe failed\n"}}},
+		{Name: "server-system-logger", Ready: true},
+	}
+	badInit := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sts-2"}}
+	badInit.Status.Phase = corev1.PodPending
+	badInit.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "server-config-init",
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 20s"}}}}
+	got := notReady([]corev1.Pod{ready, pending, starting, refused, badInit})
+	want := []string{
+		"sts-1 (Running; container cassandra running, not ready, last terminated: Error (exit code 143): liveness probe failed, restarted 2 times)",
+		"sts-2 (Pending; container server-config-init waiting: CrashLoopBackOff: back-off 20s)",
+		"sts-3 (Running)", "sts-4 (Pending: 0/3 nodes are available)",
+	}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("notReady = %q, want %q", got, want)
 	}
