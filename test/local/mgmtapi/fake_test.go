@@ -19,6 +19,7 @@ type fakeNode struct {
 	endpoints    []map[string]string
 	seeds        []string
 	snapshots    []map[string]any
+	roles        []map[string]any // rows of system_auth.roles
 	startErr     error
 	opErr        error         // Drain, Decommission, Cleanup, ClearSnapshots
 	block        chan struct{} // when set, Decommission and Cleanup wait for it
@@ -70,6 +71,8 @@ func (f *fakeNode) Query(_ context.Context, stmt string, _ ...any) ([]map[string
 		return []map[string]any{{"release_version": f.version}}, nil
 	case strings.Contains(stmt, "system_views.snapshots"):
 		return f.snapshots, nil
+	case strings.Contains(stmt, "FROM system_auth.roles"):
+		return f.roles, nil
 	}
 	return nil, nil
 }

@@ -97,8 +97,8 @@ func (s *Server) clusterHealth(w http.ResponseWriter, r *http.Request) {
 // createRole: POST /api/v0/ops/auth/role?username=&is_superuser=&can_login=&password=
 // (openapi.json operationId createRole: 200 "OK", 400 "Username is empty" / "Password is
 // empty"). AuthResources.java createRole; the agent creates the role through the role manager
-// as the system user, which overwrites a role that exists, so the played one creates it if
-// missing and then sets its options.
+// as the system user, which overwrites a role that exists, so the played one creates it with
+// its options if missing and sets them if not.
 func (s *Server) createRole(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	name, password := q.Get("username"), q.Get("password")
@@ -111,14 +111,20 @@ func (s *Server) createRole(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts := fmt.Sprintf("PASSWORD = %s AND SUPERUSER = %t AND LOGIN = %t", cqlString(password), queryBool(r, "is_superuser"), queryBool(r, "can_login"))
-	for _, stmt := range []string{
-		"CREATE ROLE IF NOT EXISTS " + cqlString(name) + " WITH " + opts,
-		"ALTER ROLE " + cqlString(name) + " WITH " + opts,
-	} {
-		if _, err := s.node.Query(r.Context(), stmt); err != nil {
-			s.fail(w, r, fmt.Errorf("creating role %s: %w", name, err))
-			return
-		}
+	rows, err := s.node.Query(r.Context(), "SELECT role FROM system_auth.roles WHERE role = ?", name)
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("creating role %s: %w", name, err))
+		return
+	}
+	// A new role is created with its options in one statement: an ALTER right after would
+	// change its password again, which Cassandra 5.0 refuses within 5 s of the last change.
+	stmt := "CREATE ROLE IF NOT EXISTS " + cqlString(name) + " WITH " + opts
+	if len(rows) > 0 {
+		stmt = "ALTER ROLE " + cqlString(name) + " WITH " + opts
+	}
+	if _, err := s.node.Query(r.Context(), stmt); err != nil {
+		s.fail(w, r, fmt.Errorf("creating role %s: %w", name, err))
+		return
 	}
 	text(w, http.StatusOK, "OK")
 }
