@@ -293,6 +293,49 @@ func (c *Cluster) checkLoopback(i int) error {
 	return ln.Close()
 }
 
+// beginChange fetches the distribution and takes the lock a change of the cluster holds; the
+// caller releases it.
+func (c *Cluster) beginChange(ctx context.Context, force bool) (func(), error) {
+	c.started = nil
+	if err := c.Fetch(ctx); err != nil {
+		return nil, err
+	}
+	return c.lockForChange(ctx, force)
+}
+
+// Configure records the cluster of o (its size and options) with every node stopped and none
+// started: the nodes are then started one at a time with Restart, as a Kubernetes operator
+// starts its pods' nodes. A cluster of other options is wiped first; so is every node when
+// o.Reset.
+func (c *Cluster) Configure(ctx context.Context, o Options) error {
+	if o.Node != 0 {
+		return fmt.Errorf("configure takes --nodes, not --node")
+	}
+	unlock, err := c.beginChange(ctx, o.Force)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	want := o.ConfText(c.Version)
+	if o.Reset || want != c.ClusterConf() {
+		if err := c.wipe(); err != nil {
+			return err
+		}
+	} else {
+		c.stopNodes(false, c.KnownNodes()...)
+	}
+	if err := os.MkdirAll(c.Nodes(), 0o755); err != nil {
+		return err
+	}
+	for i := 1; i <= o.Nodes; i++ {
+		if err := c.checkLoopback(i); err != nil {
+			return err
+		}
+	}
+	c.logf("configured a %d-node cluster (Cassandra %s); no node started", o.Nodes, c.Version)
+	return os.WriteFile(c.clusterConfPath(), []byte(want+"\n"), 0o644)
+}
+
 // Stop stops node o.Node, or every node when it is 0: gracefully, or with SIGKILL when o.Kill.
 // It first waits until no process uses the cluster (users.lock) unless o.Force.
 func (c *Cluster) Stop(ctx context.Context, o Options) error {
@@ -345,11 +388,7 @@ func (c *Cluster) Restart(ctx context.Context, o Options) error {
 	if i > n {
 		return fmt.Errorf("node %d is not part of the %d-node cluster", i, n)
 	}
-	c.started = nil
-	if err := c.Fetch(ctx); err != nil {
-		return err
-	}
-	unlock, err := c.lockForChange(ctx, o.Force)
+	unlock, err := c.beginChange(ctx, o.Force)
 	if err != nil {
 		return err
 	}
