@@ -22,6 +22,9 @@ KIND := $(TOOLS)/kind-$(KIND_VERSION)
 
 CASS_OPERATOR_VERSION := v1.31.0
 CASS_OPERATOR_CRDS := $(CACHE)/crds/cass-operator-$(CASS_OPERATOR_VERSION).yaml
+# cass-operator's own install manifests (config/deployments/cluster: CRDs, RBAC, image
+# ConfigMap, webhooks, Deployment), which test/local applies as a user does.
+CASS_OPERATOR_MANIFESTS := $(CACHE)/crds/cass-operator-cluster-$(CASS_OPERATOR_VERSION).yaml
 # ServiceMonitor and PodMonitor CRDs, so that tests can dry-run the chart's monitors.
 PROMETHEUS_OPERATOR_VERSION := v0.85.0
 MONITORING_CRDS := $(CACHE)/crds/prometheus-operator-$(PROMETHEUS_OPERATOR_VERSION)
@@ -101,8 +104,8 @@ demo: ## Start a local Cassandra node and run $(DEMO) against it, without Kubern
 ##@ Test
 
 .PHONY: envtest-assets
-envtest-assets: ## Build kube-apiserver, etcd and kube-controller-manager from the Go module proxy (cached).
-	@hack/control-plane.sh kube-controller-manager >/dev/null
+envtest-assets: ## Build kube-apiserver, etcd, kube-controller-manager and kube-scheduler from the Go module proxy (cached).
+	@hack/control-plane.sh kube-controller-manager kube-scheduler >/dev/null
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Build kustomize (cached) and print its path, for tests that render config/.
@@ -113,7 +116,18 @@ cass-operator-crds: $(CASS_OPERATOR_CRDS)
 
 $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 	@mkdir -p $(dir $@)
+	$(GO) mod download github.com/k8ssandra/cass-operator # go list -m prints no directory before the download
 	$(KUSTOMIZE) build "$$($(GO) list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)/config/crd" > $@.tmp
+	mv $@.tmp $@
+
+.PHONY: cass-operator-manifests
+cass-operator-manifests: $(CASS_OPERATOR_MANIFESTS) ## Render cass-operator's install manifests (cached) and print their path.
+	@echo $(CASS_OPERATOR_MANIFESTS)
+
+$(CASS_OPERATOR_MANIFESTS): $(KUSTOMIZE)
+	@mkdir -p $(dir $@)
+	$(GO) mod download github.com/k8ssandra/cass-operator # go list -m prints no directory before the download
+	$(KUSTOMIZE) build "$$($(GO) list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)/config/deployments/cluster" > $@.tmp
 	mv $@.tmp $@
 
 .PHONY: cass-operator
@@ -124,8 +138,9 @@ cass-operator: ## Build the real cass-operator manager at the version go.mod pin
 # Every tier in one `go test ./...`, so that packages of all tiers run in parallel; verify
 # checks that every test package is in a tier (hack/test-tiers.sh). Tools the tests call are
 # built first, so that parallel test packages never race to build them.
-test: verify vet lint envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
+test: verify vet lint envtest-assets cass-operator-crds cass-operator-manifests cass-operator chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" \
 		$(GO) test -count=1 -timeout 40m ./...
 	$(MAKE) test-timing
 
@@ -178,13 +193,15 @@ chromium: ## Find, or install from Debian's packages, the headless Chromium the 
 	@hack/chromium.sh >/dev/null
 
 .PHONY: test-local
-test-local: envtest-assets cass-operator-crds ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
-	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+test-local: envtest-assets cass-operator-crds cass-operator-manifests cass-operator ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" \
 		$(GO) test -count=1 -v -timeout 40m $$(hack/test-tiers.sh local)
 
 .PHONY: local-cluster
-local-cluster: envtest-assets cass-operator-crds ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
-	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+local-cluster: envtest-assets cass-operator-crds cass-operator-manifests cass-operator ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" \
 		GO=$(GO) hack/local-cluster.sh
 
 ##@ Benchmarks

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the real Kubernetes control-plane binaries (kube-apiserver, etcd and, on request,
-# kube-controller-manager) from the Go module proxy and caches them outside the repository,
+# kube-controller-manager and kube-scheduler) from the Go module proxy and caches them outside the repository,
 # keyed by version, so that a fresh clone and CI reuse them. Prints the asset directory.
 #
 #   hack/control-plane.sh                       # kube-apiserver + etcd
-#   hack/control-plane.sh kube-controller-manager
+#   hack/control-plane.sh kube-controller-manager kube-scheduler
 set -euo pipefail
 
 KUBE_VERSION="${KUBE_VERSION:-v1.35.8}"
@@ -35,7 +35,7 @@ kube_wrapper() {
       echo
       for m in $staging; do echo "replace $m => $m $minor"; done
     } >"$dir/go.mod"
-    printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n)\n' >"$dir/tools.go"
+    printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubernetes/cmd/kube-scheduler/app"\n)\n' >"$dir/tools.go"
     (cd "$dir" && GOFLAGS=-mod=mod go mod tidy >&2)
   fi
   echo "$dir"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Starts cassbench's local end-to-end environment (test/local) and leaves it running until
-# Ctrl-C: etcd, kube-apiserver and kube-controller-manager, the manager binary with the RBAC
-# from config/, a one-node CassandraDatacenter dc1 in namespace default backed by real
-# Cassandra (hack/cassandra.sh), and pods run as local processes. No Docker. Needs root (pods
-# get their own mount namespace). Flags pass through, e.g. --max-nodes 3 or --keep.
+# Ctrl-C: etcd, kube-apiserver, kube-controller-manager and kube-scheduler, the real
+# cass-operator, the manager binary with the RBAC from config/, a one-node CassandraDatacenter
+# dc1 in namespace default backed by real Cassandra, and pods run as local processes. No
+# Docker. Needs root (pods get their own mount namespace). Flags pass through, e.g.
+# --max-nodes 3 or --keep.
 #
 # Built and exec'd rather than `go run`: go run reports an interrupted child as a failure,
 # and the pods are started through this same binary.

@@ -4,23 +4,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
-// Nodes drives the real Cassandra nodes on 127.0.0.1..N through internal/localcassandra. The
-// stand-in changes the cluster all the time (nodes join, leave and restart), so this process
-// holds users.lock exclusively for as long as it uses the cluster: other test processes wait
-// for it, and it waits for them, as the cluster's locking protocol asks.
+// Nodes is the local Cassandra cluster the datacenter's pods run their nodes in: node i on
+// 127.0.0.i, through internal/localcassandra. Its pods start and stop nodes all the time, so
+// this process holds users.lock exclusively for as long as it uses the cluster: other test
+// processes wait for it, and it waits for them, as the cluster's locking protocol asks.
 type Nodes struct {
 	Datacenter string // Cassandra datacenter name, as cass-operator sets it
 	Heap       string // heap of a node whose config names none
@@ -28,7 +26,6 @@ type Nodes struct {
 	Logf       func(format string, args ...any)
 
 	users    *localcassandra.Lock
-	base     map[string]any // the cluster's base cassandra.yaml
 	rackdc   string
 	LockWait time.Duration
 }
@@ -42,8 +39,10 @@ const (
 // NodeIP is node i's address.
 func NodeIP(i int) string { return "127.0.0." + strconv.Itoa(i) }
 
-// Start takes the cluster for this process and starts it fresh with one node: the snitch
-// names the datacenter as cass-operator does, and password authentication is on.
+// Start takes the cluster for this process, fetches Cassandra and configures a cluster of
+// MaxNodes nodes with none running, its data wiped: the pods' management API starts each node
+// when cass-operator asks. The snitch names the datacenter as cass-operator does, and password
+// authentication is on.
 func (n *Nodes) Start(ctx context.Context) error {
 	if err := n.lock(ctx); err != nil {
 		return err
@@ -51,35 +50,19 @@ func (n *Nodes) Start(ctx context.Context) error {
 	if err := n.do("fetch", func(log *bytes.Buffer) error { return n.cluster(log).Fetch(ctx) }); err != nil {
 		return err
 	}
-	var err error
-	if n.base, err = readYAML(filepath.Join(localcassandra.DefaultLayout().Dist(), "conf", "cassandra.yaml")); err != nil {
-		return err
-	}
 	dir := filepath.Join(kube.CacheDir(), "local")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	n.rackdc = filepath.Join(dir, "cassandra-rackdc-"+n.Datacenter+".properties")
-	if err := os.WriteFile(n.rackdc, []byte("dc="+n.Datacenter+"\nrack=rack1\n"), 0o644); err != nil {
+	if err := os.WriteFile(n.rackdc, []byte("dc="+n.Datacenter+"\nrack=default\n"), 0o644); err != nil {
 		return err
 	}
-	// The cluster is created at its largest size and shrunk to one node at once: a node is
-	// added only as one of the cluster's size (restart --node i), whatever the nodes' later
-	// settings.
-	n.Logf("starting %d Cassandra node(s) and decommissioning all but node 1", n.MaxNodes)
 	o, err := localcassandra.ParseOptions(append([]string{"--reset"}, n.clusterArgs(n.MaxNodes)...))
 	if err != nil {
 		return err
 	}
-	if err := n.do("start", func(log *bytes.Buffer) error { return n.cluster(log).Start(ctx, o) }); err != nil {
-		return err
-	}
-	for i := n.MaxNodes; i > 1; i-- {
-		if err := n.Remove(ctx, i); err != nil {
-			return err
-		}
-	}
-	return nil
+	return n.do("configure", func(log *bytes.Buffer) error { return n.cluster(log).Configure(ctx, o) })
 }
 
 func (n *Nodes) clusterArgs(nodes int) []string {
@@ -88,35 +71,6 @@ func (n *Nodes) clusterArgs(nodes int) []string {
 		"--set", "endpoint_snitch=GossipingPropertyFileSnitch",
 		"--jvm-opt", "-Dcassandra-rackdc.properties=file://" + n.rackdc,
 	}
-}
-
-// Add starts node i afresh (it must not run) with the given settings; it bootstraps into the
-// ring.
-func (n *Nodes) Add(ctx context.Context, i int, s NodeSettings) error {
-	if err := os.RemoveAll(n.nodeDir(i)); err != nil {
-		return err
-	}
-	return n.restart(ctx, i, s.args(nil, n.base, n.Heap))
-}
-
-// Restart stops node i and starts it with new settings; applied are the settings it runs with,
-// so that settings no longer wanted go back to the base config.
-func (n *Nodes) Restart(ctx context.Context, i int, applied, s NodeSettings) error {
-	return n.restart(ctx, i, s.args(&applied, n.base, n.Heap))
-}
-
-func (n *Nodes) restart(ctx context.Context, i int, args []string) error {
-	o, err := localcassandra.ParseOptions(append([]string{"--node", strconv.Itoa(i)}, args...))
-	if err != nil {
-		return err
-	}
-	return n.do("restart "+strings.Join(o.Args()[2:], " "), func(log *bytes.Buffer) error { return n.cluster(log).Restart(ctx, o) })
-}
-
-// Remove decommissions node i, stops it and deletes its data, as cass-operator does with a
-// pod and its volume on a scale-down. Decommission is forced, as cass-operator's is.
-func (n *Nodes) Remove(ctx context.Context, i int) error {
-	return n.do("decommission node "+strconv.Itoa(i), func(log *bytes.Buffer) error { return n.cluster(log).Decommission(ctx, i) })
 }
 
 // Stop stops every node and lets other test processes use the cluster again.
@@ -160,11 +114,12 @@ func (n *Nodes) HeapOf(i int) string {
 	return ""
 }
 
-func (n *Nodes) nodeDir(i int) string { return localcassandra.DefaultLayout().NodeDir(i) }
+// cluster is the shared cluster as this process drives it.
+func (n *Nodes) cluster(log *bytes.Buffer) *localcassandra.Cluster { return nodesCluster(log) }
 
-// cluster is the shared cluster as this process drives it: it holds users.lock, so the
+// nodesCluster is the shared cluster as this process drives it: it holds users.lock, so the
 // cluster's commands must not wait for it.
-func (n *Nodes) cluster(log *bytes.Buffer) *localcassandra.Cluster {
+func nodesCluster(log io.Writer) *localcassandra.Cluster {
 	c := localcassandra.New(log)
 	c.UsersLockHeld = true
 	return c
@@ -204,20 +159,3 @@ func (n *Nodes) lock(ctx context.Context) error {
 	n.users = l
 	return nil
 }
-
-func readYAML(path string) (map[string]any, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	out := map[string]any{}
-	if err := yaml.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", path, err)
-	}
-	return out, nil
-}
-
-var heapSize = regexp.MustCompile(`^[0-9]+[kKmMgG]$`)
-
-// Base is the cluster's base cassandra.yaml, which node settings depart from.
-func (n *Nodes) Base() map[string]any { return n.base }

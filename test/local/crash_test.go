@@ -18,7 +18,7 @@ func TestManagerKilledRightAfterTheDatacenterPatchStillRestoresIt(t *testing.T) 
 	const name = "patch-crash"
 	env, ctx := scenario(t, name)
 	before := &cassdcapi.CassandraDatacenter{}
-	if err := env.Client.Get(ctx, env.StandIn.Key, before); err != nil {
+	if err := env.Client.Get(ctx, env.DatacenterKey(), before); err != nil {
 		t.Fatal(err)
 	}
 	run := newRun(env, name).CassandraYaml(map[string]any{"concurrent_writes": 64}).
@@ -28,7 +28,7 @@ func TestManagerKilledRightAfterTheDatacenterPatchStillRestoresIt(t *testing.T) 
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		dc := &cassdcapi.CassandraDatacenter{}
-		if err := env.Client.Get(ctx, env.StandIn.Key, dc); err == nil && dc.Generation > before.Generation {
+		if err := env.Client.Get(ctx, env.DatacenterKey(), dc); err == nil && dc.Generation > before.Generation {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -1,15 +1,21 @@
 // Package local runs cassbench end to end on one machine without Docker, with every real part
-// that can run here: etcd, kube-apiserver and kube-controller-manager (its Job and garbage
-// collector controllers), the manager binary with the RBAC from config/, the cassbench binary
-// in setup and writer pods, and real Cassandra nodes started by internal/localcassandra.
+// that can run here: etcd, kube-apiserver, kube-controller-manager (Job, garbage collector,
+// StatefulSet, Deployment, ReplicaSet, PV-binding and disruption controllers) and
+// kube-scheduler; cass-operator's manager built from its Go module and installed from its own
+// kustomize manifests, webhook included; the cassbench manager with the RBAC from config/; the
+// cassbench binary in setup and writer pods; and real Cassandra nodes started by
+// internal/localcassandra.
 //
-// Three parts of a cluster are played, and nothing else is faked:
-//   - the kubelet (PodRunner): pods of Jobs cassbench made run as local processes, each in its
-//     own mount namespace with the pod's /etc/hosts and termination-message file;
-//   - cluster DNS: that /etc/hosts resolves the datacenter's CQL service to the node addresses;
-//   - cass-operator (DatacenterStandIn): a CassandraDatacenter's size and config are applied to
-//     the local Cassandra nodes (bootstrap, decommission, rolling restart) and its status shows
-//     each step as cass-operator v1.31 does.
+// What cannot run without a kubelet or an image registry is played, and nothing else:
+//   - the kubelet: PodRunner runs the containers of Job and Deployment pods as local processes
+//     (each in its own mount namespace, with the pod's /etc/hosts, volumes and service-account
+//     token); NodePods runs the pods of cass-operator's StatefulSets: the config init
+//     containers (configbuild), and the management API (mgmtapi) over a local node;
+//   - a local-path volume provisioner (Volumes): a claim's volume is a directory and names the
+//     local node whose data it holds;
+//   - cluster DNS: /etc/hosts from the services' selectors and the pods they match;
+//   - cert-manager, for the operator's webhook certificate (installOperator);
+//   - the management API (mgmtapi), whose image is on no registry here.
 //
 // The scenarios in this package's tests and `make local-cluster` (cmd/local-cluster) use it.
 package local

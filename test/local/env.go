@@ -46,7 +46,7 @@ type Options struct {
 	// Dir holds binaries, kubeconfigs, logs and pod files; a new directory under /var/tmp when
 	// empty (not /tmp: pods get their own /tmp, and their binary must stay visible).
 	Dir string
-	// Out gets a line per step of starting and stopping, and of the stand-ins.
+	// Out gets a line per step of starting and stopping, and of the played parts.
 	Out io.Writer
 }
 
@@ -61,8 +61,15 @@ type Env struct {
 	AdminKubeconfig string
 	Manager         *Process
 	Runner          *PodRunner
-	StandIn         *DatacenterStandIn
-	Nodes           *Nodes
+	// Operator runs cass-operator's pod; NodePods the pods of its StatefulSets; Volumes
+	// their claims.
+	Operator *PodRunner
+	NodePods *NodePods
+	Volumes  *Volumes
+	Nodes    *Nodes
+
+	settledMu sync.Mutex
+	settled   map[int64]time.Time // when each generation of the datacenter was first seen applied
 
 	cp      *controlPlane
 	cancel  context.CancelFunc
@@ -71,7 +78,8 @@ type Env struct {
 	harness *os.File
 }
 
-// Start brings up the environment: Cassandra, control plane, stand-ins, then the manager.
+// Start brings up the environment: Cassandra's files, the control plane, the played kubelet,
+// provisioner and DNS, cass-operator from its manifests, the datacenter, then the manager.
 func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	o = withDefaults(o)
 	root, err := kube.RepoRoot()
@@ -124,7 +132,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if _, err := kube.Run(root, filepath.Join(root, "hack", "build.sh"), bin); err != nil {
 		return nil, fail(err)
 	}
-	if e.cp, err = startControlPlane(ctx, root, o.Dir, scheme, e.Logf); err != nil {
+	if e.cp, err = startControlPlane(ctx, root, o.Dir, o.MaxNodes, scheme, e.Logf); err != nil {
 		return nil, fail(err)
 	}
 	e.Client = e.cp.client
@@ -140,12 +148,16 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		return nil, err
 	}
 
-	e.StandIn = &DatacenterStandIn{
-		Client: e.Client,
-		Key:    types.NamespacedName{Namespace: o.Namespace, Name: o.Datacenter},
-		Nodes:  e.Nodes,
-		Logf:   e.Logf,
+	manifests, operatorBin, err := operatorFiles(root)
+	if err != nil {
+		return nil, err
 	}
+	// The pod's user must reach the binary; the build cache is private to this user.
+	if err := copyFile(operatorBin, filepath.Join(bin, "cass-operator-manager")); err != nil {
+		return nil, err
+	}
+	caCert := e.cp.config.CAData
+	apiServer := strings.TrimPrefix(e.cp.config.Host, "https://")
 	e.Runner = &PodRunner{
 		Client:   e.Client,
 		Selector: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/managed-by": "cassbench"}),
@@ -154,15 +166,45 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 			"/cassbench":        filepath.Join(bin, "cassbench"),
 			"/cassbench-writer": filepath.Join(bin, "cassbench-writer"),
 		}}},
-		Hosts: e.StandIn.HostAliases,
-		Logf:  e.Logf,
+		Hosts:     func() []HostAlias { return clusterHosts(e.Client) },
+		APIServer: apiServer,
+		CACert:    caCert,
+		Logf:      e.Logf,
 	}
-	if err := os.MkdirAll(e.Runner.Dir, 0o755); err != nil {
+	e.Operator = &PodRunner{
+		Client:   e.Client,
+		Selector: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": "cass-operator", "control-plane": "controller-manager"}),
+		Dir:      filepath.Join(o.Dir, "pods"),
+		Images: map[string]Image{operatorImage: {
+			Commands: map[string]string{"/manager": filepath.Join(bin, "cass-operator-manager")},
+			User:     &operatorUser,
+		}},
+		Hosts:     func() []HostAlias { return clusterHosts(e.Client) },
+		APIServer: apiServer,
+		CACert:    caCert,
+		Logf:      e.Logf,
+	}
+	e.Volumes = &Volumes{Client: e.Client, Dir: filepath.Join(o.Dir, "volumes"), MaxNodes: o.MaxNodes, Logf: e.Logf}
+	e.NodePods = &NodePods{Client: e.Client, Dir: filepath.Join(o.Dir, "pods"), Volumes: e.Volumes, Logf: e.Logf, ProbePeriod: 2 * time.Second}
+	for _, d := range []string{e.Runner.Dir, e.Volumes.Dir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.create(ctx, e.Volumes.StorageClass(storageClass)); err != nil {
 		return nil, err
 	}
-	e.wg.Add(2)
-	go func() { defer e.wg.Done(); e.StandIn.Run(runCtx) }()
+	e.settled = map[int64]time.Time{}
+	e.wg.Add(5)
 	go func() { defer e.wg.Done(); e.Runner.Run(runCtx) }()
+	go func() { defer e.wg.Done(); e.Operator.Run(runCtx) }()
+	go func() { defer e.wg.Done(); e.Volumes.Run(runCtx) }()
+	go func() { defer e.wg.Done(); e.NodePods.Run(runCtx) }()
+	go func() { defer e.wg.Done(); e.watchDatacenter(runCtx) }()
+	e.Logf("installing cass-operator from %s", manifests)
+	if err := e.installOperator(ctx, manifests); err != nil {
+		return nil, err
+	}
 	if err := e.createDatacenter(ctx); err != nil {
 		return nil, err
 	}
@@ -213,8 +255,12 @@ func withDefaults(o Options) Options {
 	return o
 }
 
-// createDatacenter creates the opted-in one-node datacenter and waits for the stand-in to
-// report it ready.
+// storageClass is the class the environment's datacenter claims its volumes of.
+const storageClass = "standard"
+
+// createDatacenter creates the opted-in one-node datacenter and waits for cass-operator to
+// report it ready. cass-operator's webhook judges the create; until its pod serves, the
+// apiserver refuses it, and the create is tried again.
 func (e *Env) createDatacenter(ctx context.Context) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.Namespace}}
 	if err := e.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -224,27 +270,71 @@ func (e *Env) createDatacenter(ctx context.Context) error {
 		AllowBenchmarks("true").
 		// The tests' keyspaces on the shared cluster may have been created by other builds.
 		Annotation(cbv1.AllowDropKeyspacesAnnotation, "local_*").Obj()
-	if err := e.Client.Create(ctx, dc); err != nil {
-		return fmt.Errorf("creating CassandraDatacenter %s: %w", e.Datacenter, err)
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		last = e.Client.Create(ctx, dc.DeepCopy())
+		return last == nil || apierrors.IsAlreadyExists(last), nil
+	})
+	if err != nil {
+		return fmt.Errorf("creating CassandraDatacenter %s (cass-operator's webhook must admit it): %w: %w", e.Datacenter, err, last)
 	}
-	return e.WaitDatacenterSettled(ctx, 2*time.Minute)
+	return e.WaitDatacenterSettled(ctx, 5*time.Minute)
 }
 
-// WaitDatacenterSettled waits until the stand-in has applied the datacenter's current spec.
+// DatacenterKey names the environment's datacenter.
+func (e *Env) DatacenterKey() types.NamespacedName {
+	return types.NamespacedName{Namespace: e.Namespace, Name: e.Datacenter}
+}
+
+// applied tells whether cass-operator reports the datacenter's current generation applied:
+// observed, progress Ready, and Ready True.
+func applied(dc *cassdcapi.CassandraDatacenter) bool {
+	s := dc.Status
+	return s.ObservedGeneration == dc.Generation && s.CassandraOperatorProgress == cassdcapi.ProgressReady &&
+		s.GetConditionStatus(cassdcapi.DatacenterReady) == corev1.ConditionTrue
+}
+
+// watchDatacenter records when cass-operator first reported each generation applied.
+func (e *Env) watchDatacenter(ctx context.Context) {
+	for ctx.Err() == nil {
+		dc := &cassdcapi.CassandraDatacenter{}
+		if err := e.Client.Get(ctx, e.DatacenterKey(), dc); err == nil && applied(dc) {
+			e.settledMu.Lock()
+			if _, ok := e.settled[dc.Generation]; !ok {
+				e.settled[dc.Generation] = time.Now()
+				e.Logf("cass-operator applied generation %d of %s: %d node(s) ready", dc.Generation, e.Datacenter, len(dc.Status.NodeStatuses))
+			}
+			e.settledMu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// SettledAt is when cass-operator was first seen reporting a generation applied.
+func (e *Env) SettledAt(generation int64) (time.Time, bool) {
+	e.settledMu.Lock()
+	defer e.settledMu.Unlock()
+	at, ok := e.settled[generation]
+	return at, ok
+}
+
+// WaitDatacenterSettled waits until cass-operator has applied the datacenter's current spec.
 func (e *Env) WaitDatacenterSettled(ctx context.Context, timeout time.Duration) error {
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		dc := &cassdcapi.CassandraDatacenter{}
-		if err := e.Client.Get(ctx, e.StandIn.Key, dc); err != nil {
+		if err := e.Client.Get(ctx, e.DatacenterKey(), dc); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
 		s := dc.Status
-		last = fmt.Sprintf("generation %d, observed %d, progress %q", dc.Generation, s.ObservedGeneration, s.CassandraOperatorProgress)
-		_, settled := e.StandIn.SettledAt(dc.Generation)
-		return settled && s.ObservedGeneration == dc.Generation && s.CassandraOperatorProgress == cassdcapi.ProgressReady, nil
+		last = fmt.Sprintf("generation %d, observed %d, progress %q, ready %q", dc.Generation, s.ObservedGeneration, s.CassandraOperatorProgress, s.GetConditionStatus(cassdcapi.DatacenterReady))
+		return applied(dc), nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for CassandraDatacenter %s to settle (%s): %w", e.StandIn.Key, last, err)
+		return fmt.Errorf("waiting for cass-operator to apply CassandraDatacenter %s (%s): %w", e.DatacenterKey(), last, err)
 	}
 	return nil
 }
@@ -271,7 +361,7 @@ func (e *Env) Stop() {
 		e.Manager.Stop(10 * time.Second)
 	}
 	if e.cancel != nil {
-		e.cancel() // the pod runner kills its pods; the stand-in stops
+		e.cancel() // the pod runners kill their pods and stop the nodes
 	}
 	e.wg.Wait()
 	if e.cp != nil {
@@ -357,3 +447,11 @@ func withoutEnv(env []string, name string) []string {
 
 // cassandraVersion is the version the local nodes run.
 func cassandraVersion() string { return localcassandra.DefaultLayout().Version }
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o755)
+}

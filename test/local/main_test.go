@@ -140,7 +140,7 @@ func checkRestored(ctx context.Context, t *testing.T, env *Env) {
 		t.Fatal(err)
 	}
 	dc := &cassdcapi.CassandraDatacenter{}
-	if err := env.Client.Get(ctx, env.StandIn.Key, dc); err != nil {
+	if err := env.Client.Get(ctx, env.DatacenterKey(), dc); err != nil {
 		t.Fatal(err)
 	}
 	if dc.Spec.Size != 1 || len(dc.Spec.Config) != 0 {

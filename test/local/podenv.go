@@ -106,9 +106,11 @@ func podField(pod *corev1.Pod, path string) (string, error) {
 		return pod.Spec.NodeName, nil
 	case "spec.serviceAccountName":
 		return pod.Spec.ServiceAccountName, nil
-	case "status.hostIP", "status.podIP":
-		return podIP, nil
-	case "status.hostIPs", "status.podIPs":
+	case "status.hostIP", "status.podIP", "status.hostIPs", "status.podIPs":
+		// A node pod has its own loopback address; every other pod shares the host's.
+		if pod.Status.PodIP != "" {
+			return pod.Status.PodIP, nil
+		}
 		return podIP, nil
 	}
 	return "", fmt.Errorf("field path %q is not supported by the local pod runner", path)

@@ -26,6 +26,8 @@ import (
 // command path in it.
 type Image struct {
 	Commands map[string]string
+	// User is the user the image runs as when the pod names none (the image's USER).
+	User *int64
 }
 
 // HostAlias is an /etc/hosts entry every pod gets: how cluster DNS is played.
@@ -48,7 +50,11 @@ type PodRunner struct {
 	Images map[string]Image
 	// Hosts returns the entries that stand in for cluster DNS, read when a pod starts.
 	Hosts func() []HostAlias
-	Logf  func(format string, args ...any)
+	// APIServer is the apiserver's host:port, given to pods as the kubernetes service;
+	// CACert is the ca.crt of their service-account volume (kube-root-ca.crt).
+	APIServer string
+	CACert    []byte
+	Logf      func(format string, args ...any)
 
 	mu   sync.Mutex
 	pods map[types.UID]*podProcess
@@ -86,11 +92,17 @@ func (r *PodRunner) Run(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	defer r.killAll()
-	tick := time.NewTicker(200 * time.Millisecond)
+	syncEvery(ctx, 200*time.Millisecond, r.sync, func(err error) { r.Logf("pod runner: %v", err) })
+}
+
+// syncEvery calls sync at once and then every period until ctx ends, as the played kubelet,
+// provisioner and DNS follow the apiserver; an error is reported unless ctx ended.
+func syncEvery(ctx context.Context, period time.Duration, sync func(context.Context) error, report func(error)) {
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
-		if err := r.sync(ctx); err != nil && ctx.Err() == nil {
-			r.Logf("pod runner: %v", err)
+		if err := sync(ctx); err != nil && ctx.Err() == nil {
+			report(err)
 		}
 		select {
 		case <-ctx.Done():
@@ -109,9 +121,16 @@ func (r *PodRunner) sync(ctx context.Context) error {
 	for i := range list.Items {
 		pod := &list.Items[i]
 		if pod.DeletionTimestamp != nil {
+			if onLocalNode(pod) {
+				live[pod.UID] = true
+				r.deleting(ctx, pod)
+			}
 			continue
 		}
 		live[pod.UID] = true
+		if !onLocalNode(pod) {
+			continue // not scheduled yet: a kubelet sees only the pods bound to its node
+		}
 		r.mu.Lock()
 		p, known := r.pods[pod.UID]
 		retry := r.retryAt[pod.UID]
@@ -136,6 +155,44 @@ func (r *PodRunner) sync(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// deleting plays the kubelet's side of a graceful delete of a pod bound to its node: the
+// container is stopped within the pod's grace period, then the pod is removed. The apiserver
+// removes a pod no node holds at once; one a node holds stays Terminating until its kubelet
+// confirms.
+func (r *PodRunner) deleting(ctx context.Context, pod *corev1.Pod) {
+	r.mu.Lock()
+	p := r.pods[pod.UID]
+	running := p != nil && p.cmd != nil && !p.exited()
+	first := running && !p.killing
+	if first {
+		p.killing = true
+	}
+	r.mu.Unlock()
+	if !running {
+		r.remove(ctx, pod)
+		return
+	}
+	if !first {
+		return
+	}
+	grace := 30 * time.Second
+	if pod.DeletionGracePeriodSeconds != nil {
+		grace = time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
+	}
+	go func() {
+		r.kill(p, grace)
+		r.remove(context.Background(), pod)
+	}()
+}
+
+// remove deletes a pod whose containers have stopped, as the kubelet confirms a graceful delete.
+func (r *PodRunner) remove(ctx context.Context, pod *corev1.Pod) {
+	err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(0), client.Preconditions{UID: &pod.UID})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		r.Logf("pod runner: removing pod %s/%s: %v", pod.Namespace, pod.Name, err)
+	}
 }
 
 // start launches a pod's container, or records why it cannot start.
@@ -178,8 +235,8 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 	if len(pod.Spec.Containers) != 1 || len(pod.Spec.InitContainers) > 0 {
 		return fail("Unsupported", errors.New("the local pod runner runs pods of exactly one container and no init containers"))
 	}
-	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
-		return fail("Unsupported", fmt.Errorf("the local pod runner supports restartPolicy Never only, not %q", pod.Spec.RestartPolicy))
+	if pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
+		return fail("Unsupported", errors.New("the local pod runner does not restart containers: restartPolicy OnFailure is not supported"))
 	}
 	c := &pod.Spec.Containers[0]
 	image, ok := r.Images[c.Image]
@@ -198,6 +255,11 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 		"HOSTNAME=" + pod.Name,
 		"HOME=/",
 	}, env...)
+	if r.APIServer != "" {
+		// The kubelet points every pod at the kubernetes service; here that is the apiserver.
+		host, port, _ := strings.Cut(r.APIServer, ":")
+		env = append(env, "KUBERNETES_SERVICE_HOST="+host, "KUBERNETES_SERVICE_PORT="+port)
+	}
 	argv := expandArgs(append(append([]string(nil), c.Command...), c.Args...), env)
 	binary, ok := image.Commands[argv[0]]
 	if !ok {
@@ -205,7 +267,7 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 	}
 
 	dir := filepath.Join(r.Dir, fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, string(pod.UID)[:8]))
-	mounts, err := r.podFiles(pod, c, dir)
+	mounts, err := r.podFiles(ctx, pod, c, dir)
 	if err != nil {
 		return fail("CreateContainerError", err)
 	}
@@ -218,6 +280,9 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 		Dir:          c.WorkingDir,
 	}
 	spec.UID, spec.GID = runAs(pod, c)
+	if spec.UID == nil {
+		spec.UID = image.User
+	}
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
 		return fail("CreateContainerError", err)
@@ -268,7 +333,7 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 
 // podFiles writes the pod's hosts file, termination message file and emptyDir volumes, and
 // returns where each is mounted in the container.
-func (r *PodRunner) podFiles(pod *corev1.Pod, c *corev1.Container, dir string) ([]bindMount, error) {
+func (r *PodRunner) podFiles(ctx context.Context, pod *corev1.Pod, c *corev1.Container, dir string) ([]bindMount, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -297,10 +362,21 @@ func (r *PodRunner) podFiles(pod *corev1.Pod, c *corev1.Container, dir string) (
 	}
 	for _, vm := range c.VolumeMounts {
 		v, ok := volumes[vm.Name]
-		if !ok || v.EmptyDir == nil {
-			return nil, fmt.Errorf("volume %q: the local pod runner mounts emptyDir volumes only", vm.Name)
+		if !ok {
+			return nil, fmt.Errorf("volume %q is not in the pod", vm.Name)
 		}
 		src := filepath.Join(dir, "volumes", vm.Name)
+		if v.EmptyDir == nil {
+			if err := r.writeVolume(ctx, pod, v, src); err != nil {
+				return nil, fmt.Errorf("volume %q: %w", vm.Name, err)
+			}
+			// The container's image would have the directory; this host may not.
+			if err := os.MkdirAll(vm.MountPath, 0o755); err != nil {
+				return nil, fmt.Errorf("volume %q: %w", vm.Name, err)
+			}
+			mounts = append(mounts, bindMount{Source: src, Target: vm.MountPath, ReadOnly: true})
+			continue
+		}
 		if err := os.MkdirAll(src, 0o777); err != nil {
 			return nil, err
 		}
@@ -362,12 +438,17 @@ func runAs(pod *corev1.Pod, c *corev1.Container) (uid, gid *int64) {
 }
 
 func (r *PodRunner) lookup(ctx context.Context, namespace string) lookupKey {
+	return lookupIn(ctx, r.Client, namespace)
+}
+
+// lookupIn reads keys of Secrets and ConfigMaps in namespace through c.
+func lookupIn(ctx context.Context, c client.Client, namespace string) lookupKey {
 	return func(kind, name, key string) (string, bool, error) {
 		nn := types.NamespacedName{Namespace: namespace, Name: name}
 		switch kind {
 		case "secret":
 			var s corev1.Secret
-			err := r.Client.Get(ctx, nn, &s)
+			err := c.Get(ctx, nn, &s)
 			if apierrors.IsNotFound(err) {
 				return "", false, nil
 			}
@@ -378,7 +459,7 @@ func (r *PodRunner) lookup(ctx context.Context, namespace string) lookupKey {
 			return string(v), ok, nil
 		default:
 			var cm corev1.ConfigMap
-			err := r.Client.Get(ctx, nn, &cm)
+			err := c.Get(ctx, nn, &cm)
 			if apierrors.IsNotFound(err) {
 				return "", false, nil
 			}

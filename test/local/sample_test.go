@@ -63,10 +63,10 @@ func TestSampleRunTunesMeasuresAndRestores(t *testing.T) {
 		t.Errorf("DatacenterRestored is %s %q, want reason %s", c.Reason, c.Message, cbv1.ReasonRestored)
 	}
 
-	// The controller set up only once cass-operator (the stand-in) had applied its patch.
-	settled, ok := env.StandIn.SettledAt(st.PatchedGeneration)
+	// The controller set up only once cass-operator had applied its patch.
+	settled, ok := env.SettledAt(st.PatchedGeneration)
 	if !ok {
-		t.Errorf("the stand-in never reported generation %d applied", st.PatchedGeneration)
+		t.Errorf("cass-operator never reported generation %d applied", st.PatchedGeneration)
 	}
 	setup := &batchv1.Job{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: env.Namespace, Name: jobs.SetupName(run)}, setup); err != nil {

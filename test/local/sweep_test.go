@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 )
 
 // pidWatch counts the restarts of node 1 from its JVM's process id, sampled every 100 ms: a
-// restart is a new process id (the stand-in restarts a node for every config change).
+// restart is a new process id (cass-operator rolls its pods for every config change).
 type pidWatch struct {
 	mu   sync.Mutex
 	pids []int // distinct process ids seen, in order
@@ -129,6 +130,7 @@ func runSweep(t *testing.T, name string) (during []int, total int, pids []int) {
 		t.Errorf("sweep DatacenterRestored %+v", c)
 	}
 	checkRestored(ctx, t, env)
+	checkNoSnapshots(t, env, sw.Spec.Template.Schema.Keyspace, runs[1:]...)
 	total = w.restarts()
 	w.mu.Lock()
 	pids = append(pids, w.pids...)
@@ -200,4 +202,35 @@ func TestSweepAtEndDeletedMidwayRestoresAndReleases(t *testing.T) {
 		t.Errorf("point 1 exists after the sweep was deleted: %v", err)
 	}
 	checkRestored(ctx, t, env)
+}
+
+// checkNoSnapshots checks that the recreating drops of the named runs' setup left no snapshot
+// of keyspace on any node: each setup cleared them through the management API of the node's
+// pod (played, over the real node) and said so in its log.
+func checkNoSnapshots(t *testing.T, env *Env, keyspace string, runs ...string) {
+	t.Helper()
+	var rows []string
+	iter := session(t, NodeIP(1)).Query("SELECT snapshot_name FROM system_views.snapshots WHERE keyspace_name = ? ALLOW FILTERING", keyspace).Iter()
+	var name string
+	for iter.Scan(&name) {
+		rows = append(rows, name)
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatalf("listing the snapshots of %s: %v", keyspace, err)
+	}
+	if len(rows) > 0 {
+		t.Errorf("snapshots of %s left: %v", keyspace, rows)
+	}
+	for _, run := range runs {
+		cleared := false
+		for _, p := range env.Runner.Processes() {
+			if p.Labels[cbv1.RunLabel] == run && p.Labels[cbv1.ComponentLabel] == "setup" &&
+				strings.Contains(tailFile(p.Log, 40), "snapshot(s) of keyspace "+keyspace+" that the drop left") {
+				cleared = true
+			}
+		}
+		if !cleared {
+			t.Errorf("the setup of %s did not clear the snapshots its drop of %s left", run, keyspace)
+		}
+	}
 }

@@ -12,8 +12,8 @@ import (
 //
 // cass-operator v1.31 builds a Cassandra 5.0 node's config with k8ssandra-client, which merges
 // every cassandra-yaml key into cassandra.yaml unchecked, and Cassandra then refuses to start
-// ("Invalid yaml. Please remove properties [concurent_writes]"); the stand-in reproduces that
-// with the real node. So the controller checks the names on the running nodes first (the
+// ("Invalid yaml. Please remove properties [concurent_writes]"); the played init container
+// renders it the same way, and the real node refuses it. So the controller checks the names on the running nodes first (the
 // preflight Job), and the datacenter is never rolled.
 func TestTuningTypoFailsBeforeAnyLoadAndRestores(t *testing.T) {
 	const name = "typo"

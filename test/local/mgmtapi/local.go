@@ -31,6 +31,9 @@ type LocalNode struct {
 	// Username and Password log in to CQL; the real agent needs none (unix socket).
 	Username, Password string
 	Logf               func(format string, args ...any)
+	// BeforeStart, when set, runs before each start, with the node stopped: where a pod's
+	// container prepares the node's files (a fresh volume, the rendered settings).
+	BeforeStart func() error
 
 	liveness Liveness
 	mu       sync.Mutex
@@ -69,6 +72,14 @@ func (n *LocalNode) Start(ctx context.Context, replaceIP string) error {
 	done := make(chan error, 1)
 	n.starting = done
 	n.mu.Unlock()
+	if n.BeforeStart != nil {
+		if err := n.BeforeStart(); err != nil {
+			n.mu.Lock()
+			n.starting = nil
+			n.mu.Unlock()
+			return fmt.Errorf("node %d: preparing the start: %w", n.Index, err)
+		}
+	}
 	go func() {
 		var log bytes.Buffer
 		err := n.Cluster(&log).Restart(ctx, o)

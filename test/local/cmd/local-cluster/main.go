@@ -1,7 +1,7 @@
 // Command local-cluster starts cassbench's local end-to-end environment (see test/local) and
-// leaves it running until Ctrl-C: a control plane with the manager, a one-node datacenter dc1
-// backed by real Cassandra, and pods that run as local processes. Run it with
-// `make local-cluster`.
+// leaves it running until Ctrl-C: a control plane with cass-operator and the manager, a
+// one-node datacenter dc1 backed by real Cassandra, and pods that run as local processes. Run
+// it with `make local-cluster`.
 package main
 
 import (
@@ -13,12 +13,17 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 	local "github.com/cassbench/cassbench/test/local"
 )
 
 func main() {
 	local.RunShimIfRequested() // this binary also starts the pods' containers
+	// The environment's steps are its own lines; envtest's log would only repeat them.
+	ctrllog.SetLogger(logr.Discard())
 	o := local.Options{Out: os.Stderr}
 	flag.StringVar(&o.Namespace, "namespace", "default", "namespace of the datacenter")
 	flag.StringVar(&o.Datacenter, "datacenter", "dc1", "name of the CassandraDatacenter")
@@ -41,14 +46,16 @@ func main() {
 		code = 1
 	} else {
 		fmt.Printf(`
-The local cluster is running: CassandraDatacenter %s/%s (%d node, real Cassandra), the
-cassbench manager, kube-controller-manager, and pods as local processes.
+The local cluster is running: CassandraDatacenter %s/%s (%d node, real Cassandra) run by the
+real cass-operator, the cassbench manager, kube-controller-manager and kube-scheduler, and
+pods as local processes.
 
   export KUBECONFIG=%s
   kubectl apply -f config/samples/kind-demo.yaml
   kubectl get benchmarkruns -w
 
-Logs: %s (manager.log, kube-controller-manager.log, harness.log, pods/*/container.log)
+Logs: %s (manager.log, kube-controller-manager.log, kube-scheduler.log, harness.log,
+pods/*/container.log: cass-operator's among them)
 Ctrl-C stops everything, Cassandra included.
 `, o.Namespace, o.Datacenter, 1, *kubeconfig, env.Dir)
 		<-ctx.Done()
