@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -321,7 +322,7 @@ func (k *NodePods) initContainers(ctx context.Context, pod *corev1.Pod, configDi
 	}
 	vars := map[string]string{}
 	for _, kv := range env {
-		if name, value, ok := cutEnv(kv); ok {
+		if name, value, ok := strings.Cut(kv, "="); ok {
 			vars[name] = value
 		}
 	}
@@ -556,14 +557,4 @@ func closed() chan struct{} {
 	c := make(chan struct{})
 	close(c)
 	return c
-}
-
-// cutEnv splits NAME=value.
-func cutEnv(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return "", "", false
 }
