@@ -111,7 +111,8 @@ func K8ssandraManaged(dc *cassdcapi.CassandraDatacenter, tuning *cbv1.Datacenter
 	}
 	return cbv1.ReasonDatacenterManagedByK8ssandra, fmt.Sprintf(
 		"CassandraDatacenter %s/%s is managed by K8ssandraCluster %s, which writes the datacenter's spec back from its own whenever it reconciles a change, "+
-			"and %s would change its %s: change the datacenter's entry in K8ssandraCluster %s (spec.cassandra.datacenters[], size and config) "+
-			"and let k8ssandra-operator apply it, then run with no spec.datacenter size or config (or with the values the datacenter has)",
-		dc.Namespace, dc.Name, owner, who, strings.Join(changes, " and "), owner)
+			"and %s would change its %s: change the datacenter's entry in K8ssandraCluster %s (spec.cassandra.datacenters[] named %s: "+
+			"size, config.cassandraYaml, config.jvmOptions) and let k8ssandra-operator apply it, "+
+			"then run with no spec.datacenter size or config (or with the values the datacenter has)",
+		dc.Namespace, dc.Name, owner, who, strings.Join(changes, " and "), owner, dc.Name)
 }

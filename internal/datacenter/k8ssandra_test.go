@@ -133,7 +133,7 @@ func TestK8ssandraManaged(t *testing.T) {
 		"a size change": {dc: managed, tuning: &cbv1.DatacenterTuning{Size: ptr.To[int32](5)},
 			reason: cbv1.ReasonDatacenterManagedByK8ssandra,
 			says: []string{"CassandraDatacenter db/dc1 is managed by K8ssandraCluster k8ssandra-operator/demo", "the run would change its size from 3 to 5",
-				"change the datacenter's entry in K8ssandraCluster k8ssandra-operator/demo (spec.cassandra.datacenters[], size and config)",
+				"change the datacenter's entry in K8ssandraCluster k8ssandra-operator/demo (spec.cassandra.datacenters[] named dc1: size, config.cassandraYaml, config.jvmOptions)",
 				"run with no spec.datacenter size or config"}},
 		"a config change": {dc: managed, tuning: &cbv1.DatacenterTuning{Config: &cbv1.DatacenterConfig{CassandraYaml: raw(`{"concurrent_writes":64}`)}},
 			reason: cbv1.ReasonDatacenterManagedByK8ssandra, says: []string{"would change its config (cassandra-yaml)"}},
