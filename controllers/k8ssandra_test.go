@@ -121,3 +121,26 @@ func TestK8ssandraManagedDatacenterIsNotChangedByASweep(t *testing.T) {
 	}
 	untouched(t, dc, gen)
 }
+
+// A sweep with restore afterEach does not hold the datacenter: its point's run refuses itself
+// before touching it, and stopOnFailure ends the sweep there.
+func TestK8ssandraManagedDatacenterRefusesAnAfterEachSweepsRun(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := k8ssandraDatacenter(t, ns)
+	gen := pl.Datacenter(t, dc).Generation
+	startManager(t, managerConfig(t, ns))
+
+	sw := makeSweep("each", ns, sweepAxis("datacenter.size", 5, 7))
+	sw.Spec.StopOnFailure = true
+	pl.Create(t, sw)
+	waitSweepCondition(t, sw, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonStoppedOnFailure)
+	runs := sweepRuns(t, sw)
+	if len(runs) != 1 {
+		t.Fatalf("the sweep created %d runs, want the first point's only", len(runs))
+	}
+	c := meta.FindStatusCondition(runs[0].Status.Conditions, cbv1.ConditionSucceeded)
+	if c == nil || c.Reason != cbv1.ReasonDatacenterManagedByK8ssandra || !strings.Contains(c.Message, "K8ssandraCluster "+ns+"/demo") {
+		t.Errorf("the point's run ended with %+v", c)
+	}
+	untouched(t, dc, gen)
+}
