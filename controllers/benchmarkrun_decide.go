@@ -266,6 +266,10 @@ func (d *decider) admit(dc *cassdcapi.CassandraDatacenter) bool {
 		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingNotAllowed, msg+"; the datacenter was not changed")
 		return false
 	}
+	if reason, msg := datacenter.K8ssandraManaged(dc, run.Spec.Datacenter, "the run"); reason != "" {
+		d.fail(cbv1.ConditionDatacenterReady, reason, msg+"; the datacenter was not changed")
+		return false
+	}
 	if reason, msg := datacenter.Unsuitable(run, dc); reason != "" {
 		d.fail(cbv1.ConditionDatacenterReady, reason, msg+"; the datacenter was not changed")
 		return false

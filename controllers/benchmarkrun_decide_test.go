@@ -21,6 +21,7 @@ import (
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/jobs"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/play"
 )
 
@@ -96,6 +97,11 @@ func aDC(opts ...dcOpt) *cassdcapi.CassandraDatacenter {
 		o(dc)
 	}
 	return dc
+}
+
+// k8ssandraManaged labels the datacenter as k8ssandra-operator's K8ssandraCluster "demo" does.
+func k8ssandraManaged(dc *cassdcapi.CassandraDatacenter) {
+	dc.Labels = builders.MakeDatacenter("", "").K8ssandraCluster("bench", "demo").Obj().Labels
 }
 
 func lockedBy(holder string) dcOpt {
@@ -315,6 +321,12 @@ func TestDecide(t *testing.T) {
 			r.Spec.Datacenter.Config.JvmServerOptions = &runtime.RawExtension{Raw: []byte(`{"max_heap_size":"8G"}`)}
 		}), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.ServerVersion = "3.11.17" })),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUnsuitable"}},
+		"a size and config change on a K8ssandraCluster's datacenter": {o: observed(aRun(), aDC(k8ssandraManaged)),
+			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterManagedByK8ssandra"}},
+		"what a K8ssandraCluster's datacenter has: taken as any": {o: observed(aRun(func(r *cbv1.BenchmarkRun) {
+			r.Spec.Datacenter.Size = ptr.To[int32](3)
+			r.Spec.Datacenter.Config.CassandraYaml = &runtime.RawExtension{Raw: []byte(`{"concurrent_writes":32}`)}
+		}), aDC(k8ssandraManaged)), dc: "lock=bench/r"},
 
 		"free-form JVM flags from another namespace": {o: func() observation {
 			run := aRun(func(r *cbv1.BenchmarkRun) {

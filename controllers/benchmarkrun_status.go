@@ -38,6 +38,8 @@ var failedReasons = map[string]bool{
 	cbv1.ReasonPodsNotStarting:        true,
 	cbv1.ReasonSettingNotAllowed:      true,
 	cbv1.ReasonLockLost:               true,
+
+	cbv1.ReasonDatacenterManagedByK8ssandra: true,
 }
 
 // warningReasons are reasons worth a Warning event whatever the condition's status.

@@ -97,6 +97,10 @@ const (
 	// config secret, too few nodes for its racks or the replication factor, JVM options its
 	// server version does not read); the run failed before touching it.
 	ReasonDatacenterUnsuitable = "DatacenterUnsuitable"
+	// ReasonDatacenterManagedByK8ssandra: a K8ssandraCluster manages the datacenter and the
+	// run (or a sweep point) would change its size or config, which k8ssandra-operator writes
+	// back; the run failed before touching it.
+	ReasonDatacenterManagedByK8ssandra = "DatacenterManagedByK8ssandra"
 	// ReasonDatacenterDrifted: someone else changed the datacenter while the run held it.
 	ReasonDatacenterDrifted = "DatacenterDrifted"
 	// ReasonRefused: the apiserver (validation, a webhook, a policy engine or RBAC) refused a

@@ -101,6 +101,9 @@ func DecideTake(o HoldObserved) Take {
 	if ok, reason, msg := datacenter.Allows(dc, sw.Namespace); !ok {
 		return waitToFind(o, reason, msg)
 	}
+	if reason, msg := k8ssandraRefusal(sw, dc); reason != "" {
+		return Take{Fail: true, Status: metav1.ConditionFalse, Reason: reason, Message: msg + "; the sweep did not lock the datacenter and created no run"}
+	}
 	if locked && o.HolderAlive {
 		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterBusy, Message: fmt.Sprintf(
 			"CassandraDatacenter %s is in use by %s; the sweep starts when it is done", key, holder)}

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -46,6 +47,23 @@ func dc1(size int32, config, lock string) *cassdcapi.CassandraDatacenter {
 	dc := b.Obj()
 	dc.Generation, dc.Status.ObservedGeneration, dc.Status.CassandraOperatorProgress = 4, 4, cassdcapi.ProgressReady
 	dc.Status.Conditions = []cassdcapi.DatacenterCondition{{Type: cassdcapi.DatacenterReady, Status: corev1.ConditionTrue}}
+	return dc
+}
+
+func withAxis(sw *cbv1.BenchmarkSweep, path string, values ...int) *cbv1.BenchmarkSweep {
+	axis := cbv1.SweepAxis{Path: path}
+	for _, v := range values {
+		axis.Values = append(axis.Values, intstr.FromInt(v))
+	}
+	sw.Spec.Axes = append(sw.Spec.Axes, axis)
+	return sw
+}
+
+// managedDC is dc1 as a K8ssandraCluster's datacenter.
+func managedDC(size int32) *cassdcapi.CassandraDatacenter {
+	dc := dc1(size, origConfig, "")
+	b := builders.MakeDatacenter("dc1", "bench").K8ssandraCluster("k8ssandra-operator", "demo").Obj()
+	dc.Labels, dc.Finalizers = b.Labels, b.Finalizers
 	return dc
 }
 
@@ -117,6 +135,26 @@ func TestDecideTake(t *testing.T) {
 			o:       HoldObserved{Sweep: atEndSweep(false), Now: created.Add(30 * time.Minute)},
 			want:    want{Fail: true, Reason: cbv1.ReasonPrepareDeadlineExpired},
 			message: "gave up after the template's deadlines.prepare (30m0s)",
+		},
+		"a K8ssandraCluster's datacenter and a point that resizes it: refused before locking": {
+			o:    HoldObserved{Sweep: withAxis(atEndSweep(false), "datacenter.size", 3, 5), DC: managedDC(3)},
+			want: want{Fail: true, Reason: cbv1.ReasonDatacenterManagedByK8ssandra},
+			message: "is managed by K8ssandraCluster k8ssandra-operator/demo, which writes the datacenter's spec back from its own whenever it reconciles a change, " +
+				"and the sweep's point 1 (datacenter.size=5) would change its size from 3 to 5",
+		},
+		"a K8ssandraCluster's datacenter and a template that tunes it: refused": {
+			o: HoldObserved{Sweep: func() *cbv1.BenchmarkSweep {
+				sw := withAxis(atEndSweep(false), "writers.replicas", 1, 2)
+				sw.Spec.Template.Datacenter = &cbv1.DatacenterTuning{Config: &cbv1.DatacenterConfig{
+					CassandraYaml: &runtime.RawExtension{Raw: []byte(`{"concurrent_writes":64}`)}}}
+				return sw
+			}(), DC: managedDC(3)},
+			want:    want{Fail: true, Reason: cbv1.ReasonDatacenterManagedByK8ssandra},
+			message: "point 0 (writers.replicas=1) would change its config (cassandra-yaml)",
+		},
+		"a K8ssandraCluster's datacenter and points that change nothing in it: locked as any": {
+			o:    HoldObserved{Sweep: withAxis(atEndSweep(false), "writers.replicas", 1, 2), DC: managedDC(3)},
+			want: want{Lock: true, Record: recordedFromDC, Reason: cbv1.ReasonLocked},
 		},
 		"not opted in: wait": {
 			o:       HoldObserved{Sweep: atEndSweep(false), DC: builders.MakeDatacenter("dc1", "bench").Size(3).Obj()},

@@ -90,3 +90,23 @@ func (b *DatacenterBuilder) Annotation(key, value string) *DatacenterBuilder {
 	b.obj.Annotations[key] = value
 	return b
 }
+
+// Label sets a label.
+func (b *DatacenterBuilder) Label(key, value string) *DatacenterBuilder {
+	if b.obj.Labels == nil {
+		b.obj.Labels = map[string]string{}
+	}
+	b.obj.Labels[key] = value
+	return b
+}
+
+// K8ssandraCluster marks the datacenter as k8ssandra-operator 1.32 marks the ones its
+// K8ssandraCluster controller creates (pkg/cassandra/datacenter.go NewDatacenter): its labels
+// and finalizer.
+func (b *DatacenterBuilder) K8ssandraCluster(namespace, name string) *DatacenterBuilder {
+	b.Label("app.kubernetes.io/name", "k8ssandra-operator").Label("app.kubernetes.io/part-of", "k8ssandra").
+		Label("app.kubernetes.io/component", "cassandra").Label("k8ssandra.io/cleaned-up-by", "k8ssandracluster-controller").
+		Label("k8ssandra.io/cluster-name", name).Label("k8ssandra.io/cluster-namespace", namespace)
+	b.obj.Finalizers = append(b.obj.Finalizers, "k8ssandracluster.k8ssandra.io/finalizer")
+	return b
+}
