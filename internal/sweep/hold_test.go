@@ -22,11 +22,7 @@ var created = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 const origConfig = `{"cassandra-yaml":{"concurrent_writes":32}}`
 
 func atEndSweep(recorded bool) *cbv1.BenchmarkSweep {
-	tmpl := builders.MakeBenchmarkRun("", "bench").Datacenter("dc1").Writers(1).Duration(time.Second).Obj().Spec
-	sw := &cbv1.BenchmarkSweep{
-		ObjectMeta: metav1.ObjectMeta{Name: "sw", Namespace: "bench", CreationTimestamp: metav1.NewTime(created)},
-		Spec:       cbv1.BenchmarkSweepSpec{Template: tmpl, Restore: cbv1.RestoreAtEnd},
-	}
+	sw := builders.MakeSweep("sw", "bench").Created(created).Restore(cbv1.RestoreAtEnd).Obj()
 	if recorded {
 		sw.Status.Datacenter = &cbv1.SweepDatacenterStatus{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](1),
 			HadConfig: true, OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}
