@@ -200,3 +200,14 @@ func TestLockHolder(t *testing.T) {
 		t.Errorf("String() = %q", s)
 	}
 }
+
+func TestNativePort(t *testing.T) {
+	dc := dcWith()
+	if p := NativePort(dc); p != 9042 {
+		t.Errorf("default port %d", p)
+	}
+	dc.Spec.Config = json.RawMessage(`{"cassandra-yaml":{"native_transport_port":9142}}`)
+	if p := NativePort(dc); p != 9142 {
+		t.Errorf("configured port %d", p)
+	}
+}
