@@ -26,6 +26,8 @@ const (
 	ReasonPointFailed      = "PointFailed"
 	ReasonPointsFailed     = "PointsFailed"
 	ReasonStoppedOnFailure = "StoppedOnFailure"
+	// ReasonRunNameTaken: a run the sweep must create exists and belongs to something else.
+	ReasonRunNameTaken = "RunNameTaken"
 
 	// ConditionDatacenterLocked, on a sweep with restore atEnd, is True while the sweep holds
 	// its datacenter for its points.

@@ -13,7 +13,7 @@ import (
 func Allows(dc *cassdcapi.CassandraDatacenter, runNamespace string) (bool, string, string) {
 	value, ok := dc.Annotations[cbv1.AllowBenchmarksAnnotation]
 	if !ok {
-		return false, cbv1.ReasonNotAllowed, "CassandraDatacenter " + dc.Namespace + "/" + dc.Name +
+		return false, cbv1.ReasonDatacenterNotOptedIn, "CassandraDatacenter " + dc.Namespace + "/" + dc.Name +
 			" has not opted in to benchmarks: annotate it with " + cbv1.AllowBenchmarksAnnotation + `="true"`
 	}
 	value = strings.TrimSpace(value)
@@ -22,7 +22,7 @@ func Allows(dc *cassdcapi.CassandraDatacenter, runNamespace string) (bool, strin
 			return true, "", ""
 		}
 	} else if strings.EqualFold(value, "false") || value == "" {
-		return false, cbv1.ReasonNotAllowed, "CassandraDatacenter " + dc.Namespace + "/" + dc.Name +
+		return false, cbv1.ReasonDatacenterNotOptedIn, "CassandraDatacenter " + dc.Namespace + "/" + dc.Name +
 			" has " + cbv1.AllowBenchmarksAnnotation + `="` + value + `"; set it to "true" to allow benchmarks`
 	} else {
 		for _, ns := range strings.Split(value, ",") {

@@ -37,10 +37,10 @@ func TestDurations(t *testing.T) {
 			cond(cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded, 30),
 		}, want: want{30 * time.Minute, 10 * time.Minute, true}},
 		"failed at prepare: the stages it never reached were settled at completion": {start: &start, done: &done, conds: []metav1.Condition{
-			cond(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExpired, 25),
+			cond(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExceeded, 25),
 			cond(cbv1.ConditionSchemaReady, metav1.ConditionFalse, cbv1.ReasonNotReached, 30),
 			cond(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonNotReached, 30),
-			cond(cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExpired, 30),
+			cond(cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExceeded, 30),
 		}, want: want{30 * time.Minute, 5 * time.Minute, true}},
 		"failed mid-writers: the running stage stopped at completion": {start: &start, done: &done, conds: []metav1.Condition{
 			cond(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterDrifted, 12),

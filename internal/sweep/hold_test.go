@@ -111,12 +111,12 @@ func TestDecideTake(t *testing.T) {
 		},
 		"missing datacenter after deadlines.prepare: fail": {
 			o:       HoldObserved{Sweep: atEndSweep(false), Now: created.Add(30 * time.Minute)},
-			want:    want{Fail: true, Reason: cbv1.ReasonPrepareDeadlineExpired},
+			want:    want{Fail: true, Reason: cbv1.ReasonPrepareDeadlineExceeded},
 			message: "gave up after the template's deadlines.prepare (30m0s)",
 		},
 		"not opted in: wait": {
 			o:       HoldObserved{Sweep: atEndSweep(false), DC: builders.MakeDatacenter("dc1", "bench").Size(3).Obj()},
-			want:    want{Reason: cbv1.ReasonNotAllowed},
+			want:    want{Reason: cbv1.ReasonDatacenterNotOptedIn},
 			message: "has not opted in",
 		},
 	}
