@@ -87,7 +87,7 @@ build: ## Build the manager, cassbench and cassbench-writer binaries into bin/, 
 
 .PHONY: run
 run: cluster-check manifests generate fmt vet ## Run the manager on this machine against the current kubeconfig's cluster (make install first).
-	$(GO) run ./cmd/manager
+	$(GO) run ./cmd/manager --leader-elect=false
 
 ##@ Demo
 

@@ -363,7 +363,7 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 		if stage == cbv1.ConditionDatacenterRestored {
 			msg += "; restore the datacenter by hand from status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)"
 		}
-		conditions.Set(&st.Conditions, run.Generation, stage, metav1.ConditionFalse, reason, msg)
+		conditions.Set(&st.Conditions, run.Generation, r.Clock.Now(), stage, metav1.ConditionFalse, reason, msg)
 		ctrl.LoggerFrom(ctx).Info("write refused", "what", what, "error", err.Error())
 		return st, nil
 	}
@@ -466,7 +466,7 @@ func (r *BenchmarkRunReconciler) writeStatus(ctx context.Context, run *cbv1.Benc
 	before := run.Status
 	next := run.DeepCopy()
 	next.Status = *status.DeepCopy()
-	derive(next)
+	derive(next, r.Clock.Now())
 	if equality.Semantic.DeepEqual(before, next.Status) {
 		return nil
 	}

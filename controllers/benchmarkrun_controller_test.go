@@ -145,7 +145,7 @@ func TestDatacenterWithoutOptInIsNeverTouched(t *testing.T) {
 	startManager(t, managerConfig(t, ns))
 	run := builders.MakeBenchmarkRun("nosy", ns).Datacenter("private").Size(5).Writers(1).Duration(time.Second).Obj()
 	pl.Create(t, run)
-	got := pl.WaitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonNotAllowed)
+	got := pl.WaitCondition(t, run, cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterNotOptedIn)
 	if c := got.Status.Conditions[0]; !strings.Contains(c.Message, cbv1.AllowBenchmarksAnnotation) {
 		t.Errorf("message does not say how to opt in: %q", c.Message)
 	}
@@ -368,7 +368,7 @@ func TestReadinessDeadlineExpires(t *testing.T) {
 	if err := kube.SetDatacenterStatus(context.Background(), env.Client, dc, kube.MarkDatacenterUpdating(dc)); err != nil {
 		t.Fatal(err)
 	}
-	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExpired)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExceeded)
 	if c := findCond(got, cbv1.ConditionSucceeded); !strings.Contains(c.Message, "Updating") {
 		t.Errorf("message does not say what was pending: %q", c.Message)
 	}

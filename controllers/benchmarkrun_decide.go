@@ -118,7 +118,7 @@ type decider struct {
 }
 
 func (d *decider) set(t string, status metav1.ConditionStatus, reason, msg string) {
-	conditions.SetAt(&d.run.Status.Conditions, d.run.Generation, d.o.now, t, status, reason, msg)
+	conditions.Set(&d.run.Status.Conditions, d.run.Generation, d.o.now, t, status, reason, msg)
 }
 
 func (d *decider) fail(t, reason, msg string) { d.set(t, metav1.ConditionFalse, reason, msg) }
@@ -660,7 +660,7 @@ func (d *decider) load(t jobs.Target) {
 	if !done {
 		deadline := job.CreationTimestamp.Add(runTimeout(run) + time.Minute)
 		if !d.o.now.Before(deadline) {
-			d.fail(cbv1.ConditionWritersComplete, cbv1.ReasonRunDeadlineExpired, fmt.Sprintf(
+			d.fail(cbv1.ConditionWritersComplete, cbv1.ReasonRunDeadlineExceeded, fmt.Sprintf(
 				"the writers did not finish within deadlines.run (%s); results of the writers that reported are kept", runTimeout(run)))
 			return
 		}
@@ -698,7 +698,7 @@ func (d *decider) load(t jobs.Target) {
 	if msg := jobs.FailureMessage(job); msg != "" {
 		problems = append(problems, "Job "+job.Name+": "+msg)
 		if strings.HasPrefix(msg, batchv1.JobReasonDeadlineExceeded) {
-			reason = cbv1.ReasonRunDeadlineExpired
+			reason = cbv1.ReasonRunDeadlineExceeded
 		}
 	}
 	d.fail(cbv1.ConditionWritersComplete, reason,
@@ -980,7 +980,7 @@ func (d *decider) waitToFind(reason, msg string) {
 	run := d.run
 	deadline := findDeadline(run)
 	if !d.o.now.Before(deadline) {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExpired,
+		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExceeded,
 			fmt.Sprintf("%s; gave up after deadlines.prepare (%s)", msg, prepareTimeout(run)))
 		return
 	}
@@ -994,7 +994,7 @@ func (d *decider) prepareExpired(why string) bool {
 	if d.o.now.Before(prepareDeadline(d.run)) {
 		return false
 	}
-	d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExpired,
+	d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExceeded,
 		fmt.Sprintf("%s within deadlines.prepare (%s)", why, prepareTimeout(d.run)))
 	return true
 }

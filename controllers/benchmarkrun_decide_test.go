@@ -502,7 +502,7 @@ func TestDecide(t *testing.T) {
 			}},
 		"released earlier but the status write was lost": {o: observed(aRun(patched, writersDone), aDC()),
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/Restored", cbv1.ConditionSucceeded: "True/Succeeded"}},
-		"crash after the patch, then a failure: restored from state": {o: observed(aRun(recorded, withCond(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonPrepareDeadlineExpired)), aDC(mine, atTarget)),
+		"crash after the patch, then a failure: restored from state": {o: observed(aRun(recorded, withCond(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonPrepareDeadlineExceeded)), aDC(mine, atTarget)),
 			dc:    "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-",
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/Restored"}},
 		"the lock was taken by another run before the restore": {o: observed(aRun(patched, writersDone), aDC(lockedBy("bench/other"), atTarget)),

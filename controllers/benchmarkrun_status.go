@@ -24,20 +24,20 @@ type outcome struct {
 
 // failedReasons are condition reasons after which the run cannot succeed.
 var failedReasons = map[string]bool{
-	cbv1.ReasonPrepareDeadlineExpired: true,
-	cbv1.ReasonRunDeadlineExpired:     true,
-	cbv1.ReasonSetupFailed:            true,
-	cbv1.ReasonSettingsInvalid:        true,
-	cbv1.ReasonWriterFailed:           true,
-	cbv1.ReasonInvalidSpec:            true,
-	cbv1.ReasonDatacenterInvalid:      true,
-	cbv1.ReasonDatacenterUnsuitable:   true,
-	cbv1.ReasonDatacenterDrifted:      true,
-	cbv1.ReasonRefused:                true,
-	cbv1.ReasonImageNotAllowed:        true,
-	cbv1.ReasonPodsNotStarting:        true,
-	cbv1.ReasonSettingNotAllowed:      true,
-	cbv1.ReasonLockLost:               true,
+	cbv1.ReasonPrepareDeadlineExceeded: true,
+	cbv1.ReasonRunDeadlineExceeded:     true,
+	cbv1.ReasonSetupFailed:             true,
+	cbv1.ReasonSettingsInvalid:         true,
+	cbv1.ReasonWriterFailed:            true,
+	cbv1.ReasonInvalidSpec:             true,
+	cbv1.ReasonDatacenterInvalid:       true,
+	cbv1.ReasonDatacenterUnsuitable:    true,
+	cbv1.ReasonDatacenterDrifted:       true,
+	cbv1.ReasonRefused:                 true,
+	cbv1.ReasonImageNotAllowed:         true,
+	cbv1.ReasonPodsNotStarting:         true,
+	cbv1.ReasonSettingNotAllowed:       true,
+	cbv1.ReasonLockLost:                true,
 
 	cbv1.ReasonDatacenterManagedByK8ssandra: true,
 }
@@ -71,8 +71,8 @@ func finished(run *cbv1.BenchmarkRun) bool {
 
 // setCondition sets a condition stamped with the run's generation and tells whether its
 // status or reason changed: a state change worth an event.
-func setCondition(run *cbv1.BenchmarkRun, t string, status metav1.ConditionStatus, reason, message string) bool {
-	return conditions.Set(&run.Status.Conditions, run.Generation, t, status, reason, message)
+func setCondition(run *cbv1.BenchmarkRun, now time.Time, t string, status metav1.ConditionStatus, reason, message string) bool {
+	return conditions.Set(&run.Status.Conditions, run.Generation, now, t, status, reason, message)
 }
 
 // runStages are the conditions of the run's stages, in order: a finished run has each, saying
@@ -87,7 +87,7 @@ var lifecycleConditions = append(append([]string(nil), runStages...), cbv1.Condi
 
 // derive fills in what status derives from the conditions: the phase and kstatus' Ready,
 // Reconciling and Stalled.
-func derive(run *cbv1.BenchmarkRun) {
+func derive(run *cbv1.BenchmarkRun, now time.Time) {
 	run.Status.ObservedGeneration = run.Generation
 	run.Status.Phase = phase(run)
 	var latest *metav1.Condition
@@ -101,7 +101,7 @@ func derive(run *cbv1.BenchmarkRun) {
 	if latest != nil {
 		msg = latest.Message
 	}
-	conditions.Kstatus(&run.Status.Conditions, run.Generation, string(run.Status.Phase), msg)
+	conditions.Kstatus(&run.Status.Conditions, run.Generation, now, string(run.Status.Phase), msg)
 }
 
 // phase derives the one-word phase from the conditions.
@@ -126,7 +126,7 @@ func phase(run *cbv1.BenchmarkRun) cbv1.Phase {
 		switch c.Reason {
 		case cbv1.ReasonDatacenterBusy:
 			return cbv1.PhaseQueued
-		case cbv1.ReasonDatacenterNotFound, cbv1.ReasonNotAllowed, cbv1.ReasonNamespaceNotAllowed:
+		case cbv1.ReasonDatacenterNotFound, cbv1.ReasonDatacenterNotOptedIn, cbv1.ReasonNamespaceNotAllowed:
 			return cbv1.PhasePending
 		}
 		return cbv1.PhasePreparing

@@ -29,7 +29,7 @@ func TestPhaseAndOutcome(t *testing.T) {
 	}{
 		"new":             {run: runWith(), phase: cbv1.PhasePending},
 		"no datacenter":   {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterNotFound, f)), phase: cbv1.PhasePending},
-		"not opted in":    {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonNotAllowed, f)), phase: cbv1.PhasePending},
+		"not opted in":    {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterNotOptedIn, f)), phase: cbv1.PhasePending},
 		"queued":          {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterBusy, f)), phase: cbv1.PhaseQueued},
 		"checking":        {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonCheckingSettings, f)), phase: cbv1.PhasePreparing},
 		"rolling":         {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterUpdating, f)), phase: cbv1.PhasePreparing},
@@ -39,7 +39,7 @@ func TestPhaseAndOutcome(t *testing.T) {
 		"writer failed":   {run: runWith(c(cbv1.ConditionWritersComplete, cbv1.ReasonWriterFailed, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonWriterFailed},
 		"typo":            {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingsInvalid, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonSettingsInvalid},
 		"setup failed":    {run: runWith(c(cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonSetupFailed},
-		"deadline":        {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExpired, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonPrepareDeadlineExpired},
+		"deadline":        {run: runWith(c(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExceeded, f)), phase: cbv1.PhaseRestoring, outcome: cbv1.ReasonPrepareDeadlineExceeded},
 		"succeeded":       {run: runWith(c(cbv1.ConditionWritersComplete, cbv1.ReasonWritersSucceeded, tr), c(cbv1.ConditionSucceeded, cbv1.ReasonSucceeded, tr)), phase: cbv1.PhaseSucceeded, outcome: cbv1.ReasonSucceeded},
 		"failed":          {run: runWith(c(cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, f), c(cbv1.ConditionSucceeded, cbv1.ReasonSetupFailed, f)), phase: cbv1.PhaseFailed, outcome: cbv1.ReasonSetupFailed},
 		"restoring begun": {run: runWith(c(cbv1.ConditionDatacenterRestored, cbv1.ReasonRestoring, f)), phase: cbv1.PhaseRestoring},
@@ -63,17 +63,17 @@ func TestPhaseAndOutcome(t *testing.T) {
 
 func TestSucceededNeverFlips(t *testing.T) {
 	run := runWith()
-	if !setCondition(run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonWriterFailed, "writer 1 failed") {
+	if !setCondition(run, time.Now(), cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonWriterFailed, "writer 1 failed") {
 		t.Fatal("first Succeeded not reported as a change")
 	}
-	if setCondition(run, cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded, "fine") {
+	if setCondition(run, time.Now(), cbv1.ConditionSucceeded, metav1.ConditionTrue, cbv1.ReasonSucceeded, "fine") {
 		t.Error("Succeeded flipped")
 	}
 	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionSucceeded); c.Status != metav1.ConditionFalse {
 		t.Errorf("Succeeded is %s", c.Status)
 	}
-	if setCondition(run, cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, "1 of 3") != true ||
-		setCondition(run, cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, "2 of 3") != false {
+	if setCondition(run, time.Now(), cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, "1 of 3") != true ||
+		setCondition(run, time.Now(), cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, "2 of 3") != false {
 		t.Error("a message-only change counted as a state change (an event per progress update)")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
 )
 
 // The CRD's own rules, as a kubectl user meets them.
@@ -23,7 +24,7 @@ func TestSweepAdmission(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t)
 	valid := func(t *testing.T) *unstructured.Unstructured {
-		sw := makeSweep("", ns, sweepAxis("writers.replicas", 1, 2), sweepAxis("workload.writeConsistency", "ONE", "TWO"))
+		sw := builders.MakeSweep("", ns).Axis("writers.replicas", 1, 2).Axis("workload.writeConsistency", "ONE", "TWO").Obj()
 		sw.GenerateName = "adm-"
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(sw)
 		if err != nil {

@@ -191,7 +191,7 @@ func (r *BenchmarkSweepReconciler) writeStatus(ctx context.Context, before, sw *
 	if sw.Status.Progress != "" {
 		progress = "points " + sw.Status.Progress
 	}
-	conditions.Kstatus(&sw.Status.Conditions, sw.Generation, string(sw.Status.Phase), progress)
+	conditions.Kstatus(&sw.Status.Conditions, sw.Generation, r.Clock.Now(), string(sw.Status.Phase), progress)
 	if equality.Semantic.DeepEqual(before.Status, sw.Status) {
 		return nil
 	}
@@ -472,7 +472,7 @@ func (r *BenchmarkSweepReconciler) create(ctx context.Context, sw *cbv1.Benchmar
 		if !metav1.IsControlledBy(existing, sw) {
 			msg := fmt.Sprintf("BenchmarkRun %s already exists and does not belong to this sweep; delete it so that %s can run",
 				child.Name, sweep.Describe(sw.Spec.Axes, p))
-			r.Recorder.Eventf(sw, existing, corev1.EventTypeWarning, reasonRunNameTaken, "CreateRun", "%s", msg)
+			r.Recorder.Eventf(sw, existing, corev1.EventTypeWarning, cbv1.ReasonRunNameTaken, "CreateRun", "%s", msg)
 			return nil, errors.New(msg)
 		}
 		return existing, nil
@@ -486,12 +486,9 @@ func (r *BenchmarkSweepReconciler) create(ctx context.Context, sw *cbv1.Benchmar
 	return child, nil
 }
 
-// reasonRunNameTaken: a run the sweep must create exists and belongs to something else.
-const reasonRunNameTaken = "RunNameTaken"
-
 // condition sets a condition and emits an event when its status or reason changed.
 func (r *BenchmarkSweepReconciler) condition(sw *cbv1.BenchmarkSweep, t string, status metav1.ConditionStatus, reason, msg string) {
-	if setSweepCondition(sw, t, status, reason, msg) {
+	if setSweepCondition(sw, r.Clock.Now(), t, status, reason, msg) {
 		kind := corev1.EventTypeNormal
 		if status == metav1.ConditionFalse {
 			kind = corev1.EventTypeWarning

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -21,31 +20,6 @@ import (
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/play"
 )
-
-// makeSweep builds a sweep over a run template that the CRD admits: datacenter dc1, one
-// writer, a one-second window.
-func makeSweep(name, ns string, axes ...cbv1.SweepAxis) *cbv1.BenchmarkSweep {
-	tmpl := builders.MakeBenchmarkRun("", ns).Datacenter("dc1").Writers(1).Duration(time.Second).Obj().Spec
-	return &cbv1.BenchmarkSweep{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       cbv1.BenchmarkSweepSpec{Template: tmpl, Axes: axes},
-	}
-}
-
-func sweepAxis(path string, values ...any) cbv1.SweepAxis {
-	a := cbv1.SweepAxis{Path: path}
-	for _, v := range values {
-		switch v := v.(type) {
-		case int:
-			a.Values = append(a.Values, intstr.FromInt32(int32(v)))
-		case string:
-			a.Values = append(a.Values, intstr.FromString(v))
-		default:
-			panic(fmt.Sprintf("axis value %v", v))
-		}
-	}
-	return a
-}
 
 func getSweep(t testing.TB, sw *cbv1.BenchmarkSweep) *cbv1.BenchmarkSweep {
 	t.Helper()
@@ -154,9 +128,9 @@ func TestSweepRunsItsPointsOneAtATimeAndTabulates(t *testing.T) {
 	dc := readyDatacenter(t, ns, "dc1", 1)
 	startManager(t, managerConfig(t, ns))
 
-	sw := makeSweep("cw", ns,
-		sweepAxis("datacenter.config.cassandra-yaml.concurrent_writes", 64, 128),
-		sweepAxis("writers.replicas", 1, 2))
+	sw := builders.MakeSweep("cw", ns).
+		Axis("datacenter.config.cassandra-yaml.concurrent_writes", 64, 128).
+		Axis("writers.replicas", 1, 2).Obj()
 	pl.Create(t, sw)
 
 	// Point 1 fails; the sweep records it and goes on.
@@ -265,20 +239,20 @@ func TestSweepWithAnInvalidPointCreatesNothing(t *testing.T) {
 		want []string
 	}{
 		"zero writers": {
-			axes: []cbv1.SweepAxis{sweepAxis("writers.replicas", 2, 0)},
+			axes: []cbv1.SweepAxis{builders.Axis("writers.replicas", 2, 0)},
 			// The apiserver's own message, from the dry run of point 1.
 			want: []string{"point 1 (writers.replicas=0)", "spec.writers.replicas", "greater than or equal to 1"},
 		},
 		"unknown profile": {
-			axes: []cbv1.SweepAxis{sweepAxis("writers.replicas", 1, 2), sweepAxis("schema.table.profile", "ip-by-city", "ip-by-town")},
+			axes: []cbv1.SweepAxis{builders.Axis("writers.replicas", 1, 2), builders.Axis("schema.table.profile", "ip-by-city", "ip-by-town")},
 			want: []string{"point 1 (writers.replicas=1, schema.table.profile=ip-by-town)", "spec.schema.table.profile", "Unsupported value"},
 		},
 		"no such field": {
-			axes: []cbv1.SweepAxis{sweepAxis("writers.replica", 2)},
+			axes: []cbv1.SweepAxis{builders.Axis("writers.replica", 2)},
 			want: []string{"point 0 (writers.replica=2)", `writers has no field "replica"`},
 		},
 		"wrong type": {
-			axes: []cbv1.SweepAxis{sweepAxis("datacenter.size", "four")},
+			axes: []cbv1.SweepAxis{builders.Axis("datacenter.size", "four")},
 			want: []string{"datacenter.size: value four is not an integer"},
 		},
 	}
@@ -286,7 +260,7 @@ func TestSweepWithAnInvalidPointCreatesNothing(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			i++
-			sw := makeSweep(fmt.Sprintf("bad-%d", i), ns, tc.axes...)
+			sw := builders.MakeSweep(fmt.Sprintf("bad-%d", i), ns).Axes(tc.axes...).Obj()
 			pl.Create(t, sw)
 			got := waitSweepCondition(t, sw, cbv1.ConditionValid, metav1.ConditionFalse, cbv1.ReasonInvalidPoint)
 			msg := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionValid).Message
@@ -316,7 +290,7 @@ func TestSweepStopsOnFailureAndSurvivesARestart(t *testing.T) {
 	cfg := managerConfig(t, ns)
 	m := startManager(t, cfg)
 
-	sw := makeSweep("stop", ns, sweepAxis("workload.writeConsistency", "ONE", "QUORUM"))
+	sw := builders.MakeSweep("stop", ns).Axis("workload.writeConsistency", "ONE", "QUORUM").Obj()
 	sw.Spec.Repeats = 2
 	sw.Spec.StopOnFailure = true
 	pl.Create(t, sw)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
 )
 
 // A sweep with loadOnce creates a first run that loads the template's dataset into a keyspace
@@ -14,7 +15,7 @@ func TestSweepLoadsOnceAndMeasuresEveryPointOnIt(t *testing.T) {
 	readyDatacenter(t, ns, "dc1", 1)
 	startManager(t, managerConfig(t, ns))
 
-	sw := makeSweep("once", ns, sweepAxis("writers.replicas", 1, 2))
+	sw := builders.MakeSweep("once", ns).Axis("writers.replicas", 1, 2).Obj()
 	sw.Spec.LoadOnce = true
 	sw.Spec.Template.Schema.Recreate = true
 	sw.Spec.Template.Workload.Dataset = &cbv1.DatasetSpec{Rows: 5000, Load: true}

@@ -27,7 +27,7 @@ const tunedConfig = `{"cassandra-yaml":{"concurrent_writes":64,"num_tokens":16},
 // atEndSweep is a sweep over writers.replicas whose template tunes concurrent_writes, with
 // restore atEnd.
 func atEndSweep(name, ns string, writers ...any) *cbv1.BenchmarkSweep {
-	sw := makeSweep(name, ns, sweepAxis("writers.replicas", writers...))
+	sw := builders.MakeSweep(name, ns).Axis("writers.replicas", writers...).Obj()
 	sw.Spec.Template.Datacenter = builders.MakeBenchmarkRun("", ns).CassandraYaml(map[string]any{"concurrent_writes": 64}).Obj().Spec.Datacenter
 	sw.Spec.Restore = cbv1.RestoreAtEnd
 	return sw
@@ -219,7 +219,7 @@ func TestSweepAtEndStopsOnFailureAndRestores(t *testing.T) {
 func TestSweepAtEndAdmission(t *testing.T) {
 	ns := env.Namespace(t)
 	varying := atEndSweep("varying", ns, 1)
-	varying.Spec.Axes = append(varying.Spec.Axes, sweepAxis("datacenterRef.name", "dc1", "dc2"))
+	varying.Spec.Axes = append(varying.Spec.Axes, builders.Axis("datacenterRef.name", "dc1", "dc2"))
 	keep := atEndSweep("keep", ns, 1)
 	keep.Spec.Template.Datacenter.KeepChanges = true
 	for name, c := range map[string]struct {

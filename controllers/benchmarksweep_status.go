@@ -22,8 +22,8 @@ func sweepFinished(sw *cbv1.BenchmarkSweep) bool {
 
 // setSweepCondition sets a condition stamped with the sweep's generation and tells whether its
 // status or reason changed. Succeeded is final: it never flips once set.
-func setSweepCondition(sw *cbv1.BenchmarkSweep, t string, status metav1.ConditionStatus, reason, message string) bool {
-	return conditions.Set(&sw.Status.Conditions, sw.Generation, t, status, reason, message)
+func setSweepCondition(sw *cbv1.BenchmarkSweep, now time.Time, t string, status metav1.ConditionStatus, reason, message string) bool {
+	return conditions.Set(&sw.Status.Conditions, sw.Generation, now, t, status, reason, message)
 }
 
 // settleSweep makes a finished sweep's conditions tell how each of its stages ended, as a

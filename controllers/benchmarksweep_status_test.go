@@ -23,7 +23,7 @@ func TestSettleSweep(t *testing.T) {
 		"failed while it waited for its datacenter": {restore: cbv1.RestoreAtEnd,
 			conds: []metav1.Condition{cond(cbv1.ConditionValid, "True", cbv1.ReasonPointsValid),
 				cond(cbv1.ConditionDatacenterLocked, "False", cbv1.ReasonDatacenterBusy),
-				cond(cbv1.ConditionSucceeded, "False", cbv1.ReasonPrepareDeadlineExpired)},
+				cond(cbv1.ConditionSucceeded, "False", cbv1.ReasonPrepareDeadlineExceeded)},
 			want: map[string]string{cbv1.ConditionDatacenterLocked: "False/NotReached", cbv1.ConditionDatacenterRestored: "False/NotReached",
 				cbv1.ConditionValid: "True/PointsValid"}},
 		"an invalid point, holding the datacenter": {restore: cbv1.RestoreAtEnd,

@@ -105,7 +105,7 @@ func TestK8ssandraManagedDatacenterIsNotChangedByASweep(t *testing.T) {
 	gen := pl.Datacenter(t, dc).Generation
 	startManager(t, managerConfig(t, ns))
 
-	sw := makeSweep("sizes", ns, sweepAxis("datacenter.size", 3, 5))
+	sw := builders.MakeSweep("sizes", ns).Axis("datacenter.size", 3, 5).Obj()
 	sw.Spec.Restore = cbv1.RestoreAtEnd
 	pl.Create(t, sw)
 	got := waitSweepCondition(t, sw, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonDatacenterManagedByK8ssandra)
@@ -130,7 +130,7 @@ func TestK8ssandraManagedDatacenterRefusesAnAfterEachSweepsRun(t *testing.T) {
 	gen := pl.Datacenter(t, dc).Generation
 	startManager(t, managerConfig(t, ns))
 
-	sw := makeSweep("each", ns, sweepAxis("datacenter.size", 5, 7))
+	sw := builders.MakeSweep("each", ns).Axis("datacenter.size", 5, 7).Obj()
 	sw.Spec.StopOnFailure = true
 	pl.Create(t, sw)
 	waitSweepCondition(t, sw, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonStoppedOnFailure)

@@ -515,7 +515,7 @@ func TestRestoreStuckBehindAScaleUpReleasesTheLockAndSaysWhy(t *testing.T) {
 	if err := env.Client.Status().Update(context.Background(), stuck); err != nil {
 		t.Fatal(err)
 	}
-	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExpired)
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonPrepareDeadlineExceeded)
 	c := findCond(got, cbv1.ConditionDatacenterRestored)
 	if c.Reason != cbv1.ReasonRestoreStuck || !strings.Contains(c.Message, "c1-dc1-default-sts-4 (Pending: 0/3 nodes are available") ||
 		!strings.Contains(c.Message, "spec.size back to 3") {

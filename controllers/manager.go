@@ -21,10 +21,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/opmetrics"
 )
 
 // Options configure the manager; the command and the integration tests build it the same way.
@@ -138,12 +140,23 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("registering the BenchmarkRun controller: %w", err)
 	}
+	if err := mgr.Add(operatorMetrics.Runnable(mgr.GetCache(), o.Clock)); err != nil {
+		return nil, fmt.Errorf("adding the operator's metrics: %w", err)
+	}
 	sweeps := &BenchmarkSweepReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("cassbench"), Clock: o.Clock}
 	if err := sweeps.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("registering the BenchmarkSweep controller: %w", err)
 	}
 	return mgr, nil
 }
+
+// operatorMetrics is registered once per process on controller-runtime's registry, which the
+// manager's metrics endpoint serves; each manager points it at its cache while it runs.
+var operatorMetrics = func() *opmetrics.Collector {
+	c := opmetrics.New(clock.RealClock{})
+	ctrlmetrics.Registry.MustRegister(c)
+	return c
+}()
 
 // watchNamespaces is the cache's DefaultNamespaces: nil (all namespaces) for an empty list.
 func watchNamespaces(namespaces []string) map[string]cache.Config {

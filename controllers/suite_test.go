@@ -44,8 +44,14 @@ type manager struct {
 // permission the controller needs but the role lacks fails the test.
 func startManager(t testing.TB, cfg *rest.Config) *manager {
 	t.Helper()
+	return startManagerWith(t, cfg, controllers.Options{MetricsAddr: "0"})
+}
+
+// startManagerWith is startManager with the test's metrics address (plain HTTP).
+func startManagerWith(t testing.TB, cfg *rest.Config, o controllers.Options) *manager {
+	t.Helper()
 	mgr, err := controllers.NewManager(cfg, controllers.Options{
-		MetricsAddr: "0", ProbeAddr: "0", Image: testImage, ProgressInterval: 500 * time.Millisecond,
+		MetricsAddr: o.MetricsAddr, ProbeAddr: "0", Image: testImage, ProgressInterval: 500 * time.Millisecond,
 		SkipNameValidation: true,
 	})
 	if err != nil {

@@ -26,6 +26,8 @@ const (
 	ReasonPointFailed      = "PointFailed"
 	ReasonPointsFailed     = "PointsFailed"
 	ReasonStoppedOnFailure = "StoppedOnFailure"
+	// ReasonRunNameTaken: a run the sweep must create exists and belongs to something else.
+	ReasonRunNameTaken = "RunNameTaken"
 
 	// ConditionDatacenterLocked, on a sweep with restore atEnd, is True while the sweep holds
 	// its datacenter for its points.
@@ -246,7 +248,10 @@ type BenchmarkSweepStatus struct {
 // first point: what its points start from and what it restores.
 type SweepDatacenterStatus struct {
 	// Name and Namespace of the datacenter.
-	Name      string `json:"name,omitempty"`
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Namespace of the datacenter.
+	// +optional
 	Namespace string `json:"namespace,omitempty"`
 	// OriginalSize is the datacenter's size before the first point.
 	// +optional
@@ -269,15 +274,18 @@ type SweepDatacenterStatus struct {
 // runs' write response latencies (read latencies for a run without writes), in microseconds.
 type SweepPoint struct {
 	// Point is the row's index, from 0.
+	// +required
 	Point int32 `json:"point"`
 	// Values of the axes at this point, in axis order, as written in spec.axes.
 	// +listType=atomic
+	// +required
 	Values []string `json:"values"`
 	// Runs created for this point so far, in repeat order.
 	// +optional
 	// +listType=atomic
 	Runs []string `json:"runs,omitempty"`
 	// Outcome is Pending, Running, Succeeded, Failed or Skipped.
+	// +required
 	Outcome PointOutcome `json:"outcome"`
 	// Message says why the point failed.
 	// +optional
@@ -286,13 +294,16 @@ type SweepPoint struct {
 	// Succeeded and Failed count the point's finished runs.
 	// +optional
 	Succeeded int32 `json:"succeeded,omitempty"`
+	// Failed counts the point's runs that failed.
 	// +optional
 	Failed int32 `json:"failed,omitempty"`
 	// OpsPerSecond is the mean over the succeeded runs; Min and Max bound it.
 	// +optional
 	OpsPerSecond int64 `json:"opsPerSecond,omitempty"`
+	// OpsPerSecondMin is the lowest throughput of the point's succeeded runs.
 	// +optional
 	OpsPerSecondMin int64 `json:"opsPerSecondMin,omitempty"`
+	// OpsPerSecondMax is the highest throughput of the point's succeeded runs.
 	// +optional
 	OpsPerSecondMax int64 `json:"opsPerSecondMax,omitempty"`
 	// OpsPerSecondSpread is (max - min) / mean of the runs' throughput, as a decimal string:
@@ -305,13 +316,16 @@ type SweepPoint struct {
 	// and no RelativeAccuracy.
 	// +optional
 	P50 int64 `json:"p50,omitempty"`
+	// P99 of the point's succeeded runs' operations together, in microseconds.
 	// +optional
 	P99 int64 `json:"p99,omitempty"`
+	// P999 of the point's succeeded runs' operations together, in microseconds.
 	// +optional
 	P999 int64 `json:"p999,omitempty"`
 	// P99Min and P99Max bound the runs' p99.
 	// +optional
 	P99Min int64 `json:"p99Min,omitempty"`
+	// P99Max is the highest p99 of one of the point's succeeded runs, in microseconds.
 	// +optional
 	P99Max int64 `json:"p99Max,omitempty"`
 	// RelativeAccuracy of P50, P99 and P999, as a decimal string.
@@ -334,11 +348,14 @@ type SweepPoint struct {
 // SweepBest names the best point.
 type SweepBest struct {
 	// Point is the index of the best row.
+	// +required
 	Point int32 `json:"point"`
 	// Values of the axes at that point.
 	// +listType=atomic
+	// +required
 	Values []string `json:"values"`
 	// By is the metric that chose it.
+	// +required
 	By SweepMetric `json:"by"`
 	// Summary reads e.g. "writers.replicas=48 (29000 ops/s)".
 	// +optional
@@ -361,8 +378,10 @@ type BenchmarkSweep struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// Spec is a matrix of BenchmarkRuns: a template and the fields that vary. It is immutable.
 	// +required
 	Spec BenchmarkSweepSpec `json:"spec"`
+	// Status is how far the sweep is and what each point measured.
 	// +optional
 	Status BenchmarkSweepStatus `json:"status,omitempty"`
 }

@@ -92,9 +92,13 @@ type KindSketch struct {
 // KindResults are the figures of one operation kind of workload.operations.
 type KindResults struct {
 	// Kind of operation.
+	// +required
 	Kind OperationKind `json:"kind"`
 	// Operations that succeeded, and their achieved rate.
-	Operations   int64 `json:"operations"`
+	// +required
+	Operations int64 `json:"operations"`
+	// OpsPerSecond is the achieved rate of the kind's successful operations.
+	// +required
 	OpsPerSecond int64 `json:"opsPerSecond"`
 	// Failed operations, after retries.
 	// +optional
@@ -102,18 +106,22 @@ type KindResults struct {
 	// Response latency of every operation of the kind, failed ones too (see
 	// OperationResults). A scan's latency runs from its first page's request to its last
 	// page's answer.
+	// +required
 	Response Latency `json:"response"`
 	// Rows and Pages a scan read, and Misses: scans that found no row.
 	// +optional
 	Rows int64 `json:"rows,omitempty"`
+	// Pages a scan read.
 	// +optional
 	Pages int64 `json:"pages,omitempty"`
+	// Misses counts the scans that found no row.
 	// +optional
 	Misses int64 `json:"misses,omitempty"`
 	// Applied and NotApplied count the lightweight transactions that succeeded by whether
 	// their condition held ([applied] true) or the row existed already.
 	// +optional
 	Applied int64 `json:"applied,omitempty"`
+	// NotApplied counts the lightweight transactions whose row existed already.
 	// +optional
 	NotApplied int64 `json:"notApplied,omitempty"`
 }

@@ -5,6 +5,7 @@ package v1alpha1
 // and sampled in between. docs/server.md says where each figure comes from.
 type ServerResults struct {
 	// NodesRead is how many nodes were read at both ends of the window.
+	// +required
 	NodesRead int32 `json:"nodesRead"`
 	// Nodes lists each node's figures, the most telling first. A writer lists at most what
 	// fits its summary; nodes it could not list count only in Total (NodesRead minus the
@@ -14,6 +15,7 @@ type ServerResults struct {
 	// +kubebuilder:validation:MaxItems=1000
 	Nodes []NodeServerResults `json:"nodes,omitempty"`
 	// Total sums every node read: counts add, peaks and latencies are the highest of any node.
+	// +required
 	Total NodeServerResults `json:"total"`
 	// Anomalies say in plain words what an operator would look at first.
 	// +optional
@@ -38,27 +40,35 @@ type ServerResults struct {
 type ServerTimeline struct {
 	// IntervalMillis is the length of each point: the coarsest of the writers' sampling
 	// intervals (a tenth of the window, 0.5 s to 5 s), doubled while over 48 points.
+	// +required
 	IntervalMillis int64 `json:"intervalMillis"`
 	// Points, each holding the samples that ended in it; intervals no sample ended in are
 	// left out.
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=48
+	// +required
 	Points []ServerTimelinePoint `json:"points"`
 }
 
 // ServerTimelinePoint is one interval of the server timeline.
 type ServerTimelinePoint struct {
 	// OffsetMillis is the interval's start from the timeline's origin.
+	// +required
 	OffsetMillis int64 `json:"offsetMillis"`
 	// PendingPeak is the most tasks waiting in one request stage of any node at a sample.
+	// +required
 	PendingPeak int64 `json:"pendingPeak"`
 	// Compactions and Flushes finished in the interval, over all nodes read.
+	// +required
 	Compactions int64 `json:"compactions"`
-	Flushes     int64 `json:"flushes"`
+	// Flushes finished in the interval, over all nodes read.
+	// +required
+	Flushes int64 `json:"flushes"`
 	// GCPauses and GCMillis are the stop-the-world pauses in the gc logs of the nodes that
 	// run on their writer's machine (the other nodes' are not in the timeline).
 	// +optional
 	GCPauses int64 `json:"gcPauses,omitempty"`
+	// GCMillis is the total of those pauses, in milliseconds.
 	// +optional
 	GCMillis int64 `json:"gcMillis,omitempty"`
 }
@@ -72,43 +82,72 @@ type NodeServerResults struct {
 	// Mutations and Reads this replica applied to the benchmark table in the window (the
 	// table's local write and read counts): summed over nodes, the writes times the
 	// replication factor.
+	// +required
 	Mutations int64 `json:"mutations"`
-	Reads     int64 `json:"reads"`
+	// Reads is the node's local read count of the benchmark table over the window.
+	// +required
+	Reads int64 `json:"reads"`
 	// PendingPeak is the most tasks seen waiting in one request stage, PendingStage.
+	// +required
 	PendingPeak int64 `json:"pendingPeak"`
+	// PendingStage is the request stage where PendingPeak was seen.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	PendingStage string `json:"pendingStage,omitempty"`
 	// BlockedPeak is the most tasks seen blocked at once; Blocked counts tasks newly blocked.
 	// Only stages off the shared executor pool can block: MutationStage, ReadStage and
 	// Native-Transport-Requests queue instead (pendingPeak).
+	// +required
 	BlockedPeak int64 `json:"blockedPeak"`
-	Blocked     int64 `json:"blocked"`
+	// Blocked counts the tasks the node's request stages blocked over the window.
+	// +required
+	Blocked int64 `json:"blocked"`
 	// Dropped messages: internode messages expired or refused for overload, plus the drops
 	// of its own requests the node logged (where its log is readable).
+	// +required
 	Dropped int64 `json:"dropped"`
 	// Hints are hint files waiting at the window's end.
+	// +required
 	Hints int64 `json:"hints"`
 	// Compactions finished in the window; the backlog (compactions running or queued) at its
 	// start, end and highest sample; the bytes running compactions still had to read.
-	Compactions             int64 `json:"compactions"`
+	// +required
+	Compactions int64 `json:"compactions"`
+	// CompactionBacklogBefore is the compactions running or queued at the window's start.
+	// +required
 	CompactionBacklogBefore int64 `json:"compactionBacklogBefore"`
-	CompactionBacklogAfter  int64 `json:"compactionBacklogAfter"`
-	CompactionBacklogPeak   int64 `json:"compactionBacklogPeak"`
-	CompactionBytesLeft     int64 `json:"compactionBytesLeft"`
+	// CompactionBacklogAfter is the compactions running or queued at the window's end.
+	// +required
+	CompactionBacklogAfter int64 `json:"compactionBacklogAfter"`
+	// CompactionBacklogPeak is the highest compaction backlog sampled in the window.
+	// +required
+	CompactionBacklogPeak int64 `json:"compactionBacklogPeak"`
+	// CompactionBytesLeft is the bytes running compactions still had to read at the window's end.
+	// +required
+	CompactionBytesLeft int64 `json:"compactionBytesLeft"`
 	// Flushes of memtables to SSTables.
+	// +required
 	Flushes int64 `json:"flushes"`
 	// TableMiBBefore and TableMiBAfter are the benchmark table's live disk space; DiskMiB all
 	// tables' at the end (whole MiB).
+	// +required
 	TableMiBBefore int64 `json:"tableMiBBefore"`
-	TableMiBAfter  int64 `json:"tableMiBAfter"`
-	DiskMiB        int64 `json:"diskMiB"`
+	// TableMiBAfter is the benchmark table's live disk space at the end, in whole MiB.
+	// +required
+	TableMiBAfter int64 `json:"tableMiBAfter"`
+	// DiskMiB is all tables' live disk space at the end, in whole MiB.
+	// +required
+	DiskMiB int64 `json:"diskMiB"`
 	// CoordinatorWriteP99Micros and CoordinatorReadP99Micros are the node's p99 as
 	// coordinator for the table at the window's end: Cassandra's exponentially decaying
 	// figure, weighted to the last minutes, not the window's own; 0 where the node's version,
 	// and so the unit of its latency tables, could not be read.
+	// +required
 	CoordinatorWriteP99Micros int64 `json:"coordinatorWriteP99Micros"`
-	CoordinatorReadP99Micros  int64 `json:"coordinatorReadP99Micros"`
+	// CoordinatorReadP99Micros is the node's coordinator read p99, read as CoordinatorWriteP99Micros
+	// is.
+	// +required
+	CoordinatorReadP99Micros int64 `json:"coordinatorReadP99Micros"`
 	// CoordinatorLatencyResolutionMicros is the resolution of the two figures above: 1000
 	// on Cassandra 5.0, whose latency tables hold seconds to three decimals.
 	// +optional
@@ -120,6 +159,7 @@ type NodeServerResults struct {
 	// on cass-operator pods, with CPUCores 0 (not known there); absent elsewhere.
 	// +optional
 	CPUMillicores int64 `json:"cpuMillicores,omitempty"`
+	// CPUCores is the number of cores of the machine the node runs on, 0 where not known.
 	// +optional
 	CPUCores int32 `json:"cpuCores,omitempty"`
 	// GC is the stop-the-world pauses of the node's JVM in the window; absent where no source
@@ -149,17 +189,26 @@ type NodeGCResults struct {
 	// metrics (the management API's metrics endpoint: every stop-the-world collection, no
 	// longest) or system_logs (only the pauses over gc_log_threshold that GCInspector logs).
 	// +kubebuilder:validation:Enum=gc.log;system_logs;metrics
+	// +required
 	Source string `json:"source"`
 	// Pauses counted, their total and the longest, in milliseconds (rounded).
-	Pauses      int64 `json:"pauses"`
+	// +required
+	Pauses int64 `json:"pauses"`
+	// TotalMillis is the pauses' total, in milliseconds (rounded).
+	// +required
 	TotalMillis int64 `json:"totalMillis"`
-	MaxMillis   int64 `json:"maxMillis"`
+	// MaxMillis is the longest pause, in milliseconds (rounded).
+	// +required
+	MaxMillis int64 `json:"maxMillis"`
 }
 
 // NodeLogResults are what a node logged in the window.
 type NodeLogResults struct {
 	// Errors logged, OutOfMemory errors among them.
-	Errors      int64 `json:"errors"`
+	// +required
+	Errors int64 `json:"errors"`
+	// OutOfMemory counts the OutOfMemory errors among Errors.
+	// +required
 	OutOfMemory int64 `json:"outOfMemory"`
 	// Worst quotes the most serious line (out of memory, error, longest GC pause, warning).
 	// +optional
@@ -188,6 +237,8 @@ const (
 
 // Bottleneck is the verdict on who limited the run, with the evidence for it.
 type Bottleneck struct {
+	// Verdict names who limited the run.
+	// +required
 	Verdict BottleneckVerdict `json:"verdict"`
 	// Evidence are the observations behind the verdict, in plain words.
 	// +optional
@@ -201,8 +252,10 @@ type Bottleneck struct {
 	// goroutine for a thread, over writers.
 	// +optional
 	WriterCPUPercent int64 `json:"writerCPUPercent,omitempty"`
+	// WriterThrottledPercent is the most throttled writer's share of throttled CPU periods.
 	// +optional
 	WriterThrottledPercent int64 `json:"writerThrottledPercent,omitempty"`
+	// WriterSchedP99Micros is the longest p99 wait of a runnable goroutine for a thread, over writers.
 	// +optional
 	WriterSchedP99Micros int64 `json:"writerSchedP99Micros,omitempty"`
 }

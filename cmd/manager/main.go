@@ -19,7 +19,10 @@ func main() {
 	flag.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint; 0 disables it")
 	flag.BoolVar(&o.SecureMetrics, "metrics-secure", true, "serve metrics over HTTPS, authenticated and authorized")
 	flag.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "address of the health and readiness probes")
-	flag.BoolVar(&o.LeaderElect, "leader-elect", false, "elect a leader so that one manager acts at a time")
+	// On by default so that two replicas (a rolling update, or a second install by mistake)
+	// never both act on one datacenter; `make run` and test/local, outside a cluster, pass
+	// --leader-elect=false or a --leader-election-namespace.
+	flag.BoolVar(&o.LeaderElect, "leader-elect", true, "elect a leader so that one manager acts at a time (--leader-elect=false outside a cluster, or give --leader-election-namespace)")
 	flag.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (needed outside a cluster)")
 	flag.StringVar(&o.Image, "writer-image", os.Getenv("CASSBENCH_IMAGE"), "image of setup and writer pods when a run names none (default $CASSBENCH_IMAGE)")
 	flag.DurationVar(&o.ProgressInterval, "progress-interval", o.ProgressInterval, "how often a running run's progress is written to its status")

@@ -13,13 +13,9 @@ import (
 )
 
 // Set sets a condition stamped with generation and tells whether its status or reason
-// changed: a state change worth an event. Succeeded is final: once set it never changes.
-func Set(conds *[]metav1.Condition, generation int64, t string, status metav1.ConditionStatus, reason, message string) bool {
-	return SetAt(conds, generation, time.Now(), t, status, reason, message)
-}
-
-// SetAt is Set with the time a changed status transitioned, for callers with their own clock.
-func SetAt(conds *[]metav1.Condition, generation int64, now time.Time, t string, status metav1.ConditionStatus, reason, message string) bool {
+// changed: a state change worth an event. now is when a changed status transitioned: the
+// caller's clock, never this package's. Succeeded is final: once set it never changes.
+func Set(conds *[]metav1.Condition, generation int64, now time.Time, t string, status metav1.ConditionStatus, reason, message string) bool {
 	old := meta.FindStatusCondition(*conds, t)
 	if t == cbv1.ConditionSucceeded && old != nil {
 		return false
@@ -51,10 +47,12 @@ func Changed(before, after []metav1.Condition) []metav1.Condition {
 
 // Kstatus sets Ready, Reconciling and Stalled as kstatus defines them, from the object's
 // Succeeded condition: Ready True only on success; Stalled True on failure; Reconciling True
-// while neither. progress is the reason and message of the work in hand while unfinished.
-func Kstatus(conds *[]metav1.Condition, generation int64, progressReason, progressMessage string) {
+// while neither. progress is the reason and message of the work in hand while unfinished; now
+// is when a changed status transitioned.
+func Kstatus(conds *[]metav1.Condition, generation int64, now time.Time, progressReason, progressMessage string) {
 	set := func(t string, s metav1.ConditionStatus, reason, msg string) {
-		meta.SetStatusCondition(conds, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: generation})
+		meta.SetStatusCondition(conds, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: generation,
+			LastTransitionTime: metav1.NewTime(now)})
 	}
 	f, tr := metav1.ConditionFalse, metav1.ConditionTrue
 	done := meta.FindStatusCondition(*conds, cbv1.ConditionSucceeded)

@@ -16,17 +16,17 @@ import (
 // none of them: a condition frozen mid-stage ("SetupRunning: Job … is verifying settings")
 // on a failed run tells a user something that is no longer happening.
 var inProgress = map[string]string{
-	cbv1.ReasonDatacenterNotFound:  cbv1.ReasonNotReached,
-	cbv1.ReasonNotAllowed:          cbv1.ReasonNotReached,
-	cbv1.ReasonNamespaceNotAllowed: cbv1.ReasonNotReached,
-	cbv1.ReasonDatacenterBusy:      cbv1.ReasonNotReached,
-	cbv1.ReasonDatacenterUpdating:  cbv1.ReasonStopped,
-	cbv1.ReasonCheckingSettings:    cbv1.ReasonStopped,
-	cbv1.ReasonSetupRunning:        cbv1.ReasonStopped,
-	cbv1.ReasonWritersRunning:      cbv1.ReasonStopped,
-	cbv1.ReasonRestoring:           cbv1.ReasonStopped,
-	cbv1.ReasonStoppingJobs:        cbv1.ReasonStopped,
-	cbv1.ReasonStoppingRuns:        cbv1.ReasonStopped,
+	cbv1.ReasonDatacenterNotFound:   cbv1.ReasonNotReached,
+	cbv1.ReasonDatacenterNotOptedIn: cbv1.ReasonNotReached,
+	cbv1.ReasonNamespaceNotAllowed:  cbv1.ReasonNotReached,
+	cbv1.ReasonDatacenterBusy:       cbv1.ReasonNotReached,
+	cbv1.ReasonDatacenterUpdating:   cbv1.ReasonStopped,
+	cbv1.ReasonCheckingSettings:     cbv1.ReasonStopped,
+	cbv1.ReasonSetupRunning:         cbv1.ReasonStopped,
+	cbv1.ReasonWritersRunning:       cbv1.ReasonStopped,
+	cbv1.ReasonRestoring:            cbv1.ReasonStopped,
+	cbv1.ReasonStoppingJobs:         cbv1.ReasonStopped,
+	cbv1.ReasonStoppingRuns:         cbv1.ReasonStopped,
 }
 
 // InProgress tells whether a condition reason says its stage is still under way.
@@ -58,12 +58,13 @@ func Settle(conds *[]metav1.Condition, generation int64, now time.Time, kind str
 		if end == cbv1.ReasonNotReached {
 			msg = fmt.Sprintf("not reached: %s while this stage waited: %s", ended, c.Message)
 		}
-		SetAt(conds, generation, now, c.Type, metav1.ConditionFalse, end, msg)
+		Set(conds, generation, now, c.Type, metav1.ConditionFalse, end, msg)
 	}
 	for _, t := range stages {
 		if meta.FindStatusCondition(*conds, t) == nil {
-			SetAt(conds, generation, now, t, metav1.ConditionFalse, cbv1.ReasonNotReached,
+			Set(conds, generation, now, t, metav1.ConditionFalse, cbv1.ReasonNotReached,
 				fmt.Sprintf("not reached: %s before this stage began", ended))
+
 		}
 	}
 }

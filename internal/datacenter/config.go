@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -102,4 +103,18 @@ func CassandraYaml(t *cbv1.DatacenterTuning) (map[string]any, error) {
 		return nil, fmt.Errorf("reading spec.datacenter.config.cassandra-yaml: %w", err)
 	}
 	return out, nil
+}
+
+// NativePort is the CQL port the datacenter's nodes listen on: native_transport_port from
+// its cassandra-yaml, else Cassandra's default.
+func NativePort(dc *cassdcapi.CassandraDatacenter) int32 {
+	var config struct {
+		CassandraYaml struct {
+			Port *int32 `json:"native_transport_port"`
+		} `json:"cassandra-yaml"`
+	}
+	if json.Unmarshal(dc.Spec.Config, &config) == nil && config.CassandraYaml.Port != nil && *config.CassandraYaml.Port > 0 {
+		return *config.CassandraYaml.Port
+	}
+	return 9042
 }

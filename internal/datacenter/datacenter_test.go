@@ -140,11 +140,11 @@ func TestAllows(t *testing.T) {
 		allowed bool
 		reason  string
 	}{
-		"no annotation":                  {dc: dcWith(), ns: "db", reason: cbv1.ReasonNotAllowed},
+		"no annotation":                  {dc: dcWith(), ns: "db", reason: cbv1.ReasonDatacenterNotOptedIn},
 		"true, same namespace":           {dc: annotated("true"), ns: "db", allowed: true},
 		"True, same namespace":           {dc: annotated("True"), ns: "db", allowed: true},
 		"true, other namespace":          {dc: annotated("true"), ns: "bench", reason: cbv1.ReasonNamespaceNotAllowed},
-		"false":                          {dc: annotated("false"), ns: "db", reason: cbv1.ReasonNotAllowed},
+		"false":                          {dc: annotated("false"), ns: "db", reason: cbv1.ReasonDatacenterNotOptedIn},
 		"list naming the namespace":      {dc: annotated("db, bench"), ns: "bench", allowed: true},
 		"list not naming the namespace":  {dc: annotated("db,other"), ns: "bench", reason: cbv1.ReasonNamespaceNotAllowed},
 		"star":                           {dc: annotated("*"), ns: "anything", allowed: true},
@@ -198,5 +198,16 @@ func TestLockHolder(t *testing.T) {
 	}
 	if s := got.String(); s != "BenchmarkSweep bench/run-1" {
 		t.Errorf("String() = %q", s)
+	}
+}
+
+func TestNativePort(t *testing.T) {
+	dc := dcWith()
+	if p := NativePort(dc); p != 9042 {
+		t.Errorf("default port %d", p)
+	}
+	dc.Spec.Config = json.RawMessage(`{"cassandra-yaml":{"native_transport_port":9142}}`)
+	if p := NativePort(dc); p != 9142 {
+		t.Errorf("configured port %d", p)
 	}
 }

@@ -75,3 +75,33 @@ func Resizing(dc *cassdcapi.CassandraDatacenter) bool {
 	return dc.GetConditionStatus(cassdcapi.DatacenterScalingUp) == corev1.ConditionTrue ||
 		dc.GetConditionStatus(cassdcapi.DatacenterScalingDown) == corev1.ConditionTrue
 }
+
+// Pending names what cass-operator reports still in progress: its busy conditions with their
+// messages.
+func Pending(dc *cassdcapi.CassandraDatacenter) string {
+	var busy []string
+	for _, t := range busyConditions {
+		if c, ok := dc.GetCondition(t); ok && c.Status == corev1.ConditionTrue {
+			s := string(t)
+			if c.Message != "" {
+				s += ": " + c.Message
+			}
+			busy = append(busy, s)
+		}
+	}
+	sort.Strings(busy)
+	if len(busy) == 0 {
+		return "no condition reported"
+	}
+	return strings.Join(busy, "; ")
+}
+
+// PendingWithPods is Pending with the datacenter's pods that are not ready, which say why a
+// scaling does not end (an unschedulable pod keeps a scale-up going for ever).
+func PendingWithPods(dc *cassdcapi.CassandraDatacenter, notReady []string) string {
+	pending := Pending(dc)
+	if len(notReady) > 0 {
+		pending += "; pods not ready: " + strings.Join(notReady, ", ")
+	}
+	return pending
+}

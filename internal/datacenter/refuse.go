@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
-	corev1 "k8s.io/api/core/v1"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
@@ -84,50 +83,6 @@ func jvmSectionsRefused(dc *cassdcapi.CassandraDatacenter, sections map[string]b
 	}
 	return fmt.Sprintf("Cassandra %s does not read %s: use the JVM section of its version (jvm-options on 3.11, jvm11-server-options on 4.x)",
 		dc.Spec.ServerVersion, strings.Join(refused, ", "))
-}
-
-// NativePort is the CQL port the datacenter's nodes listen on: native_transport_port from
-// its cassandra-yaml, else Cassandra's default.
-func NativePort(dc *cassdcapi.CassandraDatacenter) int32 {
-	var config struct {
-		CassandraYaml struct {
-			Port *int32 `json:"native_transport_port"`
-		} `json:"cassandra-yaml"`
-	}
-	if json.Unmarshal(dc.Spec.Config, &config) == nil && config.CassandraYaml.Port != nil && *config.CassandraYaml.Port > 0 {
-		return *config.CassandraYaml.Port
-	}
-	return 9042
-}
-
-// Pending names what cass-operator reports still in progress: its busy conditions with their
-// messages.
-func Pending(dc *cassdcapi.CassandraDatacenter) string {
-	var busy []string
-	for _, t := range busyConditions {
-		if c, ok := dc.GetCondition(t); ok && c.Status == corev1.ConditionTrue {
-			s := string(t)
-			if c.Message != "" {
-				s += ": " + c.Message
-			}
-			busy = append(busy, s)
-		}
-	}
-	sort.Strings(busy)
-	if len(busy) == 0 {
-		return "no condition reported"
-	}
-	return strings.Join(busy, "; ")
-}
-
-// PendingWithPods is Pending with the datacenter's pods that are not ready, which say why a
-// scaling does not end (an unschedulable pod keeps a scale-up going for ever).
-func PendingWithPods(dc *cassdcapi.CassandraDatacenter, notReady []string) string {
-	pending := Pending(dc)
-	if len(notReady) > 0 {
-		pending += "; pods not ready: " + strings.Join(notReady, ", ")
-	}
-	return pending
 }
 
 // crossNamespaceDenied are the cassandra-yaml keys a run from another namespace may not set:

@@ -1,7 +1,6 @@
 package datacenter
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -59,17 +58,6 @@ func TestUnsuitable(t *testing.T) {
 				t.Errorf("Unsuitable = %q, %q; want a message containing %q", reason, msg, tc.want)
 			}
 		})
-	}
-}
-
-func TestNativePort(t *testing.T) {
-	dc := dcWith()
-	if p := NativePort(dc); p != 9042 {
-		t.Errorf("default port %d", p)
-	}
-	dc.Spec.Config = json.RawMessage(`{"cassandra-yaml":{"native_transport_port":9142}}`)
-	if p := NativePort(dc); p != 9142 {
-		t.Errorf("configured port %d", p)
 	}
 }
 

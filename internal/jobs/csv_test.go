@@ -33,7 +33,7 @@ func TestWritersMountTheCSVConfigMap(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			run := testRun()
+			run := ipRun()
 			run.Spec.Schema.CSV = tc.csv
 			job, err := Writers(run, target, 0)
 			if err != nil {

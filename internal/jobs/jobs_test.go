@@ -16,20 +16,14 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/podenv"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
 )
 
-func testRun() *cbv1.BenchmarkRun {
-	return &cbv1.BenchmarkRun{
-		ObjectMeta: metav1.ObjectMeta{Name: "ip-24", Namespace: "bench", UID: "uid-1"},
-		Spec: cbv1.BenchmarkRunSpec{
-			DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
-			Writers: cbv1.WritersSpec{
-				Replicas: 24, Concurrency: 8, Duration: &metav1.Duration{Duration: time.Minute},
-				NodeSelector: map[string]string{"pool": "load"},
-				Tolerations:  []corev1.Toleration{{Key: "load", Operator: corev1.TolerationOpExists}},
-			},
-		},
-	}
+// ipRun is the run most tests build Jobs for: 24 writers on a node pool of their own.
+func ipRun() *cbv1.BenchmarkRun {
+	return builders.MakeBenchmarkRun("ip-24", "bench").UID("uid-1").Writers(24).Concurrency(8).Duration(time.Minute).
+		NodeSelector(map[string]string{"pool": "load"}).
+		Tolerations(corev1.Toleration{Key: "load", Operator: corev1.TolerationOpExists}).Obj()
 }
 
 var target = Target{Image: "cassbench:test", Host: "c1-dc1-service.db.svc", Port: 9042,
@@ -48,7 +42,7 @@ func env(c corev1.Container) map[string]string {
 }
 
 func TestWriters(t *testing.T) {
-	job, err := Writers(testRun(), target, 900)
+	job, err := Writers(ipRun(), target, 900)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +91,7 @@ func TestWriters(t *testing.T) {
 // A writer's CPU limit, rounded down and at least one, is the number of threads it runs on.
 func TestWriterThreadsFollowTheCPULimit(t *testing.T) {
 	for limit, want := range map[string]string{"": "", "500m": "1", "1": "1", "1500m": "1", "2": "2", "7900m": "7"} {
-		run := testRun()
+		run := ipRun()
 		run.Spec.Writers.Resources = corev1.ResourceRequirements{}
 		if limit != "" {
 			run.Spec.Writers.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(limit)}
@@ -115,11 +109,11 @@ func TestWriterThreadsFollowTheCPULimit(t *testing.T) {
 
 // Pods run with nothing they do not need: no token, no root, no writable root, no privileges.
 func TestPodsAreLockedDown(t *testing.T) {
-	setup, err := Setup(testRun(), target, 0)
+	setup, err := Setup(ipRun(), target, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writers, err := Writers(testRun(), target, 0)
+	writers, err := Writers(ipRun(), target, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +146,7 @@ func TestPodsAreLockedDown(t *testing.T) {
 func TestNoCredentialsMeansNoSecretReference(t *testing.T) {
 	tg := target
 	tg.CredentialsSecret = ""
-	job, err := Setup(testRun(), tg, 0)
+	job, err := Setup(ipRun(), tg, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,18 +178,16 @@ func TestNameFitsALabel(t *testing.T) {
 }
 
 func TestFinished(t *testing.T) {
-	job := func(conds ...batchv1.JobCondition) *batchv1.Job {
-		return &batchv1.Job{Status: batchv1.JobStatus{Conditions: conds}}
-	}
+	job := func() *builders.JobBuilder { return builders.MakeJob("ip-24-writer", "bench") }
 	cases := map[string]struct {
 		job               *batchv1.Job
 		finished, success bool
 	}{
-		"running":             {job: job()},
-		"complete":            {job: job(batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}), finished: true, success: true},
-		"failed":              {job: job(batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue}), finished: true},
-		"failure target only": {job: job(batchv1.JobCondition{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue})},
-		"complete False":      {job: job(batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionFalse})},
+		"running":             {job: job().Obj()},
+		"complete":            {job: job().Condition(batchv1.JobComplete, corev1.ConditionTrue).Obj(), finished: true, success: true},
+		"failed":              {job: job().Condition(batchv1.JobFailed, corev1.ConditionTrue).Obj(), finished: true},
+		"failure target only": {job: job().Condition(batchv1.JobFailureTarget, corev1.ConditionTrue).Obj()},
+		"complete False":      {job: job().Condition(batchv1.JobComplete, corev1.ConditionFalse).Obj()},
 	}
 	for name, tc := range cases {
 		if f, s := Finished(tc.job); f != tc.finished || s != tc.success {
@@ -207,16 +199,11 @@ func TestFinished(t *testing.T) {
 func TestTerminatedPodsTakesTheLastPodOfEachIndex(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	pod := func(name, index string, age time.Duration, exit int32, msg string, running bool) corev1.Pod {
-		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0.Add(-age)),
-			Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: index}}}
-		cs := corev1.ContainerStatus{Name: "writer"}
+		p := builders.MakePod(name, "bench").Created(t0.Add(-age)).Annotation(batchv1.JobCompletionIndexAnnotation, index)
 		if running {
-			cs.State.Running = &corev1.ContainerStateRunning{}
-		} else {
-			cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: exit, Message: msg, Reason: "Completed"}
+			return *p.Running("writer").Obj()
 		}
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{cs}
-		return p
+		return *p.Terminated("writer", exit, "Completed", msg).Obj()
 	}
 	got := TerminatedPods([]corev1.Pod{
 		pod("w-1-new", "1", time.Minute, 0, "second", false),
@@ -244,7 +231,7 @@ func TestSetupJobsCarryTheKeyspacePolicy(t *testing.T) {
 		"setup": Setup, "preflight": Preflight, "writers": Writers,
 	}
 	for name, build := range builds {
-		job, err := build(testRun(), tg, 0)
+		job, err := build(ipRun(), tg, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +248,7 @@ func TestSetupJobsCarryTheKeyspacePolicy(t *testing.T) {
 			}
 		}
 	}
-	job, err := Setup(testRun(), target, 0)
+	job, err := Setup(ipRun(), target, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,23 +265,14 @@ func TestSetupJobsCarryTheKeyspacePolicy(t *testing.T) {
 func TestNotStartingPods(t *testing.T) {
 	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	waitingFor := func(name, reason string, init bool) corev1.Pod {
-		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: created}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
-		st := []corev1.ContainerStatus{{Name: "writer", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: "why"}}}}
-		if init {
-			p.Status.InitContainerStatuses = st
-		} else {
-			p.Status.ContainerStatuses = st
-		}
-		return p
+		return *builders.MakePod(name, "bench").Created(created.Time).Phase(corev1.PodPending).Waiting("writer", init, reason, "why").Obj()
 	}
 	deleted := waitingFor("deleted", "ImagePullBackOff", false)
 	deleted.DeletionTimestamp = &created
 	failed := waitingFor("failed", "CreateContainerConfigError", false)
 	failed.Status.Phase = corev1.PodFailed
-	unschedulable := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "unschedulable", CreationTimestamp: created}}
-	later := metav1.NewTime(created.Add(time.Minute))
-	unschedulable.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-		Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes are available", LastTransitionTime: later}}
+	unschedulable := *builders.MakePod("unschedulable", "bench").Created(created.Time).
+		Condition(corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonUnschedulable, "0/3 nodes are available", created.Add(time.Minute)).Obj()
 	pods := []corev1.Pod{
 		waitingFor("creating", "ContainerCreating", false),
 		waitingFor("secret", "CreateContainerConfigError", false),
@@ -323,7 +301,7 @@ func TestJobAndPodLabelsAreSeparate(t *testing.T) {
 	for name, build := range map[string]func(*cbv1.BenchmarkRun, Target, int64) (*batchv1.Job, error){
 		"preflight": Preflight, "setup": Setup, "writers": Writers,
 	} {
-		job, err := build(testRun(), target, 0)
+		job, err := build(ipRun(), target, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,7 +325,7 @@ func TestPodsRunTheirBinary(t *testing.T) {
 		"writers":   {Writers, []string{"/cassbench-writer"}},
 	}
 	for name, b := range builds {
-		job, err := b.build(testRun(), target, 0)
+		job, err := b.build(ipRun(), target, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -68,6 +68,26 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 		Load:             mergeLoad(reported),
 	}
 	w.fill(out)
+	fillCounts(out, writes, reads, kinds, measured, w)
+	if sched != nil {
+		out.Schedule = &cbv1.ScheduleResults{
+			TargetOpsPerSecond: sched.Target, Due: sched.Due, Missed: sched.Missed, BacklogAtEnd: sched.Backlog,
+			LateOver1ms: sched.Late1ms, LateOverTenthInterval: sched.Late10pct, DrainMillis: sched.DrainMicros / 1000,
+			Lag: Latency(lag.response),
+		}
+	}
+	out.Fastest, out.Slowest = extremes(perWriter)
+	out.Server = server.Merge(reported)
+	if out.Server != nil {
+		out.Server.Timeline = server.MergeTimeline(reported, origin, timeline != nil)
+	}
+	out.Bottleneck = server.Judge(out, reported)
+	return out
+}
+
+// fillCounts sets the merged counts: operations over every kind, the rate over the common
+// window and each kind's share of it, errors by kind, attempts, timeouts, retries and bytes.
+func fillCounts(out *cbv1.Results, writes, reads *accumulator, kinds *kindAccumulators, measured []placed, w window) {
 	total := writes.ops
 	total.AddCounts(&reads.ops)
 	for _, k := range kinds.order {
@@ -91,20 +111,6 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	out.TimeoutsPerAttempt = Ratio(total.Attempts.Timeouts(), out.Attempts)
 	out.Retries = total.Retries
 	out.Bytes = total.Bytes
-	if sched != nil {
-		out.Schedule = &cbv1.ScheduleResults{
-			TargetOpsPerSecond: sched.Target, Due: sched.Due, Missed: sched.Missed, BacklogAtEnd: sched.Backlog,
-			LateOver1ms: sched.Late1ms, LateOverTenthInterval: sched.Late10pct, DrainMillis: sched.DrainMicros / 1000,
-			Lag: Latency(lag.response),
-		}
-	}
-	out.Fastest, out.Slowest = extremes(perWriter)
-	out.Server = server.Merge(reported)
-	if out.Server != nil {
-		out.Server.Timeline = server.MergeTimeline(reported, origin, timeline != nil)
-	}
-	out.Bottleneck = server.Judge(out, reported)
-	return out
 }
 
 // window is the part of the run every measuring writer measured, on Cassandra's clock.

@@ -65,44 +65,9 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	if log == nil {
 		log = io.Discard
 	}
-	var raw []byte
-	if d := cfg.Spec.Datacenter; d != nil && d.Config != nil && d.Config.CassandraYaml != nil {
-		raw = d.Config.CassandraYaml.Raw
-	}
-	settings, err := ParseSettings(raw)
+	settings, jvm, schema, want, err := wanted(cfg)
 	if err != nil {
 		return err
-	}
-	if err := CheckStartupKeys(settings); err != nil {
-		return err
-	}
-	var jvm JVMWant
-	if d := cfg.Spec.Datacenter; d != nil {
-		if jvm, err = ParseJVM(d.Config); err != nil {
-			return err
-		}
-	}
-	if cfg.Preflight {
-		for i := range settings {
-			settings[i].CheckValue = false
-		}
-		jvm = JVMWant{} // the JVM is checked once the datacenter runs with the new options
-	}
-	// Refused here, before anything else, whatever the schema builder would say: setup is
-	// the one place that drops keyspaces.
-	if err := checkKeyspace(cfg.Spec.Schema.Keyspace); err != nil {
-		return err
-	}
-	schema, err := workload.BuildSchema(cfg.Spec, cfg.Datacenter)
-	if err != nil {
-		return fmt.Errorf("building schema: %w", err)
-	}
-	if err := checkKeyspace(schema.Keyspace); err != nil {
-		return err
-	}
-	want, err := workload.WantSchema(cfg.Spec, cfg.Datacenter)
-	if err != nil {
-		return fmt.Errorf("building schema: %w", err)
 	}
 
 	conn := cfg.Conn
@@ -127,6 +92,64 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	report.Nodes = int32(len(up))
 	fmt.Fprintf(log, "setup: nodes up: %d\n", len(up))
 
+	if err := verifyNodes(ctx, s, up, settings, jvm, report, log); err != nil {
+		return err
+	}
+	if cfg.Preflight {
+		return nil
+	}
+	return makeSchema(ctx, s, cfg, up, schema, want, report, log)
+}
+
+// wanted is what the run asks setup to find and make: the cassandra.yaml settings and JVM
+// options every node must show (none of their values in preflight, when the datacenter does
+// not run with them yet), and the schema.
+func wanted(cfg Config) (settings []Setting, jvm JVMWant, schema *workload.Schema, want *workload.Want, err error) {
+	var raw []byte
+	if d := cfg.Spec.Datacenter; d != nil && d.Config != nil && d.Config.CassandraYaml != nil {
+		raw = d.Config.CassandraYaml.Raw
+	}
+	settings, err = ParseSettings(raw)
+	if err != nil {
+		return nil, JVMWant{}, nil, nil, err
+	}
+	if err := CheckStartupKeys(settings); err != nil {
+		return nil, JVMWant{}, nil, nil, err
+	}
+	if d := cfg.Spec.Datacenter; d != nil {
+		if jvm, err = ParseJVM(d.Config); err != nil {
+			return nil, JVMWant{}, nil, nil, err
+		}
+	}
+	if cfg.Preflight {
+		for i := range settings {
+			settings[i].CheckValue = false
+		}
+		jvm = JVMWant{} // the JVM is checked once the datacenter runs with the new options
+	}
+	// Refused here, before anything else, whatever the schema builder would say: setup is
+	// the one place that drops keyspaces.
+	if err := checkKeyspace(cfg.Spec.Schema.Keyspace); err != nil {
+		return nil, JVMWant{}, nil, nil, err
+	}
+	schema, err = workload.BuildSchema(cfg.Spec, cfg.Datacenter)
+	if err != nil {
+		return nil, JVMWant{}, nil, nil, fmt.Errorf("building schema: %w", err)
+	}
+	if err := checkKeyspace(schema.Keyspace); err != nil {
+		return nil, JVMWant{}, nil, nil, err
+	}
+	want, err = workload.WantSchema(cfg.Spec, cfg.Datacenter)
+	if err != nil {
+		return nil, JVMWant{}, nil, nil, fmt.Errorf("building schema: %w", err)
+	}
+	return settings, jvm, schema, want, nil
+}
+
+// verifyNodes reads every node up and checks that it runs with the settings and JVM options
+// the run asks for, recording what it found in the report.
+func verifyNodes(ctx context.Context, s *gocql.Session, up []node, settings []Setting, jvm JVMWant, report *summary.SetupReport, log io.Writer) error {
+	var err error
 	versions := map[string]bool{}
 	states := make([]nodeState, len(up))
 	for i, n := range up {
@@ -155,9 +178,13 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 			fmt.Fprintf(log, "setup: not verified: %s\n", u)
 		}
 	}
-	if cfg.Preflight {
-		return nil
-	}
+	return nil
+}
+
+// makeSchema drops the keyspace when the run recreates it (clearing the snapshots the drop
+// leaves, unless kept), creates what is missing of the keyspace and table, and loads the
+// dataset.
+func makeSchema(ctx context.Context, s *gocql.Session, cfg Config, up []node, schema *workload.Schema, want *workload.Want, report *summary.SetupReport, log io.Writer) error {
 	existing, err := checkExisting(ctx, s, cfg, want)
 	if err != nil {
 		return err

@@ -137,7 +137,7 @@ func recordTake(dc *cassdcapi.CassandraDatacenter, lock bool) Take {
 func waitToFind(o HoldObserved, reason, msg string) Take {
 	deadline := o.Sweep.CreationTimestamp.Add(PrepareTimeout(o.Sweep))
 	if !o.Now.Before(deadline) {
-		return Take{Fail: true, Status: metav1.ConditionFalse, Reason: cbv1.ReasonPrepareDeadlineExpired, Message: fmt.Sprintf(
+		return Take{Fail: true, Status: metav1.ConditionFalse, Reason: cbv1.ReasonPrepareDeadlineExceeded, Message: fmt.Sprintf(
 			"%s; gave up after the template's deadlines.prepare (%s), before any point ran", msg, PrepareTimeout(o.Sweep))}
 	}
 	return Take{Status: metav1.ConditionFalse, Reason: reason, Message: fmt.Sprintf("%s (until %s)", msg, deadline.UTC().Format(time.RFC3339)),

@@ -23,11 +23,7 @@ var created = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 const origConfig = `{"cassandra-yaml":{"concurrent_writes":32}}`
 
 func atEndSweep(recorded bool) *cbv1.BenchmarkSweep {
-	tmpl := builders.MakeBenchmarkRun("", "bench").Datacenter("dc1").Writers(1).Duration(time.Second).Obj().Spec
-	sw := &cbv1.BenchmarkSweep{
-		ObjectMeta: metav1.ObjectMeta{Name: "sw", Namespace: "bench", CreationTimestamp: metav1.NewTime(created)},
-		Spec:       cbv1.BenchmarkSweepSpec{Template: tmpl, Restore: cbv1.RestoreAtEnd},
-	}
+	sw := builders.MakeSweep("sw", "bench").Created(created).Restore(cbv1.RestoreAtEnd).Obj()
 	if recorded {
 		sw.Status.Datacenter = &cbv1.SweepDatacenterStatus{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](1),
 			HadConfig: true, OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}
@@ -133,7 +129,7 @@ func TestDecideTake(t *testing.T) {
 		},
 		"missing datacenter after deadlines.prepare: fail": {
 			o:       HoldObserved{Sweep: atEndSweep(false), Now: created.Add(30 * time.Minute)},
-			want:    want{Fail: true, Reason: cbv1.ReasonPrepareDeadlineExpired},
+			want:    want{Fail: true, Reason: cbv1.ReasonPrepareDeadlineExceeded},
 			message: "gave up after the template's deadlines.prepare (30m0s)",
 		},
 		"a K8ssandraCluster's datacenter and a point that resizes it: refused before locking": {
@@ -158,7 +154,7 @@ func TestDecideTake(t *testing.T) {
 		},
 		"not opted in: wait": {
 			o:       HoldObserved{Sweep: atEndSweep(false), DC: builders.MakeDatacenter("dc1", "bench").Size(3).Obj()},
-			want:    want{Reason: cbv1.ReasonNotAllowed},
+			want:    want{Reason: cbv1.ReasonDatacenterNotOptedIn},
 			message: "has not opted in",
 		},
 	}

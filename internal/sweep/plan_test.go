@@ -12,6 +12,7 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/sketch"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
 )
 
 // runState is shorthand for a child run: "" exists and runs, "ok" succeeded, "fail" failed.
@@ -49,8 +50,8 @@ func observed(t *testing.T, spec cbv1.BenchmarkSweepSpec, runs map[string]runSta
 }
 
 func TestDecide(t *testing.T) {
-	twoByTwo := cbv1.BenchmarkSweepSpec{Repeats: 1, Axes: []cbv1.SweepAxis{axis("a", "1", "2"), axis("b", "1", "2")}}
-	repeated := cbv1.BenchmarkSweepSpec{Repeats: 3, Axes: []cbv1.SweepAxis{axis("a", "1", "2")}}
+	twoByTwo := cbv1.BenchmarkSweepSpec{Repeats: 1, Axes: []cbv1.SweepAxis{builders.Axis("a", "1", "2"), builders.Axis("b", "1", "2")}}
+	repeated := cbv1.BenchmarkSweepSpec{Repeats: 3, Axes: []cbv1.SweepAxis{builders.Axis("a", "1", "2")}}
 	stopping := twoByTwo
 	stopping.StopOnFailure = true
 	cases := map[string]struct {
@@ -86,7 +87,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	spec := cbv1.BenchmarkSweepSpec{Repeats: 2, Axes: []cbv1.SweepAxis{axis("writers.replicas", "12", "24", "48", "64")}}
+	spec := cbv1.BenchmarkSweepSpec{Repeats: 2, Axes: []cbv1.SweepAxis{builders.Axis("writers.replicas", "12", "24", "48", "64")}}
 	o := observed(t, spec, map[string]runState{
 		"sw-0-0": {state: "ok", ops: 1000, p99: 4000}, "sw-0-1": {state: "ok", ops: 1201, p99: 3000},
 		"sw-1-0": {state: "ok", ops: 2000, p99: 5000}, "sw-1-1": {state: "fail"},
@@ -129,7 +130,7 @@ func TestTable(t *testing.T) {
 }
 
 func TestBest(t *testing.T) {
-	axes := []cbv1.SweepAxis{axis("writers.replicas", "1"), axis("datacenter.size", "1")}
+	axes := []cbv1.SweepAxis{builders.Axis("writers.replicas", "1"), builders.Axis("datacenter.size", "1")}
 	rows := []cbv1.SweepPoint{
 		{Point: 0, Values: []string{"12", "4"}, Outcome: cbv1.PointSucceeded, Succeeded: 1, OpsPerSecond: 1000, P99: 900, TimeoutRatio: "0.01"},
 		{Point: 1, Values: []string{"24", "4"}, Outcome: cbv1.PointSucceeded, Succeeded: 1, OpsPerSecond: 3000, P99: 2000, TimeoutRatio: "0"},

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,27 +8,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/testutil/builders"
 )
-
-// axis makes an axis of ints and strings, as a user writes them in YAML.
-func axis(path string, values ...any) cbv1.SweepAxis {
-	a := cbv1.SweepAxis{Path: path}
-	for _, v := range values {
-		switch v := v.(type) {
-		case int:
-			a.Values = append(a.Values, intstr.FromInt32(int32(v)))
-		case string:
-			a.Values = append(a.Values, intstr.FromString(v))
-		default:
-			panic(fmt.Sprintf("axis value %v", v))
-		}
-	}
-	return a
-}
 
 func template() *cbv1.BenchmarkRunSpec {
 	return &cbv1.BenchmarkRunSpec{
@@ -63,14 +46,14 @@ func TestExpand(t *testing.T) {
 		wantErr string
 	}{
 		"one axis": {
-			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("writers.replicas", 12, 24, 48, 64)}},
+			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{builders.Axis("writers.replicas", 12, 24, 48, 64)}},
 			want: [][]string{{"12"}, {"24"}, {"48"}, {"64"}},
 		},
 		"cartesian: first axis slowest": {
 			spec: cbv1.BenchmarkSweepSpec{Mode: cbv1.SweepCartesian, Axes: []cbv1.SweepAxis{
-				axis("writers.replicas", 1, 2),
-				axis("schema.table.profile", "ip-by-country", "ip-by-city"),
-				axis("workload.writeConsistency", "ONE", "QUORUM"),
+				builders.Axis("writers.replicas", 1, 2),
+				builders.Axis("schema.table.profile", "ip-by-country", "ip-by-city"),
+				builders.Axis("workload.writeConsistency", "ONE", "QUORUM"),
 			}},
 			want: [][]string{
 				{"1", "ip-by-country", "ONE"}, {"1", "ip-by-country", "QUORUM"},
@@ -80,30 +63,30 @@ func TestExpand(t *testing.T) {
 			},
 		},
 		"mode defaults to cartesian": {
-			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("a", 1, 2), axis("b", 3, 4)}},
+			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{builders.Axis("a", 1, 2), builders.Axis("b", 3, 4)}},
 			want: [][]string{{"1", "3"}, {"1", "4"}, {"2", "3"}, {"2", "4"}},
 		},
 		"zip": {
 			spec: cbv1.BenchmarkSweepSpec{Mode: cbv1.SweepZip, Axes: []cbv1.SweepAxis{
-				axis("datacenter.size", 4, 8, 16, 32),
-				axis("writers.replicas", 4, 8, 16, 32),
+				builders.Axis("datacenter.size", 4, 8, 16, 32),
+				builders.Axis("writers.replicas", 4, 8, 16, 32),
 			}},
 			want: [][]string{{"4", "4"}, {"8", "8"}, {"16", "16"}, {"32", "32"}},
 		},
 		"values shown as written": {
-			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("schema.table", `{ "profile" : "key-value" }`, "null")}},
+			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{builders.Axis("schema.table", `{ "profile" : "key-value" }`, "null")}},
 			want: [][]string{{`{ "profile" : "key-value" }`}, {"null"}},
 		},
 		"long values cut": {
-			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("schema.table.cql", strings.Repeat("x", 200))}},
+			spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{builders.Axis("schema.table.cql", strings.Repeat("x", 200))}},
 			want: [][]string{{strings.Repeat("x", 125) + "..."}},
 		},
 		"zip with unequal axes": {
-			spec:    cbv1.BenchmarkSweepSpec{Mode: cbv1.SweepZip, Axes: []cbv1.SweepAxis{axis("a", 1, 2), axis("b", 1)}},
+			spec:    cbv1.BenchmarkSweepSpec{Mode: cbv1.SweepZip, Axes: []cbv1.SweepAxis{builders.Axis("a", 1, 2), builders.Axis("b", 1)}},
 			wantErr: "not what the BenchmarkSweep CRD admits",
 		},
 		"no axes":        {spec: cbv1.BenchmarkSweepSpec{}, wantErr: "not what the BenchmarkSweep CRD admits"},
-		"axis no values": {spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{axis("a")}}, wantErr: "not what the BenchmarkSweep CRD admits"},
+		"axis no values": {spec: cbv1.BenchmarkSweepSpec{Axes: []cbv1.SweepAxis{builders.Axis("a")}}, wantErr: "not what the BenchmarkSweep CRD admits"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -135,7 +118,7 @@ func TestApply(t *testing.T) {
 		wantErr []string
 	}{
 		"writer count": {
-			axes: []cbv1.SweepAxis{axis("writers.replicas", 48)},
+			axes: []cbv1.SweepAxis{builders.Axis("writers.replicas", 48)},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				want := template()
 				want.Writers.Replicas = 48
@@ -145,7 +128,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"datacenter size where the template has none": {
-			axes: []cbv1.SweepAxis{axis("datacenter.size", 8)},
+			axes: []cbv1.SweepAxis{builders.Axis("datacenter.size", 8)},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if got.Datacenter.Size == nil || *got.Datacenter.Size != 8 {
 					t.Errorf("size %v", got.Datacenter.Size)
@@ -153,7 +136,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a cassandra-yaml setting keeps its siblings": {
-			axes: []cbv1.SweepAxis{axis("datacenter.config.cassandra-yaml.concurrent_writes", 128)},
+			axes: []cbv1.SweepAxis{builders.Axis("datacenter.config.cassandra-yaml.concurrent_writes", 128)},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				want := `{"concurrent_reads":64,"concurrent_writes":128}`
 				if s := string(got.Datacenter.Config.CassandraYaml.Raw); s != want {
@@ -162,7 +145,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a jvm option in a section the template lacks": {
-			axes: []cbv1.SweepAxis{axis("datacenter.config.jvm-server-options.max_heap_size", "7G")},
+			axes: []cbv1.SweepAxis{builders.Axis("datacenter.config.jvm-server-options.max_heap_size", "7G")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if s := string(got.Datacenter.Config.JvmServerOptions.Raw); s != `{"max_heap_size":"7G"}` {
 					t.Errorf("jvm-server-options %s", s)
@@ -170,7 +153,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"profile and consistency": {
-			axes: []cbv1.SweepAxis{axis("schema.table.profile", "ip-by-city"), axis("workload.writeConsistency", "QUORUM")},
+			axes: []cbv1.SweepAxis{builders.Axis("schema.table.profile", "ip-by-city"), builders.Axis("workload.writeConsistency", "QUORUM")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if got.Schema.Table.Profile != cbv1.ProfileIPByCity || got.Workload.WriteConsistency != "QUORUM" {
 					t.Errorf("schema %+v workload %+v", got.Schema.Table, got.Workload)
@@ -178,7 +161,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a whole object": {
-			axes: []cbv1.SweepAxis{axis("schema.table", `{"cql":"CREATE TABLE t (k int PRIMARY KEY)"}`)},
+			axes: []cbv1.SweepAxis{builders.Axis("schema.table", `{"cql":"CREATE TABLE t (k int PRIMARY KEY)"}`)},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if got.Schema.Table != (cbv1.TableSpec{CQL: "CREATE TABLE t (k int PRIMARY KEY)"}) {
 					t.Errorf("table %+v", got.Schema.Table)
@@ -186,7 +169,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a duration": {
-			axes: []cbv1.SweepAxis{axis("writers.duration", "2m")},
+			axes: []cbv1.SweepAxis{builders.Axis("writers.duration", "2m")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if got.Writers.Duration.Duration != 2*time.Minute {
 					t.Errorf("duration %v", got.Writers.Duration)
@@ -194,7 +177,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"null removes an object": {
-			axes: []cbv1.SweepAxis{axis("connection", "null"), axis("datacenter", "null")},
+			axes: []cbv1.SweepAxis{builders.Axis("connection", "null"), builders.Axis("datacenter", "null")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if got.Connection != nil || got.Datacenter != nil {
 					t.Errorf("connection %+v datacenter %+v", got.Connection, got.Datacenter)
@@ -202,7 +185,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a numeric string for an integer": {
-			axes: []cbv1.SweepAxis{axis("writers.replicas", " 24")},
+			axes: []cbv1.SweepAxis{builders.Axis("writers.replicas", " 24")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if got.Writers.Replicas != 24 {
 					t.Errorf("replicas %d", got.Writers.Replicas)
@@ -210,7 +193,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"an integer for a string": {
-			axes: []cbv1.SweepAxis{axis("schema.table.profile", 7)},
+			axes: []cbv1.SweepAxis{builders.Axis("schema.table.profile", 7)},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if got.Schema.Table.Profile != "7" {
 					t.Errorf("profile %q", got.Schema.Table.Profile)
@@ -218,7 +201,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a boolean": {
-			axes: []cbv1.SweepAxis{axis("schema.recreate", "true"), axis("datacenter.keepChanges", "false")},
+			axes: []cbv1.SweepAxis{builders.Axis("schema.recreate", "true"), builders.Axis("datacenter.keepChanges", "false")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if !got.Schema.Recreate || got.Datacenter.KeepChanges {
 					t.Errorf("recreate %v keepChanges %v", got.Schema.Recreate, got.Datacenter.KeepChanges)
@@ -226,7 +209,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a JSON list in a free-form section": {
-			axes: []cbv1.SweepAxis{axis("datacenter.config.jvm17-server-options.additional-jvm-opts", `["-XX:MaxTenuringThreshold=10"]`)},
+			axes: []cbv1.SweepAxis{builders.Axis("datacenter.config.jvm17-server-options.additional-jvm-opts", `["-XX:MaxTenuringThreshold=10"]`)},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if s := string(got.Datacenter.Config.Jvm17ServerOptions.Raw); s != `{"additional-jvm-opts":["-XX:MaxTenuringThreshold=10"]}` {
 					t.Errorf("jvm17-server-options %s", s)
@@ -234,7 +217,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a quantity": {
-			axes: []cbv1.SweepAxis{axis("writers.resources.limits.cpu", 2), axis("writers.resources.limits.memory", "1Gi")},
+			axes: []cbv1.SweepAxis{builders.Axis("writers.resources.limits.cpu", 2), builders.Axis("writers.resources.limits.memory", "1Gi")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				l := got.Writers.Resources.Limits
 				if l.Cpu().String() != "2" || l.Memory().String() != "1Gi" {
@@ -243,7 +226,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a map entry": {
-			axes: []cbv1.SweepAxis{axis("writers.nodeSelector.pool", "fast")},
+			axes: []cbv1.SweepAxis{builders.Axis("writers.nodeSelector.pool", "fast")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if diff := cmp.Diff(map[string]string{"pool": "fast"}, got.Writers.NodeSelector); diff != "" {
 					t.Error(diff)
@@ -251,7 +234,7 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"a large integer stays exact": {
-			axes: []cbv1.SweepAxis{axis("workload.seed", "9007199254740993")},
+			axes: []cbv1.SweepAxis{builders.Axis("workload.seed", "9007199254740993")},
 			check: func(t *testing.T, got *cbv1.BenchmarkRunSpec) {
 				if got.Workload.Seed != 9007199254740993 {
 					t.Errorf("seed %d", got.Workload.Seed)
@@ -259,67 +242,67 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"unknown field": {
-			axes:    []cbv1.SweepAxis{axis("writers.replica", 3)},
+			axes:    []cbv1.SweepAxis{builders.Axis("writers.replica", 3)},
 			wantErr: []string{"point 0 (writers.replica=3)", `writers.replica: writers has no field "replica"`, "replicas"},
 		},
 		"unknown section": {
-			axes:    []cbv1.SweepAxis{axis("datacenter.config.cassandra_yaml.concurrent_writes", 64)},
+			axes:    []cbv1.SweepAxis{builders.Axis("datacenter.config.cassandra_yaml.concurrent_writes", 64)},
 			wantErr: []string{"datacenter.config.cassandra_yaml.concurrent_writes", `datacenter.config has no field "cassandra_yaml"`},
 		},
 		"below a scalar": {
-			axes:    []cbv1.SweepAxis{axis("writers.replicas.count", 3)},
+			axes:    []cbv1.SweepAxis{builders.Axis("writers.replicas.count", 3)},
 			wantErr: []string{`writers.replicas is an integer and has no field "count"`},
 		},
 		"below a duration": {
-			axes:    []cbv1.SweepAxis{axis("writers.duration.seconds", 3)},
+			axes:    []cbv1.SweepAxis{builders.Axis("writers.duration.seconds", 3)},
 			wantErr: []string{`writers.duration is a duration such as "10m" and has no field "seconds"`},
 		},
 		"string for an integer": {
-			axes:    []cbv1.SweepAxis{axis("writers.replicas", "twelve")},
+			axes:    []cbv1.SweepAxis{builders.Axis("writers.replicas", "twelve")},
 			wantErr: []string{"point 0 (writers.replicas=twelve)", `writers.replicas: value twelve is not an integer: got a string`},
 		},
 		"fraction for an integer": {
-			axes:    []cbv1.SweepAxis{axis("datacenter.size", "1.5")},
+			axes:    []cbv1.SweepAxis{builders.Axis("datacenter.size", "1.5")},
 			wantErr: []string{"datacenter.size: value 1.5 is not an integer: got number 1.5"},
 		},
 		"overflow": {
-			axes:    []cbv1.SweepAxis{axis("writers.replicas", "4294967296")},
+			axes:    []cbv1.SweepAxis{builders.Axis("writers.replicas", "4294967296")},
 			wantErr: []string{"writers.replicas: value 4294967296 is not an integer"},
 		},
 		"number for a boolean": {
-			axes:    []cbv1.SweepAxis{axis("schema.recreate", 1)},
+			axes:    []cbv1.SweepAxis{builders.Axis("schema.recreate", 1)},
 			wantErr: []string{`schema.recreate: value 1 is not true or false: write "true" or "false"`},
 		},
 		"number for an object": {
-			axes:    []cbv1.SweepAxis{axis("schema.table", 1)},
+			axes:    []cbv1.SweepAxis{builders.Axis("schema.table", 1)},
 			wantErr: []string{`schema.table: value 1 is not an object: got a number`},
 		},
 		"bad JSON for an object": {
-			axes:    []cbv1.SweepAxis{axis("schema.table", "ip-by-city")},
+			axes:    []cbv1.SweepAxis{builders.Axis("schema.table", "ip-by-city")},
 			wantErr: []string{`schema.table: value ip-by-city is not an object: write it as JSON`},
 		},
 		"number for a duration": {
-			axes:    []cbv1.SweepAxis{axis("writers.duration", 60)},
+			axes:    []cbv1.SweepAxis{builders.Axis("writers.duration", 60)},
 			wantErr: []string{`writers.duration: value 60 is not a duration such as "10m": got a number`},
 		},
 		"bad duration": {
-			axes:    []cbv1.SweepAxis{axis("writers.duration", "ten minutes")},
+			axes:    []cbv1.SweepAxis{builders.Axis("writers.duration", "ten minutes")},
 			wantErr: []string{`writers.duration: value ten minutes is not a duration such as "10m"`, "invalid duration"},
 		},
 		"unknown field in an object value": {
-			axes:    []cbv1.SweepAxis{axis("schema.table", `{"profil":"key-value"}`)},
+			axes:    []cbv1.SweepAxis{builders.Axis("schema.table", `{"profil":"key-value"}`)},
 			wantErr: []string{"schema.table: value", "is not an object", "profil"},
 		},
 		"list index in an empty list": {
-			axes:    []cbv1.SweepAxis{axis("schema.columns.0.cardinality", 10)},
+			axes:    []cbv1.SweepAxis{builders.Axis("schema.columns.0.cardinality", 10)},
 			wantErr: []string{"schema.columns is empty in the template"},
 		},
 		"list named like a field": {
-			axes:    []cbv1.SweepAxis{axis("schema.columns.name", "x")},
+			axes:    []cbv1.SweepAxis{builders.Axis("schema.columns.name", "x")},
 			wantErr: []string{"schema.columns is a list; index it with a number"},
 		},
 		"second axis named in the error": {
-			axes:    []cbv1.SweepAxis{axis("writers.replicas", 4), axis("datacenter.sise", 4)},
+			axes:    []cbv1.SweepAxis{builders.Axis("writers.replicas", 4), builders.Axis("datacenter.sise", 4)},
 			wantErr: []string{"point 0 (writers.replicas=4, datacenter.sise=4)", `datacenter has no field "sise"`},
 		},
 	}
@@ -393,7 +376,7 @@ func TestRunName(t *testing.T) {
 }
 
 func TestChild(t *testing.T) {
-	sw := &cbv1.BenchmarkSweep{ObjectMeta: metav1.ObjectMeta{Name: "sw", Namespace: "ns", UID: "uid-1"}}
+	sw := builders.MakeSweep("sw", "ns").UID("uid-1").Obj()
 	spec := template()
 	got := Child(sw, 2, 1, spec)
 	want := &cbv1.BenchmarkRun{

@@ -32,8 +32,8 @@ func TestRejectedValueFailsAtThePrepareDeadlineNamingThePod(t *testing.T) {
 	}
 	c := cond(run, cbv1.ConditionDatacenterReady)
 	pod := env.Cluster + "-" + env.Datacenter + "-default-sts-0"
-	if c.Reason != cbv1.ReasonPrepareDeadlineExpired || !strings.Contains(c.Message, "pods not ready: "+pod+" (Running; container cassandra ") {
-		t.Errorf("DatacenterReady is %s %q, want %s naming pod %s and its cassandra container", c.Reason, c.Message, cbv1.ReasonPrepareDeadlineExpired, pod)
+	if c.Reason != cbv1.ReasonPrepareDeadlineExceeded || !strings.Contains(c.Message, "pods not ready: "+pod+" (Running; container cassandra ") {
+		t.Errorf("DatacenterReady is %s %q, want %s naming pod %s and its cassandra container", c.Reason, c.Message, cbv1.ReasonPrepareDeadlineExceeded, pod)
 	}
 	if st := run.Status.Datacenter; st == nil || !st.Changed || st.PatchedGeneration == 0 {
 		t.Errorf("the datacenter was not patched: %+v", st)

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/opmetrics"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 )
 
@@ -314,6 +315,11 @@ func checkServiceMonitor(t *testing.T, sm, svc *unstructured.Unstructured, ns st
 	if !slices.Contains(svcPorts, ep["port"].(string)) || ep["scheme"] != "https" {
 		t.Errorf("ServiceMonitor endpoint %v; Service ports %v", ep, svcPorts)
 	}
+	// Without it Prometheus renames the manager's namespace label (the run's) to
+	// exported_namespace, and the dashboard's namespace filter finds nothing.
+	if ep["honorLabels"] != true {
+		t.Errorf("ServiceMonitor endpoint %v does not honor the manager's labels", ep)
+	}
 	if sm.GetLabels()["release"] != "kube-prometheus-stack" {
 		t.Errorf("ServiceMonitor labels %v lack the configured release label", sm.GetLabels())
 	}
@@ -363,6 +369,9 @@ func checkDashboard(t *testing.T, cm *unstructured.Unstructured) {
 		}
 	}
 	served := writerMetrics(t)
+	for name, m := range operatorMetrics() {
+		served[name] = m
+	}
 	titles := map[string]bool{}
 	repeated := false
 	for _, p := range dashboard.Panels {
@@ -381,7 +390,7 @@ func checkDashboard(t *testing.T, cm *unstructured.Unstructured) {
 			}
 			for _, m := range used {
 				if !served[m[1]] && !managementAPIMetrics[m[1]] {
-					t.Errorf("panel %q uses %s, which the writer does not serve (it serves %v)", p.Title, m[1], served)
+					t.Errorf("panel %q uses %s, which neither the writer nor the manager serves (they serve %v)", p.Title, m[1], served)
 				}
 			}
 		}
@@ -389,7 +398,8 @@ func checkDashboard(t *testing.T, cm *unstructured.Unstructured) {
 	if !repeated {
 		t.Error("no row repeats per run")
 	}
-	for _, want := range []string{"Operations/s by outcome", "Errors/s by kind", "Response latency quantiles", "Pending tasks by stage", "Dropped messages/s by type"} {
+	for _, want := range []string{"Operations/s by outcome", "Errors/s by kind", "Response latency quantiles", "Pending tasks by stage", "Dropped messages/s by type",
+		"Runs by phase", "Sweeps by phase", "Queue depth by datacenter", "Lock held by datacenter", "Lock hold and restore time (p50, p90)"} {
 		if !titles[want] {
 			t.Errorf("dashboard lacks the panel %q", want)
 		}
@@ -416,6 +426,20 @@ func writerMetrics(t *testing.T) map[string]bool {
 	}
 	if len(names) == 0 {
 		t.Fatal("no metric found in internal/writer/metrics.go")
+	}
+	return names
+}
+
+// operatorMetrics are the names the manager's own collector serves (internal/opmetrics), with
+// the series its histograms add.
+func operatorMetrics() map[string]bool {
+	names := map[string]bool{
+		opmetrics.RunsName: true, opmetrics.SweepsName: true, opmetrics.QueueDepthName: true, opmetrics.LockedName: true,
+	}
+	for _, h := range []string{opmetrics.LockHoldName, opmetrics.RestoreDurationName} {
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			names[h+suffix] = true
+		}
 	}
 	return names
 }

@@ -1,0 +1,78 @@
+package writer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cassbench/cassbench/internal/summary"
+)
+
+// meet measures this writer's clock against Cassandra's, which is the one all writers
+// share, waits at the start barrier for the others, and returns the common start on this
+// writer's monotonic clock, which the load is timed by.
+func (ld *load) meet(ctx context.Context, sum *summary.Summary) (time.Time, error) {
+	ld.measureClock(ctx, sum)
+	if durationOf(ld.cfg.Spec.Writers.Warmup) == 0 {
+		// Nobody sends before the common start: the nodes' counters read now are the
+		// window's start, whatever the others' arrival times.
+		ld.nodes = beginWatch(ctx, ld.session, ld.cfg, ld.schema.Keyspace, ld.schema.Table)
+	}
+	begin, err := ld.barrier(ctx, ld.cfg.RunID, ld.cfg.BarrierTimeout+ld.loadTook)
+	if err != nil {
+		return time.Time{}, err
+	}
+	sleepCtx(ctx, time.Until(begin))
+	return begin, nil
+}
+
+// measureClock measures this writer's clock against Cassandra's, once.
+func (ld *load) measureClock(ctx context.Context, sum *summary.Summary) {
+	if ld.clocked {
+		return
+	}
+	cfg := ld.cfg
+	clock, err := measureOffset(ctx, ld.session, cfg.Now, ld.setupTimeout())
+	if err != nil {
+		fmt.Fprintf(cfg.Progress, "writer %d/%d: not correcting for clock offset: %v\n", cfg.Index, cfg.Writers, err)
+	}
+	ld.clock, ld.clocked = clock, true
+	sum.OffsetMillis, sum.OffsetErrorMillis = clock.Offset.Round(time.Millisecond).Milliseconds(), clock.Error.Round(time.Millisecond).Milliseconds()
+}
+
+// barrier waits at the barrier run for the other writers and returns the common start on
+// this writer's monotonic clock.
+func (ld *load) barrier(ctx context.Context, run string, timeout time.Duration) (time.Time, error) {
+	cfg := ld.cfg
+	start, err := ld.barrierOf(run, timeout).Wait(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Now().Add(start.Add(ld.clock.Offset).Sub(cfg.Now())), nil
+}
+
+func (ld *load) barrierOf(run string, timeout time.Duration) Barrier {
+	cfg := ld.cfg
+	return Barrier{
+		Session: ld.session, Keyspace: ld.schema.Keyspace, Run: run, Index: cfg.Index, Writers: cfg.Writers,
+		Consistency: BarrierConsistency(cfg.Spec.Schema.Replication.Factor),
+		Timeout:     timeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: ld.clock.Offset,
+		GiveUp: cfg.GiveUp,
+	}
+}
+
+// endWaitLimit bounds the wait for one more writer's end: writers of a run by duration end
+// within their drain of each other; writers by operations may be further apart, and one that
+// failed never ends, so the nodes are then read without it, and the figures say so.
+const endWaitLimit = time.Minute
+
+// end records this writer's end at the end barrier and, with wait, waits for the others'.
+func (ld *load) end(ctx context.Context) func(wait bool) error {
+	return func(wait bool) error {
+		timeout := endWaitLimit
+		if t := ld.cfg.BarrierTimeout; t > 0 {
+			timeout = min(t, timeout)
+		}
+		return ld.barrierOf(ld.cfg.RunID, timeout).End(ctx, wait)
+	}
+}
