@@ -4,7 +4,6 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -32,7 +31,7 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/datacenter"
-	"github.com/cassbench/cassbench/internal/sweep"
+	"github.com/cassbench/cassbench/internal/lending"
 )
 
 // datacenterIndex indexes runs by the namespace/name of the datacenter they refer to.
@@ -275,32 +274,6 @@ func owned(run *cbv1.BenchmarkRun, jobList []batchv1.Job, podList []corev1.Pod) 
 	return own, foreign, pods
 }
 
-// holderAlive tells whether the run or sweep named in a lock still needs it. A lock whose
-// holder is gone (its finalizer was removed by hand), or finished (a lock annotation put back
-// by GitOps or a backup), is stale and may be taken.
-func holderAlive(ctx context.Context, c client.Reader, holder datacenter.Holder) (bool, error) {
-	if holder.Sweep {
-		sw := &cbv1.BenchmarkSweep{}
-		err := c.Get(ctx, holder.NamespacedName, sw)
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("getting lock holder %s: %w", holder, err)
-		}
-		return !sweep.GaveBack(sw), nil
-	}
-	other := &cbv1.BenchmarkRun{}
-	err := c.Get(ctx, holder.NamespacedName, other)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("getting lock holder %s: %w", holder, err)
-	}
-	return !finished(other), nil
-}
-
 // lender returns the sweep that holds the run's datacenter when it is the run's own
 // controller; nil otherwise.
 func (r *BenchmarkRunReconciler) lender(ctx context.Context, run *cbv1.BenchmarkRun, holder datacenter.Holder) (*cbv1.BenchmarkSweep, error) {
@@ -321,22 +294,12 @@ func (r *BenchmarkRunReconciler) lender(ctx context.Context, run *cbv1.Benchmark
 // queueHead returns the run whose turn it is on the datacenter, and the given run's position.
 // Only runs the datacenter admits are queued, so a refused run cannot block others.
 func (r *BenchmarkRunReconciler) queueHead(ctx context.Context, run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter) (client.ObjectKey, int, error) {
-	var all cbv1.BenchmarkRunList
-	if err := r.List(ctx, &all, client.MatchingFields{datacenterIndex: client.ObjectKeyFromObject(dc).String()}); err != nil {
-		return client.ObjectKey{}, 0, fmt.Errorf("listing runs of CassandraDatacenter %s: %w", client.ObjectKeyFromObject(dc), err)
-	}
-	var waiting []cbv1.BenchmarkRun
-	for _, other := range all.Items {
-		if finished(&other) || !other.DeletionTimestamp.IsZero() || pendingOutcome(&other) != nil {
-			continue
-		}
-		if ok, _, _ := datacenter.Allows(dc, other.Namespace); !ok {
-			continue
-		}
-		waiting = append(waiting, other)
+	all, err := runsOf(ctx, r.Client, dc)
+	if err != nil {
+		return client.ObjectKey{}, 0, err
 	}
 	me := client.ObjectKeyFromObject(run)
-	queue := datacenter.Queue(waiting)
+	queue := lending.Queue(dc, all, workDone)
 	if len(queue) == 0 {
 		// The cache has not seen this run yet; it is alone.
 		return me, 1, nil
@@ -388,14 +351,14 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 		}
 	}
 	if c := s.dc; c != nil {
-		generation, err := r.patchDatacenter(ctx, c, dc.DeepCopy())
+		generation, err := patchDatacenter(ctx, r.Client, c, dc.DeepCopy())
 		if terminal(err) {
-			return refused(c.stage, c.what+" CassandraDatacenter "+datacenter.Key(run).String(), err)
+			return refused(c.Stage, c.What+" CassandraDatacenter "+datacenter.Key(run).String(), err)
 		}
 		if err != nil {
 			return status, err
 		}
-		if c.restore && status.Datacenter != nil {
+		if c.Restore && status.Datacenter != nil {
 			status.Datacenter.RestoredGeneration = generation
 		}
 	}
@@ -416,46 +379,6 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 		}
 	}
 	return status, nil
-}
-
-// terminal tells whether the apiserver refused a write for good: invalid (422), forbidden by
-// RBAC, a webhook or a policy engine (403), or malformed (400). Retrying cannot help.
-func terminal(err error) bool {
-	return err != nil && (apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err))
-}
-
-// patchDatacenter applies a change to the datacenter, conditional on the version the pass
-// decided from, and returns the generation it produced.
-func (r *BenchmarkRunReconciler) patchDatacenter(ctx context.Context, c *dcChange, dc *cassdcapi.CassandraDatacenter) (int64, error) {
-	return patchDatacenter(ctx, r.Client, c, dc)
-}
-
-// patchDatacenter applies a change of a run or a sweep to the datacenter, conditional on the
-// version it was decided from, and returns the generation it produced.
-func patchDatacenter(ctx context.Context, w client.Writer, c *dcChange, dc *cassdcapi.CassandraDatacenter) (int64, error) {
-	key := client.ObjectKeyFromObject(dc)
-	patch := client.MergeFromWithOptions(dc.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	if c.size != nil {
-		dc.Spec.Size = *c.size
-	}
-	if c.setConfig {
-		dc.Spec.Config = append(json.RawMessage(nil), c.config...)
-	}
-	if c.lock != nil {
-		if *c.lock == "" {
-			delete(dc.Annotations, cbv1.LockAnnotation)
-		} else {
-			if dc.Annotations == nil {
-				dc.Annotations = map[string]string{}
-			}
-			dc.Annotations[cbv1.LockAnnotation] = *c.lock
-		}
-	}
-	if err := w.Patch(ctx, dc, patch); err != nil {
-		// A conflict means someone wrote since this pass read: the next pass looks again.
-		return 0, fmt.Errorf("%s CassandraDatacenter %s: %w", c.what, key, err)
-	}
-	return dc.Generation, nil
 }
 
 // writeStatus stores the decided status when it changed, and emits one event per condition
@@ -529,7 +452,7 @@ func (r *BenchmarkRunReconciler) runsOfSweep(ctx context.Context, o client.Objec
 	}
 	var reqs []reconcile.Request
 	for _, run := range runs.Items {
-		if !finished(&run) {
+		if !lending.Finished(&run) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&run)})
 		}
 	}

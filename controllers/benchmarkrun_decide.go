@@ -21,6 +21,7 @@ import (
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/datacenter"
 	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/lending"
 	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
@@ -71,22 +72,6 @@ type observation struct {
 	dcPendingPods []string
 }
 
-// dcChange is a patch of the datacenter: only the fields set change.
-type dcChange struct {
-	// what is the change in words, for errors and refusals.
-	what string
-	size *int32
-	// config replaces spec.config when setConfig is set (nil removes it).
-	config    json.RawMessage
-	setConfig bool
-	// lock sets ("namespace/name") or removes ("") the lock annotation; nil leaves it.
-	lock *string
-	// stage is the condition a refusal of this change fails.
-	stage string
-	// restore marks the change that puts the datacenter back.
-	restore bool
-}
-
 // step is what the reconciler does next, and the status that results when it succeeds.
 type step struct {
 	status          cbv1.BenchmarkRunStatus
@@ -96,7 +81,7 @@ type step struct {
 	stop []*batchv1.Job
 	// deleteForeign is a Job with the name the run needs, left by an earlier run.
 	deleteForeign *batchv1.Job
-	dc            *dcChange
+	dc            *lending.Change
 	create        *batchv1.Job
 	// createStage is the condition a refusal of create fails.
 	createStage  string
@@ -143,7 +128,7 @@ func (d *decider) decide() {
 		}
 		return
 	}
-	if finished(run) {
+	if lending.Finished(run) {
 		// The finalizer goes in the pass after the final status is stored.
 		d.s.removeFinalizer = hasFinalizer
 		return
@@ -248,7 +233,7 @@ func (d *decider) take(dc *cassdcapi.CassandraDatacenter, holder datacenter.Hold
 				keyOf(dc), d.o.queueHead, d.o.queuePosition))
 		return
 	}
-	d.s.dc = &dcChange{what: "locking", lock: ptr.To(datacenter.LockValue(datacenter.RunHolder(d.me()))), stage: cbv1.ConditionDatacenterReady}
+	d.s.dc = &lending.Change{What: "locking", Lock: ptr.To(datacenter.LockValue(datacenter.RunHolder(d.me()))), Stage: cbv1.ConditionDatacenterReady}
 	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 		fmt.Sprintf("locking CassandraDatacenter %s", keyOf(dc)))
 }
@@ -294,20 +279,17 @@ func (d *decider) record(dc *cassdcapi.CassandraDatacenter) {
 		now := metav1.NewTime(d.o.now)
 		run.Status.StartTime = &now
 	}
-	size, config, hadConfig := dc.Spec.Size, json.RawMessage(dc.Spec.Config), hasConfig(dc.Spec.Config)
+	orig := lending.Record(dc)
 	what := "locked CassandraDatacenter %s and recorded its size %d and config"
 	if lentBy(d.o.lender, dc) {
-		orig := d.o.lender.Status.Datacenter
-		size, hadConfig, config = *orig.OriginalSize, orig.HadConfig, nil
-		if orig.OriginalConfig != nil {
-			config = orig.OriginalConfig.Raw
-		}
+		orig = *sweepOriginals(d.o.lender)
 		what = "CassandraDatacenter %s is held by the run's sweep (restore atEnd); recorded the sweep's original size %d and config"
 	}
+	size := orig.Size
 	st := &cbv1.DatacenterStatus{Name: dc.Name, Namespace: dc.Namespace, OriginalSize: &size, Size: size}
-	if hadConfig {
+	if orig.Config != nil {
 		st.HadConfig = true
-		st.OriginalConfig = &runtime.RawExtension{Raw: append([]byte(nil), config...)}
+		st.OriginalConfig = &runtime.RawExtension{Raw: orig.Config}
 	}
 	run.Status.Datacenter = st
 	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
@@ -370,8 +352,8 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool
 			d.requeue(prepareDeadline(run).Sub(d.o.now))
 			return false
 		}
-		d.s.dc = &dcChange{what: "sizing and tuning", size: ptr.To(wantSize), config: wantConfig, setConfig: true,
-			stage: cbv1.ConditionDatacenterReady}
+		d.s.dc = &lending.Change{What: "sizing and tuning", Size: ptr.To(wantSize), Config: wantConfig, SetConfig: true,
+			Stage: cbv1.ConditionDatacenterReady}
 		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 			fmt.Sprintf("patching CassandraDatacenter %s to size %d with the run's config", keyOf(dc), wantSize))
 		return false
@@ -774,7 +756,7 @@ func (d *decider) giveBack(since time.Time) bool {
 	run := d.run
 	deadline := since.Add(prepareTimeout(run))
 	expired := !d.o.now.Before(deadline)
-	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && restoreFinal(c) {
+	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored); lending.Final(c) {
 		return true
 	}
 	// Writers of a failed run must not go on loading the datacenter once it is released:
@@ -808,135 +790,47 @@ func (d *decider) giveBack(since time.Time) bool {
 		return true
 	}
 	plan := planRestore(run, dc, d.o.lender, d.o.dcPendingPods, expired)
-	if plan.change != nil {
-		d.s.dc = plan.change
-	}
-	d.set(cbv1.ConditionDatacenterRestored, plan.status, plan.reason, plan.message)
-	if !plan.done {
+	d.s.dc = plan.Change
+	d.set(cbv1.ConditionDatacenterRestored, plan.Status, plan.Reason, plan.Message)
+	if !plan.Done {
 		d.requeue(deadline.Sub(d.o.now))
 	}
-	return plan.done
+	return plan.Done
 }
 
-// restoreFinal tells whether a DatacenterRestored condition ends giving back: restored, or
-// given up on with the reason named. A refused restore still has the lock to release.
-func restoreFinal(c *metav1.Condition) bool {
-	switch c.Reason {
-	case cbv1.ReasonRestoreStuck, cbv1.ReasonLockLost, cbv1.ReasonDatacenterDrifted:
-		return true
-	}
-	return c.Status == metav1.ConditionTrue
-}
-
-// restorePlan is how the datacenter is given back.
-type restorePlan struct {
-	change  *dcChange
-	status  metav1.ConditionStatus
-	reason  string
-	message string
-	done    bool
-}
-
-// planRestore decides how to give the datacenter back from what it looks like now: each of
-// size and config goes back to the original if it still holds what the run set. A value
-// that is neither was set by someone else and stays. The lock is released when the run holds
-// it; a datacenter another run holds is not touched, and one the run's sweep holds is the
-// sweep's to put back.
-func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, lender *cbv1.BenchmarkSweep, pendingPods []string, expired bool) restorePlan {
-	me := types.NamespacedName{Namespace: run.Namespace, Name: run.Name}
-	holder, locked := datacenter.LockHolder(dc)
-	mine := locked && holder == datacenter.RunHolder(me)
+// planRestore decides how to give the datacenter back (lending.PlanRestore). A datacenter the
+// run's sweep holds is the sweep's to put back: the next point starts from what this run left.
+func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, lender *cbv1.BenchmarkSweep, pendingPods []string, expired bool) lending.Plan {
 	if lentBy(lender, dc) {
-		return restorePlan{status: metav1.ConditionTrue, reason: cbv1.ReasonHeldBySweep, done: true, message: fmt.Sprintf(
+		return lending.Plan{Status: metav1.ConditionTrue, Reason: cbv1.ReasonHeldBySweep, Done: true, Message: fmt.Sprintf(
 			"BenchmarkSweep %s holds the datacenter for all its points (spec.restore atEnd): the next point starts from what this run left, and the sweep puts the datacenter back after its last point",
 			lender.Name)}
 	}
-	var unlock *string
-	released := ""
-	if mine {
-		unlock, released = ptr.To(""), "; lock released"
+	r := lending.Restore{Holder: datacenter.RunHolder(types.NamespacedName{Namespace: run.Namespace, Name: run.Name}), DC: dc,
+		PendingPods: pendingPods, Expired: expired, KeepChanges: run.Spec.Datacenter != nil && run.Spec.Datacenter.KeepChanges}
+	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && c.Reason == cbv1.ReasonRefused {
+		r.Refused = c.Message
 	}
-	change := func(c *dcChange) *dcChange {
-		if c.lock == nil && c.size == nil && !c.setConfig {
-			return nil
-		}
-		c.stage = cbv1.ConditionDatacenterRestored
-		return c
-	}
-	refused := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored)
-	if refused != nil && refused.Reason == cbv1.ReasonRefused {
-		// The apiserver refused the restore; hold the datacenter no longer.
-		return restorePlan{change: change(&dcChange{what: "releasing", lock: unlock}), status: metav1.ConditionFalse,
-			reason: cbv1.ReasonRefused, message: refused.Message + released, done: true}
-	}
-	st := run.Status.Datacenter
-	if st == nil || st.OriginalSize == nil {
-		return restorePlan{change: change(&dcChange{what: "releasing", lock: unlock}), status: metav1.ConditionTrue,
-			reason: cbv1.ReasonNothingToRestore, message: "the run did not change the datacenter" + released, done: true}
-	}
-	if run.Spec.Datacenter != nil && run.Spec.Datacenter.KeepChanges {
-		return restorePlan{change: change(&dcChange{what: "releasing", lock: unlock}), status: metav1.ConditionTrue,
-			reason: cbv1.ReasonKeptChanges, message: "spec.datacenter.keepChanges is set: the datacenter keeps the run's size and config" + released, done: true}
-	}
-	original := originalConfig(st)
-	wantSize, wantConfig, err := target(run)
-	if err != nil {
-		// The run never got a target, so it never patched.
-		wantSize, wantConfig = *st.OriginalSize, original
-	}
-	sizeBack := dc.Spec.Size != *st.OriginalSize && dc.Spec.Size == wantSize
-	configBack := !datacenter.SameJSON(dc.Spec.Config, original) && datacenter.SameJSON(dc.Spec.Config, wantConfig)
-	var theirs []string
-	if dc.Spec.Size != *st.OriginalSize && !sizeBack {
-		theirs = append(theirs, fmt.Sprintf("spec.size is %d (originally %d), not what the run set", dc.Spec.Size, *st.OriginalSize))
-	}
-	if !datacenter.SameJSON(dc.Spec.Config, original) && !configBack {
-		theirs = append(theirs, "spec.config is neither the original nor what the run set")
-	}
-	if locked && !mine {
-		if sizeBack || configBack {
-			return restorePlan{status: metav1.ConditionFalse, reason: cbv1.ReasonLockLost, done: true, message: fmt.Sprintf(
-				"the run's lock on CassandraDatacenter %s was removed before the run restored it, and %s holds it now: "+
-					"it keeps the run's size %d and config; restore it by hand from status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
-				keyOf(dc), holder, dc.Spec.Size)}
-		}
-		return restorePlan{status: metav1.ConditionTrue, reason: cbv1.ReasonRestored, done: true,
-			message: fmt.Sprintf("the datacenter has its original size %d and config", *st.OriginalSize)}
-	}
-	c := &dcChange{what: "restoring", lock: unlock, restore: true}
-	if configBack {
-		c.config, c.setConfig = nil, true
-		if st.HadConfig {
-			c.config = original
+	if st := run.Status.Datacenter; st != nil && st.OriginalSize != nil {
+		r.Originals = &lending.Originals{Size: *st.OriginalSize, Config: originalConfig(st)}
+		r.Changed = st.Changed
+		r.Set = &lending.Values{Size: *st.OriginalSize, Config: originalConfig(st)}
+		if size, config, err := target(run); err == nil {
+			// An error means the run never got a target, so it never patched.
+			r.Set = &lending.Values{Size: size, Config: config}
 		}
 	}
-	if sizeBack && datacenter.Resizing(dc) {
-		// cass-operator refuses a size change while it scales; the config goes back now, the
-		// size once it can, within the deadline.
-		pending := datacenter.PendingWithPods(dc, pendingPods)
-		if !expired {
-			c.lock = nil
-			return restorePlan{change: change(c), status: metav1.ConditionFalse, reason: cbv1.ReasonRestoring, message: fmt.Sprintf(
-				"config restored; waiting for cass-operator to finish resizing (%s) before restoring size %d", pending, *st.OriginalSize)}
-		}
-		return restorePlan{change: change(c), status: metav1.ConditionFalse, reason: cbv1.ReasonRestoreStuck, done: true, message: fmt.Sprintf(
-			"config restored%s, but cass-operator was still resizing (%s) at the deadline, so spec.size is %d, originally %d: "+
-				"once the scaling finishes or is resolved, set spec.size back to %d by hand (see docs/datacenter-lifecycle.md)",
-			released, pending, dc.Spec.Size, *st.OriginalSize, *st.OriginalSize)}
+	return lending.PlanRestore(r)
+}
+
+// sweepOriginals are the originals a sweep recorded.
+func sweepOriginals(sw *cbv1.BenchmarkSweep) *lending.Originals {
+	st := sw.Status.Datacenter
+	o := &lending.Originals{Size: *st.OriginalSize}
+	if st.HadConfig && st.OriginalConfig != nil {
+		o.Config = st.OriginalConfig.Raw
 	}
-	if sizeBack {
-		c.size = st.OriginalSize
-	}
-	if len(theirs) > 0 {
-		return restorePlan{change: change(c), status: metav1.ConditionFalse, reason: cbv1.ReasonDatacenterDrifted, done: true,
-			message: "restored what the run set; left what someone else changed: " + strings.Join(theirs, "; ") + released}
-	}
-	if !sizeBack && !configBack && !st.Changed {
-		return restorePlan{change: change(c), status: metav1.ConditionTrue, reason: cbv1.ReasonNothingToRestore,
-			message: "the run did not change the datacenter" + released, done: true}
-	}
-	return restorePlan{change: change(c), status: metav1.ConditionTrue, reason: cbv1.ReasonRestored, done: true,
-		message: fmt.Sprintf("restored size %d and the original config%s", *st.OriginalSize, released)}
+	return o
 }
 
 // target is the size and config the run asks of its datacenter: the originals with the
@@ -966,23 +860,16 @@ func originalConfig(st *cbv1.DatacenterStatus) json.RawMessage {
 	return nil
 }
 
-func hasConfig(c json.RawMessage) bool {
-	s := strings.TrimSpace(string(c))
-	return s != "" && s != "null"
-}
-
 // waitToFind records why the run cannot start yet and fails it once the deadline passes.
 func (d *decider) waitToFind(reason, msg string) {
-	run := d.run
-	deadline := findDeadline(run)
-	if !d.o.now.Before(deadline) {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExpired,
-			fmt.Sprintf("%s; gave up after deadlines.prepare (%s)", msg, prepareTimeout(run)))
+	w := lending.WaitToFind(d.o.now, findDeadline(d.run), reason, msg,
+		fmt.Sprintf("gave up after deadlines.prepare (%s)", prepareTimeout(d.run)))
+	if w.Expired {
+		d.fail(cbv1.ConditionDatacenterReady, w.Reason, w.Message)
 		return
 	}
-	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, reason,
-		fmt.Sprintf("%s (until %s)", msg, deadline.UTC().Format(time.RFC3339)))
-	d.requeue(deadline.Sub(d.o.now))
+	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, w.Reason, w.Message)
+	d.requeue(w.RequeueAfter - time.Second)
 }
 
 // prepareExpired fails the run if the prepare deadline has passed.

@@ -20,6 +20,7 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/lending"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/play"
 )
@@ -208,26 +209,7 @@ func withPods(o observation, component string, pods ...corev1.Pod) observation {
 }
 
 // describe says what a datacenter change does, e.g. "size=3 config=... lock=-".
-func describe(c *dcChange) string {
-	if c == nil {
-		return ""
-	}
-	var parts []string
-	if c.size != nil {
-		parts = append(parts, fmt.Sprintf("size=%d", *c.size))
-	}
-	if c.setConfig {
-		parts = append(parts, "config="+compact(c.config))
-	}
-	if c.lock != nil {
-		v := *c.lock
-		if v == "" {
-			v = "-"
-		}
-		parts = append(parts, "lock="+v)
-	}
-	return strings.Join(parts, " ")
-}
+func describe(c *lending.Change) string { return c.String() }
 
 func compact(raw json.RawMessage) string {
 	if len(raw) == 0 {

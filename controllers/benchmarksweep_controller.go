@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -28,6 +27,7 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/lending"
 	"github.com/cassbench/cassbench/internal/sweep"
 )
 
@@ -160,7 +160,7 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 func (r *BenchmarkSweepReconciler) lost(ctx context.Context, sw *cbv1.BenchmarkSweep, o sweep.Observed, t sweep.Take) (ctrl.Result, error) {
 	tabulate(sw, o, sweep.Decision{})
 	for _, run := range o.Runs {
-		if !sweep.Finished(run) {
+		if !lending.Finished(run) {
 			return ctrl.Result{}, nil
 		}
 	}
@@ -245,7 +245,7 @@ func (r *BenchmarkSweepReconciler) take(ctx context.Context, sw *cbv1.BenchmarkS
 	t := sweep.DecideTake(o)
 	if t.Lock {
 		lock := datacenter.LockValue(datacenter.SweepHolder(client.ObjectKeyFromObject(sw)))
-		if _, err := patchDatacenter(ctx, r.Client, &dcChange{what: "locking", lock: &lock}, dc.DeepCopy()); err != nil {
+		if _, err := patchDatacenter(ctx, r.Client, &lending.Change{What: "locking", Lock: &lock}, dc.DeepCopy()); err != nil {
 			return sweep.Take{}, err
 		}
 	}
@@ -274,21 +274,18 @@ func (r *BenchmarkSweepReconciler) datacenter(ctx context.Context, sw *cbv1.Benc
 // ahead names the oldest run, created before the sweep, that waits for the datacenter and
 // that the datacenter admits: it goes first, as it would in the runs' queue.
 func (r *BenchmarkSweepReconciler) ahead(ctx context.Context, sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter) (string, error) {
-	var all cbv1.BenchmarkRunList
-	if err := r.List(ctx, &all, client.MatchingFields{datacenterIndex: client.ObjectKeyFromObject(dc).String()}); err != nil {
-		return "", fmt.Errorf("listing runs of CassandraDatacenter %s: %w", client.ObjectKeyFromObject(dc), err)
+	all, err := runsOf(ctx, r.Client, dc)
+	if err != nil {
+		return "", err
 	}
-	var waiting []cbv1.BenchmarkRun
-	for _, run := range all.Items {
-		if finished(&run) || !run.DeletionTimestamp.IsZero() || pendingOutcome(&run) != nil || run.Status.StartTime != nil ||
-			metav1.IsControlledBy(&run, sw) || !run.CreationTimestamp.Before(&sw.CreationTimestamp) {
-			continue
-		}
-		if ok, _, _ := datacenter.Allows(dc, run.Namespace); ok {
-			waiting = append(waiting, run)
+	// Only runs that waited before the sweep was created, and are not its own.
+	var before []cbv1.BenchmarkRun
+	for _, run := range all {
+		if run.Status.StartTime == nil && !metav1.IsControlledBy(&run, sw) && run.CreationTimestamp.Before(&sw.CreationTimestamp) {
+			before = append(before, run)
 		}
 	}
-	if q := datacenter.Queue(waiting); len(q) > 0 {
+	if q := lending.Queue(dc, before, workDone); len(q) > 0 {
 		return client.ObjectKeyFromObject(&q[0]).String(), nil
 	}
 	return "", nil
@@ -299,7 +296,7 @@ func (r *BenchmarkSweepReconciler) ahead(ctx context.Context, sw *cbv1.Benchmark
 // otherwise how soon to look again; the deadline is the template's deadlines.prepare from
 // since.
 func (r *BenchmarkSweepReconciler) giveBack(ctx context.Context, sw *cbv1.BenchmarkSweep, since time.Time) (bool, time.Duration, error) {
-	if c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && sweep.RestoreFinal(c) {
+	if lending.Final(meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored)) {
 		return true, 0, nil
 	}
 	// The pass that restored may be newer than the cached sweep this pass read, while the
@@ -310,7 +307,7 @@ func (r *BenchmarkSweepReconciler) giveBack(ctx context.Context, sw *cbv1.Benchm
 		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sw), stored); err != nil {
 			return false, 0, client.IgnoreNotFound(err)
 		}
-		if c := meta.FindStatusCondition(stored.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && sweep.RestoreFinal(c) {
+		if lending.Final(meta.FindStatusCondition(stored.Status.Conditions, cbv1.ConditionDatacenterRestored)) {
 			sw.Status.Conditions, sw.Status.Datacenter = stored.Status.Conditions, stored.Status.Datacenter
 			return true, 0, nil
 		}
@@ -329,25 +326,22 @@ func (r *BenchmarkSweepReconciler) giveBack(ctx context.Context, sw *cbv1.Benchm
 	}
 	deadline := since.Add(sweep.PrepareTimeout(sw))
 	now := r.Clock.Now()
-	plan := sweep.PlanRestore(sw, dc, pending, !now.Before(deadline))
-	if plan.Change() {
-		c := &dcChange{what: "restoring", size: plan.Size, config: plan.Config, setConfig: plan.SetConfig, restore: true}
-		if plan.Unlock {
-			c.lock = ptr.To("")
-		}
+	refused := ""
+	if c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && c.Reason == cbv1.ReasonRefused {
+		refused = c.Message
+	}
+	plan := sweep.PlanRestore(sw, dc, pending, !now.Before(deadline), refused)
+	if c := plan.Change; c != nil {
 		generation, err := patchDatacenter(ctx, r.Client, c, dc.DeepCopy())
 		switch {
 		case terminal(err):
-			// The apiserver refused the restore for good: hold the datacenter no longer.
-			if _, uerr := patchDatacenter(ctx, r.Client, &dcChange{what: "releasing", lock: ptr.To("")}, dc.DeepCopy()); uerr != nil && !terminal(uerr) {
-				return false, 0, uerr
-			}
-			plan = sweep.Restore{Status: metav1.ConditionFalse, Reason: cbv1.ReasonRefused, Done: true, Message: fmt.Sprintf(
-				"the apiserver refused restoring CassandraDatacenter %s: %v; lock released; restore it by hand from status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
-				client.ObjectKeyFromObject(dc), err)}
+			// The apiserver refused the restore for good: the next pass releases the lock.
+			plan = lending.Plan{Status: metav1.ConditionFalse, Reason: cbv1.ReasonRefused, Message: fmt.Sprintf(
+				"the apiserver refused %s CassandraDatacenter %s: %v; restore it by hand from the sweep's status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
+				c.What, client.ObjectKeyFromObject(dc), err)}
 		case err != nil:
 			return false, 0, err
-		case sw.Status.Datacenter != nil && (plan.Size != nil || plan.SetConfig):
+		case sw.Status.Datacenter != nil && (c.Size != nil || c.SetConfig):
 			sw.Status.Datacenter.RestoredGeneration = generation
 		}
 	}
@@ -385,7 +379,7 @@ func (r *BenchmarkSweepReconciler) deleted(ctx context.Context, sw *cbv1.Benchma
 				return ctrl.Result{}, fmt.Errorf("deleting BenchmarkRun %s: %w", run.Name, err)
 			}
 		}
-		if !finished(run) || controllerutil.ContainsFinalizer(run, cbv1.Finalizer) {
+		if !lending.Finished(run) || controllerutil.ContainsFinalizer(run, cbv1.Finalizer) {
 			stopping = append(stopping, run.Name)
 		}
 	}
