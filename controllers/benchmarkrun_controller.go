@@ -1,5 +1,3 @@
-// Package controllers holds the reconcilers: orchestration and I/O only; the decisions live in
-// internal/ and in the pure files benchmarkrun_decide.go and *_status.go.
 package controllers
 
 import (

@@ -692,35 +692,3 @@ func TestNotReadyNamesPendingPods(t *testing.T) {
 
 // Setup learns from the datacenter which keyspaces it may drop, and clears what a drop leaves
 // through the management API unless the datacenter asks for mutual TLS there.
-func TestResolveTargetCarriesTheKeyspacePolicy(t *testing.T) {
-	tests := map[string]struct {
-		dc        *cassdcapi.CassandraDatacenter
-		allowDrop string
-		clear     string
-	}{
-		"defaults": {dc: aDC(), clear: "management-api"},
-		"listed keyspaces": {
-			dc: aDC(func(dc *cassdcapi.CassandraDatacenter) {
-				dc.Annotations[cbv1.AllowDropKeyspacesAnnotation] = "bench,bench_*"
-			}),
-			allowDrop: "bench,bench_*", clear: "management-api",
-		},
-		"management API with mutual TLS": {
-			dc: aDC(func(dc *cassdcapi.CassandraDatacenter) {
-				dc.Spec.ManagementApiAuth.Manual = &cassdcapi.ManagementApiAuthManualConfig{ClientSecretName: "c", ServerSecretName: "s"}
-			}),
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			run := &cbv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "bench"}}
-			tg, reason, msg := resolveTarget(run, tc.dc, "cassbench:test", nil)
-			if reason != "" {
-				t.Fatalf("refused: %s: %s", reason, msg)
-			}
-			if tg.AllowDropKeyspaces != tc.allowDrop || tg.ClearSnapshots != tc.clear {
-				t.Errorf("allow drop %q, clear snapshots %q; want %q, %q", tg.AllowDropKeyspaces, tg.ClearSnapshots, tc.allowDrop, tc.clear)
-			}
-		})
-	}
-}
