@@ -31,7 +31,8 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool
 		return false
 	}
 	if st.PatchedGeneration == 0 {
-		return d.patch(dc, t, wantSize, wantConfig)
+		d.patch(dc, t, wantSize, wantConfig)
+		return false
 	}
 	if drift := drifted(dc, st, wantSize, wantConfig, meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionDatacenterReady)); drift != "" {
 		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterDrifted, fmt.Sprintf(
@@ -64,14 +65,14 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool
 }
 
 // patch brings the datacenter to the run's target: wait for an earlier change to settle,
-// check the settings, then patch it. It always returns false: the pass after the patch
-// records it (PatchedGeneration) and waits for cass-operator.
-func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSize int32, wantConfig json.RawMessage) bool {
+// check the settings, then patch it. The pass after the patch records it (PatchedGeneration)
+// and waits for cass-operator.
+func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSize int32, wantConfig json.RawMessage) {
 	run, st := d.run, d.run.Status.Datacenter
 	if invalid, msg := datacenter.Invalid(dc); invalid {
 		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterInvalid,
 			"cass-operator marked CassandraDatacenter "+keyOf(dc).String()+" invalid: "+msg)
-		return false
+		return
 	}
 	atTarget := dc.Spec.Size == wantSize && datacenter.SameJSON(dc.Spec.Config, wantConfig)
 	// A datacenter still applying an earlier change (the previous run's restore rolling
@@ -81,16 +82,16 @@ func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSi
 	if !atTarget {
 		if ready, why := datacenter.Ready(dc, dc.Generation); !ready {
 			if d.prepareExpired("cass-operator did not finish an earlier change of the datacenter: " + why) {
-				return false
+				return
 			}
 			d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 				"waiting for cass-operator to finish an earlier change before the run's settings are checked and applied: "+why)
 			d.requeue(prepareDeadline(run).Sub(d.o.now))
-			return false
+			return
 		}
 	}
 	if !atTarget && !d.preflight(t) {
-		return false
+		return
 	}
 	if atTarget {
 		// Whoever patched (this pass's predecessor, perhaps a manager that crashed before
@@ -100,23 +101,23 @@ func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSi
 		st.Changed = dc.Spec.Size != *st.OriginalSize || !datacenter.SameJSON(dc.Spec.Config, originalConfig(st))
 		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 			describeChange(st, wantSize, wantSize != *st.OriginalSize, st.Changed))
-		return false
+		return
 	}
 	sizeChanges := dc.Spec.Size != wantSize
 	if sizeChanges && datacenter.Resizing(dc) {
 		if d.prepareExpired("cass-operator kept resizing the datacenter, so its size could not change") {
-			return false
+			return
 		}
 		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 			"cass-operator is resizing the datacenter; its size can change once that is done")
 		d.requeue(prepareDeadline(run).Sub(d.o.now))
-		return false
+		return
 	}
 	d.s.dc = &lending.Change{What: "sizing and tuning", Size: ptr.To(wantSize), Config: wantConfig, SetConfig: true,
 		Stage: cbv1.ConditionDatacenterReady}
 	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 		fmt.Sprintf("patching CassandraDatacenter %s to size %d with the run's config", keyOf(dc), wantSize))
-	return false
+	return
 }
 
 // drifted names what someone else changed on the datacenter since the run saw it at its
