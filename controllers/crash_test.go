@@ -40,9 +40,16 @@ type crashPoint struct {
 func (p crashPoint) String() string { return fmt.Sprintf("%s #%d", p.what, p.n) }
 
 // crashingClient records the reconciler's API writes; at its crash point it plays a manager
-// killed right after that write: the write went through, and nothing after it does.
+// killed right after that write: the write went through, and nothing after it does. A quiet
+// client (another reconciler of the same manager) shares the crash but has no crash points.
 type crashingClient struct {
 	client.Client
+	*crashState
+	quiet bool
+}
+
+// crashState is one manager's: whether it died, and the writes counted so far.
+type crashState struct {
 	at crashPoint
 	// ns is the scenario's namespace: the manager also reconciles what earlier tests left in
 	// theirs (envtest deletes no namespace), and those writes are neither counted nor crash
@@ -56,7 +63,12 @@ type crashingClient struct {
 }
 
 func newCrashingClient(c client.Client, at crashPoint, ns string) *crashingClient {
-	return &crashingClient{Client: c, at: at, ns: ns, crashed: make(chan struct{})}
+	return &crashingClient{Client: c, crashState: &crashState{at: at, ns: ns, crashed: make(chan struct{})}}
+}
+
+// quietly is a client of the same manager whose writes die with it but are not counted.
+func (c *crashingClient) quietly(other client.Client) *crashingClient {
+	return &crashingClient{Client: other, crashState: c.crashState, quiet: true}
 }
 
 func (c *crashingClient) write(o client.Object, what string, f func() error) error {
@@ -67,7 +79,7 @@ func (c *crashingClient) write(o client.Object, what string, f func() error) err
 	}
 	c.mu.Unlock()
 	err := f()
-	if o.GetNamespace() != c.ns {
+	if o.GetNamespace() != c.ns || c.quiet {
 		return err
 	}
 	c.mu.Lock()
@@ -179,9 +191,14 @@ func (a *autopilot) step(t *testing.T) {
 			pl.Pods(t, job, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 5})}})
 			pl.FinishJob(t, job, []int32{0}, nil)
 		case jobs.ComponentWriter:
+			n := a.writers
+			if n == 0 {
+				// A sweep's points differ in their writers: the Job says how many.
+				n = *job.Spec.Completions
+			}
 			results, all := map[int32]play.PodResult{}, []int32{}
-			for w := int32(0); w < a.writers; w++ {
-				results[w] = play.PodResult{Message: play.WriterSummary(t, w, a.writers, 1000, "")}
+			for w := int32(0); w < n; w++ {
+				results[w] = play.PodResult{Message: play.WriterSummary(t, w, n, 1000, "")}
 				all = append(all, w)
 			}
 			pl.Pods(t, job, results)
