@@ -117,7 +117,6 @@ func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSi
 		Stage: cbv1.ConditionDatacenterReady}
 	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 		fmt.Sprintf("patching CassandraDatacenter %s to size %d with the run's config", keyOf(dc), wantSize))
-	return
 }
 
 // drifted names what someone else changed on the datacenter since the run saw it at its

@@ -3,7 +3,7 @@ package controllers_test
 import (
 	"context"
 	"encoding/json"
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,11 +32,7 @@ func startSweepCrashingManager(t *testing.T, cfg *rest.Config, at crashPoint, ns
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	m := &manager{cancel: cancel, done: make(chan error, 1)}
-	go func() { m.done <- mgr.Start(ctx) }()
-	t.Cleanup(m.stop)
-	return m, cc
+	return start(t, mgr), cc
 }
 
 // sweepCrashScenario runs a sweep of two points (writers 1 and 2) whose template sizes the
@@ -54,33 +50,12 @@ func sweepCrashScenario(t *testing.T, at crashPoint, restore cbv1.SweepRestore) 
 	sw.Spec.Template.Datacenter.Size = ptr.To[int32](3)
 	pl.Create(t, sw)
 	a := &autopilot{ns: ns, played: map[string]bool{}}
-	restarted := false
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if time.Now().After(deadline) {
-			got := getSweep(t, sw)
-			t.Fatalf("crash after %s: the sweep did not finish: phase %s, progress %q, finalizers %v, conditions %+v",
-				at, got.Status.Phase, got.Status.Progress, got.Finalizers, got.Status.Conditions)
-		}
-		a.step(t)
-		select {
-		case <-cc.crashed:
-			if !restarted {
-				m.stop()
-				startManager(t, cfg)
-				restarted = true
-			}
-		default:
-		}
+	restarted := a.drive(t, m, cc, cfg, at, 60*time.Second, func() (bool, string) {
 		got := getSweep(t, sw)
-		if meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionSucceeded) != nil && len(got.Finalizers) == 0 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if restarted {
-		t.Logf("the manager died right after %s", at)
-	}
+		return meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionSucceeded) != nil && len(got.Finalizers) == 0,
+			fmt.Sprintf("the sweep did not finish: phase %s, progress %q, finalizers %v, conditions %+v",
+				got.Status.Phase, got.Status.Progress, got.Finalizers, got.Status.Conditions)
+	})
 	got := getSweep(t, sw)
 	if c := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
 		t.Errorf("crash after %s: Succeeded %s/%s: %s", at, c.Status, c.Reason, c.Message)
@@ -116,36 +91,7 @@ func sweepCrashScenario(t *testing.T, at crashPoint, restore cbv1.SweepRestore) 
 func TestSweepCrashAfterEveryWrite(t *testing.T) {
 	for _, restore := range []cbv1.SweepRestore{cbv1.RestoreAtEnd, cbv1.RestoreAfterEach} {
 		t.Run(string(restore), func(t *testing.T) {
-			var writes []crashPoint
-			t.Run("no crash", func(t *testing.T) { writes, _ = sweepCrashScenario(t, crashPoint{}, restore) })
-			if len(writes) == 0 {
-				t.Fatal("no writes counted")
-			}
-			var names []string
-			for _, w := range writes {
-				names = append(names, w.String())
-			}
-			t.Logf("a sweep without a crash made %d writes:\n  %s", len(writes), strings.Join(names, "\n  "))
-			covered, kinds := 0, map[string]bool{}
-			for _, at := range writes {
-				died := false
-				t.Run("after "+at.String(), func(t *testing.T) { _, died = sweepCrashScenario(t, at, restore) })
-				if died {
-					covered++
-					kinds[at.what] = true
-				}
-			}
-			t.Logf("%d of %d crash points covered, of %d kinds of write", covered, len(writes), len(kinds))
-			for _, w := range writes {
-				if !kinds[w.what] {
-					t.Errorf("no crash after any %q", w.what)
-				}
-			}
-			// As for runs, how the passes fall decides which status writes happen: four in
-			// five crash points, and every kind of write, must be reached.
-			if covered*5 < len(writes)*4 {
-				t.Errorf("only %d crash points of %d writes", covered, len(writes))
-			}
+			crashAfterEveryWrite(t, func(t *testing.T, at crashPoint) ([]crashPoint, bool) { return sweepCrashScenario(t, at, restore) })
 		})
 	}
 }
