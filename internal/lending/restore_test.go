@@ -35,19 +35,14 @@ var (
 	runSet = &Values{Size: 5, Config: json.RawMessage(tunedConfig)}
 )
 
-// dc1 is the datacenter with size and config, locked by lock if set, ready at generation 4.
+// dc1 is the datacenter with size and config, locked by lock if set. Giving back does not
+// read readiness, only whether cass-operator is scaling (scaling).
 func dc1(size int32, config, lock string) *cassdcapi.CassandraDatacenter {
-	b := builders.MakeDatacenter("dc1", "bench").Size(size).AllowBenchmarks("true")
-	if config != "" {
-		b = b.Config(config)
-	}
+	b := builders.MakeDatacenter("dc1", "bench").Size(size).AllowBenchmarks("true").Config(config)
 	if lock != "" {
 		b = b.Annotation(cbv1.LockAnnotation, lock)
 	}
-	dc := b.Obj()
-	dc.Generation, dc.Status.ObservedGeneration, dc.Status.CassandraOperatorProgress = 4, 4, cassdcapi.ProgressReady
-	dc.Status.Conditions = []cassdcapi.DatacenterCondition{{Type: cassdcapi.DatacenterReady, Status: corev1.ConditionTrue}}
-	return dc
+	return b.Obj()
 }
 
 func scaling(dc *cassdcapi.CassandraDatacenter) *cassdcapi.CassandraDatacenter {
