@@ -148,24 +148,11 @@ func describeChange(st *cbv1.DatacenterStatus, size int32, sizeChanged, changed 
 	return "patched the datacenter (" + strings.Join(parts, ", ") + "); waiting for cass-operator to apply it"
 }
 
-// target is the size and config the run asks of its datacenter: the originals with the
-// run's size and its config merged in.
+// target is the size and config the run asks of its datacenter (lending.Target).
 func target(run *cbv1.BenchmarkRun) (int32, json.RawMessage, error) {
 	st := run.Status.Datacenter
-	size := *st.OriginalSize
-	config := originalConfig(st)
-	tuning := run.Spec.Datacenter
-	if tuning != nil && tuning.Size != nil {
-		size = *tuning.Size
-	}
-	if tuning != nil && tuning.Config != nil && len(datacenter.Sections(tuning.Config)) > 0 {
-		merged, err := datacenter.MergeConfig(config, tuning.Config)
-		if err != nil {
-			return 0, nil, err
-		}
-		config = merged
-	}
-	return size, config, nil
+	v, err := lending.Target(lending.Originals{Size: *st.OriginalSize, Config: originalConfig(st)}, run.Spec.Datacenter)
+	return v.Size, v.Config, err
 }
 
 func originalConfig(st *cbv1.DatacenterStatus) json.RawMessage {

@@ -32,6 +32,28 @@ func Record(dc *cassdcapi.CassandraDatacenter) Originals {
 	return o
 }
 
+// Target is what a holder asks of a datacenter with these originals: the originals with
+// the tuning's size and its config merged in. Each point of a sweep that holds the datacenter
+// is merged into the sweep's originals, not into what the previous point left, so that two
+// points differ only where their specs do.
+func Target(orig Originals, tuning *cbv1.DatacenterTuning) (Values, error) {
+	v := Values(orig)
+	if tuning == nil {
+		return v, nil
+	}
+	if tuning.Size != nil {
+		v.Size = *tuning.Size
+	}
+	if tuning.Config != nil && len(datacenter.Sections(tuning.Config)) > 0 {
+		merged, err := datacenter.MergeConfig(orig.Config, tuning.Config)
+		if err != nil {
+			return Values{}, fmt.Errorf("merging the config into the original: %w", err)
+		}
+		v.Config = merged
+	}
+	return v, nil
+}
+
 // HasConfig tells whether a spec.config holds anything: absent and JSON null are none.
 func HasConfig(c json.RawMessage) bool {
 	s := strings.TrimSpace(string(c))

@@ -10,7 +10,9 @@ import (
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/datacenter"
@@ -248,5 +250,41 @@ func TestQueue(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"early", "late"}, got); diff != "" {
 		t.Errorf("queue (-want +got):\n%s", diff)
+	}
+}
+
+func TestTarget(t *testing.T) {
+	yaml := func(doc string) *cbv1.DatacenterConfig {
+		return &cbv1.DatacenterConfig{CassandraYaml: &runtime.RawExtension{Raw: []byte(doc)}}
+	}
+	cases := map[string]struct {
+		orig    Originals
+		tuning  *cbv1.DatacenterTuning
+		want    Values
+		wantErr bool
+	}{
+		"no tuning: the originals": {orig: *recorded, want: Values{Size: 3, Config: json.RawMessage(origConfig)}},
+		"size only": {orig: *recorded, tuning: &cbv1.DatacenterTuning{Size: ptr.To[int32](5)},
+			want: Values{Size: 5, Config: json.RawMessage(origConfig)}},
+		"config merged into the original": {orig: *recorded, tuning: &cbv1.DatacenterTuning{Config: yaml(`{"concurrent_writes":64}`)},
+			want: Values{Size: 3, Config: json.RawMessage(tunedConfig)}},
+		"config into a datacenter that had none": {orig: Originals{Size: 1}, tuning: &cbv1.DatacenterTuning{Config: yaml(`{"concurrent_writes":64}`)},
+			want: Values{Size: 1, Config: json.RawMessage(tunedConfig)}},
+		"an original config that is not JSON": {orig: Originals{Size: 1, Config: json.RawMessage(`{broken`)},
+			tuning: &cbv1.DatacenterTuning{Config: yaml(`{"concurrent_writes":64}`)}, wantErr: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := Target(tc.orig, tc.tuning)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want one: %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if got.Size != tc.want.Size || !datacenter.SameJSON(got.Config, tc.want.Config) {
+				t.Errorf("got size %d config %s, want %d %s", got.Size, got.Config, tc.want.Size, tc.want.Config)
+			}
+		})
 	}
 }
