@@ -20,6 +20,7 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/lending"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/play"
@@ -34,53 +35,17 @@ const (
 	targetConfig = `{"cassandra-yaml":{"concurrent_writes":64}}`
 )
 
-type runOpt func(*cbv1.BenchmarkRun)
+// t1 is when the conditions a row starts from changed.
+var t1 = t0.Add(time.Minute)
 
 // aRun is run bench/r on datacenter bench/dc1 asking for 5 nodes and concurrent_writes 64,
-// with its finalizer.
-func aRun(opts ...runOpt) *cbv1.BenchmarkRun {
-	run := &cbv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "bench", UID: "run-uid", Generation: 1,
-		CreationTimestamp: metav1.NewTime(t0), Finalizers: []string{cbv1.Finalizer}}}
-	run.Spec.DatacenterRef.Name = "dc1"
-	run.Spec.Datacenter = &cbv1.DatacenterTuning{Size: ptr.To[int32](5),
-		Config: &cbv1.DatacenterConfig{CassandraYaml: &runtime.RawExtension{Raw: []byte(`{"concurrent_writes":64}`)}}}
-	run.Spec.Writers = cbv1.WritersSpec{Replicas: 2, Duration: &metav1.Duration{Duration: time.Minute}}
-	run.Spec.Schema.Replication.Factor = 1
-	for _, o := range opts {
-		o(run)
-	}
-	return run
+// with its finalizer. A row puts it in its state with the builder's presets: Recorded (the run
+// holds the datacenter and recorded size 3 and the original config), Patched (the datacenter was
+// seen at the target at generation 5), Condition, Deleting.
+func aRun() *builders.BenchmarkRunBuilder {
+	return builders.MakeBenchmarkRun("r", "bench").Created(t0, "run-uid", 1).Finalizer().Datacenter("dc1").Size(5).
+		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(2).Duration(time.Minute).ReplicationFactor(1)
 }
-
-// recorded: the run holds the datacenter and recorded size 3 and the original config.
-func recorded(run *cbv1.BenchmarkRun) {
-	start := metav1.NewTime(t0)
-	run.Status.StartTime = &start
-	run.Status.Datacenter = &cbv1.DatacenterStatus{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](3), Size: 3,
-		HadConfig: true, OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}
-}
-
-// patched: recorded, and the datacenter was seen at the target at generation 5.
-func patched(run *cbv1.BenchmarkRun) {
-	recorded(run)
-	run.Status.Datacenter.PatchedGeneration, run.Status.Datacenter.Size, run.Status.Datacenter.Changed = 5, 5, true
-}
-
-func withCond(t, status, reason string) runOpt {
-	return func(run *cbv1.BenchmarkRun) {
-		meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason,
-			Message: "m", LastTransitionTime: metav1.NewTime(t0.Add(time.Minute))})
-	}
-}
-
-var (
-	dcReady     = withCond(cbv1.ConditionDatacenterReady, "True", cbv1.ReasonDatacenterReady)
-	schemaReady = withCond(cbv1.ConditionSchemaReady, "True", cbv1.ReasonSetupSucceeded)
-	writersDone = withCond(cbv1.ConditionWritersComplete, "True", cbv1.ReasonWritersSucceeded)
-	writerFail  = withCond(cbv1.ConditionWritersComplete, "False", cbv1.ReasonWriterFailed)
-	noFinalizer = func(run *cbv1.BenchmarkRun) { run.Finalizers = nil }
-	deleting    = func(run *cbv1.BenchmarkRun) { now := metav1.NewTime(t0.Add(time.Hour)); run.DeletionTimestamp = &now }
-)
 
 type dcOpt func(*cassdcapi.CassandraDatacenter)
 
@@ -126,7 +91,7 @@ var (
 func job(component string, finished, failed, foreign bool) *batchv1.Job {
 	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: jobs.Name("r", component), Namespace: "bench", UID: types.UID(component + "-uid"),
 		CreationTimestamp: metav1.NewTime(t0.Add(2 * time.Minute)), Labels: map[string]string{cbv1.ComponentLabel: component}}}
-	owner := aRun()
+	owner := aRun().Obj()
 	if foreign {
 		owner.UID = "old-run-uid"
 		j.UID += "-old"
@@ -214,26 +179,7 @@ func withPods(o observation, component string, pods ...corev1.Pod) observation {
 }
 
 // describe says what a datacenter change does, e.g. "size=3 config=... lock=-".
-func describe(c *dcChange) string {
-	if c == nil {
-		return ""
-	}
-	var parts []string
-	if c.size != nil {
-		parts = append(parts, fmt.Sprintf("size=%d", *c.size))
-	}
-	if c.setConfig {
-		parts = append(parts, "config="+compact(c.config))
-	}
-	if c.lock != nil {
-		v := *c.lock
-		if v == "" {
-			v = "-"
-		}
-		parts = append(parts, "lock="+v)
-	}
-	return strings.Join(parts, " ")
-}
+func describe(c *lending.Change) string { return c.String() }
 
 func compact(raw json.RawMessage) string {
 	if len(raw) == 0 {
@@ -275,25 +221,25 @@ func TestDecide(t *testing.T) {
 		check                         func(t *testing.T, s step)
 	}{
 		// Finding and taking the datacenter.
-		"new run: finalizer, then the lock": {o: observed(aRun(noFinalizer), aDC()), addFinalizer: true, dc: "lock=bench/r",
+		"new run: finalizer, then the lock": {o: observed(aRun().Apply(func(run *cbv1.BenchmarkRun) { run.Finalizers = nil }).Obj(), aDC()), addFinalizer: true, dc: "lock=bench/r",
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"}},
-		"datacenter missing": {o: observed(aRun(), nil), requeue: true,
+		"datacenter missing": {o: observed(aRun().Obj(), nil), requeue: true,
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterNotFound"}},
-		"datacenter missing past the deadline": {o: at(observed(aRun(), nil), 31*time.Minute),
+		"datacenter missing past the deadline": {o: at(observed(aRun().Obj(), nil), 31*time.Minute),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/PrepareDeadlineExceeded"}},
-		"datacenter in a namespace the manager does not watch": {o: func() observation { o := observed(aRun(), nil); o.notWatched = true; return o }(),
+		"datacenter in a namespace the manager does not watch": {o: func() observation { o := observed(aRun().Obj(), nil); o.notWatched = true; return o }(),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/InvalidSpec"}},
-		"datacenter not opted in": {o: observed(aRun(), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Annotations = nil })), requeue: true,
+		"datacenter not opted in": {o: observed(aRun().Obj(), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Annotations = nil })), requeue: true,
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterNotOptedIn"}},
 		"held by a live run": {o: func() observation {
-			o := observed(aRun(), aDC(lockedBy("bench/other")))
+			o := observed(aRun().Obj(), aDC(lockedBy("bench/other")))
 			o.holderAlive = true
 			return o
 		}(),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterBusy"}},
-		"a stale lock (its run gone or finished) is taken": {o: observed(aRun(), aDC(lockedBy("bench/gone"))), dc: "lock=bench/r"},
+		"a stale lock (its run gone or finished) is taken": {o: observed(aRun().Obj(), aDC(lockedBy("bench/gone"))), dc: "lock=bench/r"},
 		"queued behind an older run": {o: func() observation {
-			o := observed(aRun(), aDC())
+			o := observed(aRun().Obj(), aDC())
 			o.queueHead.Name = "older"
 			o.queuePosition = 2
 			return o
@@ -301,40 +247,38 @@ func TestDecide(t *testing.T) {
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterBusy"}},
 
 		// Refusing what cannot work, before the datacenter is touched.
-		"an image the manager may not run": {o: observed(aRun(func(r *cbv1.BenchmarkRun) { r.Spec.Writers.Image = "evil.example/x:1" }), aDC()),
+		"an image the manager may not run": {o: observed(aRun().Image("evil.example/x:1").Obj(), aDC()),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/ImageNotAllowed"}},
 		"an allowed image": {o: func() observation {
-			o := observed(aRun(func(r *cbv1.BenchmarkRun) { r.Spec.Writers.Image = "registry.example/cassbench:2" }), aDC())
+			o := observed(aRun().Image("registry.example/cassbench:2").Obj(), aDC())
 			o.allowedImages = []string{"registry.example/cassbench:*"}
 			return o
 		}(), dc: "lock=bench/r"},
-		"a stopped datacenter": {o: observed(aRun(), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.Stopped = true })),
+		"a stopped datacenter": {o: observed(aRun().Obj(), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.Stopped = true })),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUnsuitable"}},
-		"config tuning on a configSecret datacenter": {o: observed(aRun(), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.ConfigSecret = "cfg" })),
+		"config tuning on a configSecret datacenter": {o: observed(aRun().Obj(), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.ConfigSecret = "cfg" })),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUnsuitable"}},
-		"size below the rack count": {o: observed(aRun(), aDC(func(dc *cassdcapi.CassandraDatacenter) {
+		"size below the rack count": {o: observed(aRun().Obj(), aDC(func(dc *cassdcapi.CassandraDatacenter) {
 			dc.Spec.Racks = []cassdcapi.Rack{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}, {Name: "f"}}
 		})), conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUnsuitable"}},
-		"replication factor above the run's size": {o: observed(aRun(func(r *cbv1.BenchmarkRun) { r.Spec.Schema.Replication.Factor = 7 }), aDC()),
+		"replication factor above the run's size": {o: observed(aRun().ReplicationFactor(7).Obj(), aDC()),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUnsuitable"}},
-		"JVM options a Cassandra 3.11 datacenter refuses": {o: observed(aRun(func(r *cbv1.BenchmarkRun) {
+		"JVM options a Cassandra 3.11 datacenter refuses": {o: observed(aRun().Apply(func(r *cbv1.BenchmarkRun) {
 			r.Spec.Datacenter.Config.JvmServerOptions = &runtime.RawExtension{Raw: []byte(`{"max_heap_size":"8G"}`)}
-		}), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.ServerVersion = "3.11.17" })),
+		}).Obj(), aDC(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.ServerVersion = "3.11.17" })),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUnsuitable"}},
-		"a size and config change on a K8ssandraCluster's datacenter": {o: observed(aRun(), aDC(k8ssandraManaged)),
+		"a size and config change on a K8ssandraCluster's datacenter": {o: observed(aRun().Obj(), aDC(k8ssandraManaged)),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterManagedByK8ssandra"}},
-		"what a K8ssandraCluster's datacenter has: taken as any": {o: observed(aRun(func(r *cbv1.BenchmarkRun) {
-			r.Spec.Datacenter.Size = ptr.To[int32](3)
-			r.Spec.Datacenter.Config.CassandraYaml = &runtime.RawExtension{Raw: []byte(`{"concurrent_writes":32}`)}
-		}), aDC(k8ssandraManaged)), dc: "lock=bench/r"},
+		"what a K8ssandraCluster's datacenter has: taken as any": {o: observed(aRun().Size(3).CassandraYaml(map[string]any{"concurrent_writes": 32}).Obj(),
+			aDC(k8ssandraManaged)), dc: "lock=bench/r"},
 
 		"free-form JVM flags from another namespace": {o: func() observation {
-			run := aRun(func(r *cbv1.BenchmarkRun) {
+			run := aRun().Apply(func(r *cbv1.BenchmarkRun) {
 				r.Namespace = "team-b"
 				r.Spec.DatacenterRef.Namespace = "bench"
 				r.Spec.Connection = &cbv1.ConnectionSpec{CredentialsSecretRef: &corev1.LocalObjectReference{Name: "mine"}}
 				r.Spec.Datacenter.Config.JvmServerOptions = &runtime.RawExtension{Raw: []byte(`{"additional-jvm-opts":["-javaagent:/x.jar"]}`)}
-			})
+			}).Obj()
 			o := observed(run, aDC(func(dc *cassdcapi.CassandraDatacenter) {
 				dc.Annotations[cbv1.AllowBenchmarksAnnotation] = "bench,team-b"
 			}))
@@ -343,40 +287,40 @@ func TestDecide(t *testing.T) {
 		}(), conds: map[string]string{cbv1.ConditionDatacenterReady: "False/SettingNotAllowed"}},
 
 		// Recording, checking, patching.
-		"locked: the originals are recorded before any change": {o: observed(aRun(), aDC(mine)),
+		"locked: the originals are recorded before any change": {o: observed(aRun().Obj(), aDC(mine)),
 			check: func(t *testing.T, s step) {
 				if st := s.status.Datacenter; st == nil || *st.OriginalSize != 3 || compact(st.OriginalConfig.Raw) != compact(json.RawMessage(origConfig)) || s.status.StartTime == nil {
 					t.Errorf("originals not recorded: %+v", st)
 				}
 			}},
-		"recorded: the settings are checked first": {o: observed(aRun(recorded), aDC(mine)), create: jobs.ComponentPreflight,
+		"recorded: the settings are checked first": {o: observed(aRun().Recorded(t0, 3, origConfig).Obj(), aDC(mine)), create: jobs.ComponentPreflight,
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/CheckingSettings"}},
-		"a setting does not exist": {o: withPods(observed(aRun(recorded), aDC(mine), job(jobs.ComponentPreflight, true, true, false)),
+		"a setting does not exist": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Obj(), aDC(mine), job(jobs.ComponentPreflight, true, true, false)),
 			jobs.ComponentPreflight, pod(job(jobs.ComponentPreflight, true, true, false), 0, 1, preflightBad)),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/SettingsInvalid"}},
-		"settings exist: size and config are patched": {o: withPods(observed(aRun(recorded), aDC(mine), job(jobs.ComponentPreflight, true, false, false)),
+		"settings exist: size and config are patched": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Obj(), aDC(mine), job(jobs.ComponentPreflight, true, false, false)),
 			jobs.ComponentPreflight, pod(job(jobs.ComponentPreflight, true, false, false), 0, 0, setupOK)),
 			dc: "size=5 config=" + compact(json.RawMessage(targetConfig))},
-		"cass-operator is scaling: the size waits": {o: withPods(observed(aRun(recorded), aDC(mine, dcCondition(cassdcapi.DatacenterScalingUp)), job(jobs.ComponentPreflight, true, false, false)),
+		"cass-operator is scaling: the size waits": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Obj(), aDC(mine, dcCondition(cassdcapi.DatacenterScalingUp)), job(jobs.ComponentPreflight, true, false, false)),
 			jobs.ComponentPreflight, pod(job(jobs.ComponentPreflight, true, false, false), 0, 0, setupOK)), requeue: true,
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"}},
-		"the previous run's restore still rolls: the settings are checked only after it": {o: observed(aRun(recorded),
+		"the previous run's restore still rolls: the settings are checked only after it": {o: observed(aRun().Recorded(t0, 3, origConfig).Obj(),
 			aDC(mine, dcCondition(cassdcapi.DatacenterRollingRestart), func(dc *cassdcapi.CassandraDatacenter) {
 				dc.Status.CassandraOperatorProgress = cassdcapi.ProgressUpdating
 			})), requeue: true,
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"}},
-		"crash after the patch: the datacenter at the target is recorded, not patched again": {o: observed(aRun(recorded), aDC(mine, atTarget)),
+		"crash after the patch: the datacenter at the target is recorded, not patched again": {o: observed(aRun().Recorded(t0, 3, origConfig).Obj(), aDC(mine, atTarget)),
 			check: func(t *testing.T, s step) {
 				if st := s.status.Datacenter; st.PatchedGeneration != 5 || !st.Changed || st.Size != 5 {
 					t.Errorf("patch not recorded from state: %+v", st)
 				}
 			}},
-		"waiting for cass-operator to apply the patch": {o: observed(aRun(patched), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Status.ObservedGeneration = 4 })),
+		"waiting for cass-operator to apply the patch": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Status.ObservedGeneration = 4 })),
 			requeue: true, conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"}},
-		"cass-operator never finishes: the prepare deadline": {o: at(observed(aRun(patched), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterUpdating))), 31*time.Minute),
+		"cass-operator never finishes: the prepare deadline": {o: at(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterUpdating))), 31*time.Minute),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/PrepareDeadlineExceeded"}},
 		"a node refuses its config: the prepare deadline names the pod": {o: func() observation {
-			o := at(observed(aRun(patched), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterUpdating))), 31*time.Minute)
+			o := at(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterUpdating))), 31*time.Minute)
 			o.dcPendingPods = []string{"c1-dc1-r1-sts-0 (Running; container cassandra running, not ready)"}
 			return o
 		}(),
@@ -387,31 +331,31 @@ func TestDecide(t *testing.T) {
 					t.Errorf("the deadline does not name the pod that is not ready: %s", c.Message)
 				}
 			}},
-		"cass-operator marks the datacenter invalid": {o: observed(aRun(patched), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) {
+		"cass-operator marks the datacenter invalid": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) {
 			dc.SetCondition(cassdcapi.DatacenterCondition{Type: cassdcapi.DatacenterValid, Status: corev1.ConditionFalse, Message: "bad"})
 		})), conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterInvalid"}},
-		"ready: setup starts": {o: observed(aRun(patched), aDC(mine, atTarget)), create: jobs.ComponentSetup,
+		"ready: setup starts": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget)), create: jobs.ComponentSetup,
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "True/DatacenterReady", cbv1.ConditionSchemaReady: "False/SetupRunning"}},
 
-		"setup finished, its pod not seen yet: wait for it, not fail": {o: observed(aRun(patched, dcReady), aDC(mine, atTarget), finishedAt(job(jobs.ComponentSetup, true, false, false), 4*time.Minute+50*time.Second)),
+		"setup finished, its pod not seen yet: wait for it, not fail": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Obj(), aDC(mine, atTarget), finishedAt(job(jobs.ComponentSetup, true, false, false), 4*time.Minute+50*time.Second)),
 			requeue: true, conds: map[string]string{cbv1.ConditionSchemaReady: "False/SetupRunning"}},
-		"setup finished long ago without a report: failed": {o: observed(aRun(patched, dcReady), aDC(mine, atTarget), finishedAt(job(jobs.ComponentSetup, true, false, false), time.Minute)),
+		"setup finished long ago without a report: failed": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Obj(), aDC(mine, atTarget), finishedAt(job(jobs.ComponentSetup, true, false, false), time.Minute)),
 			conds: map[string]string{cbv1.ConditionSchemaReady: "False/SetupFailed"}},
 
 		// After ready: readiness no longer gates, drift fails the run.
-		"a rolling restart after ready does not fail the run": {o: observed(aRun(patched, dcReady, schemaReady, func(r *cbv1.BenchmarkRun) {
+		"a rolling restart after ready does not fail the run": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Apply(func(r *cbv1.BenchmarkRun) {
 			r.Spec.Deadlines.Prepare = &metav1.Duration{Duration: time.Minute}
-		}), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterRollingRestart)), writer),
+		}).Obj(), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterRollingRestart)), writer),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "True/DatacenterReady", cbv1.ConditionWritersComplete: "False/WritersRunning"}, requeue: true},
-		"someone changes the size mid-run: drift": {o: observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.Size, dc.Generation = 3, 6 }), writer),
+		"someone changes the size mid-run: drift": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.Size, dc.Generation = 3, 6 }), writer),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterDrifted"}},
-		"someone changes the spec mid-run: drift": {o: observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Generation = 6 }), writer),
+		"someone changes the spec mid-run: drift": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Generation = 6 }), writer),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterDrifted"}},
 
 		// Ownership and results.
-		"a Job left by an earlier run of the same name is deleted, not adopted": {o: observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), job(jobs.ComponentWriter, true, false, true)),
+		"a Job left by an earlier run of the same name is deleted, not adopted": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget), job(jobs.ComponentWriter, true, false, true)),
 			deleteForeign: jobs.Name("r", jobs.ComponentWriter)},
-		"a preflight pod that reads a missing Secret: named while the grace runs": {o: withPods(observed(aRun(recorded), aDC(mine),
+		"a preflight pod that reads a missing Secret: named while the grace runs": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Obj(), aDC(mine),
 			job(jobs.ComponentPreflight, false, false, false)), jobs.ComponentPreflight,
 			waiting(job(jobs.ComponentPreflight, false, false, false), 0, 4*time.Minute, "CreateContainerConfigError", `secret "creds" not found`)),
 			requeue: true, conds: map[string]string{cbv1.ConditionDatacenterReady: "False/CheckingSettings"},
@@ -425,18 +369,17 @@ func TestDecide(t *testing.T) {
 					t.Errorf("requeue after %s, want at the grace's end (1m)", s.requeueAfter)
 				}
 			}},
-		"a preflight pod that reads a missing Secret: failed after the grace, the datacenter untouched": {o: withPods(observed(aRun(recorded), aDC(mine),
+		"a preflight pod that reads a missing Secret: failed after the grace, the datacenter untouched": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Obj(), aDC(mine),
 			job(jobs.ComponentPreflight, false, false, false)), jobs.ComponentPreflight,
 			waiting(job(jobs.ComponentPreflight, false, false, false), 0, 2*time.Minute, "CreateContainerConfigError", `secret "creds" not found`)),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/PodsNotStarting"}},
-		"failed for a pod that did not start: the writers stop first": {o: observed(aRun(patched, dcReady, schemaReady,
-			withCond(cbv1.ConditionWritersComplete, "False", cbv1.ReasonPodsNotStarting)), aDC(mine, atTarget), writer),
+		"failed for a pod that did not start: the writers stop first": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Condition(cbv1.ConditionWritersComplete, "False", cbv1.ReasonPodsNotStarting, t1).Obj(), aDC(mine, atTarget), writer),
 			stop: []string{writer.Name}, requeue: true},
-		"a setup pod whose image name is invalid: failed at once": {o: withPods(observed(aRun(patched, dcReady), aDC(mine, atTarget),
+		"a setup pod whose image name is invalid: failed at once": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Obj(), aDC(mine, atTarget),
 			job(jobs.ComponentSetup, false, false, false)), jobs.ComponentSetup,
 			waiting(job(jobs.ComponentSetup, false, false, false), 0, 5*time.Minute, "InvalidImageName", `invalid reference format`)),
 			conds: map[string]string{cbv1.ConditionSchemaReady: "False/PodsNotStarting"}},
-		"an unschedulable writer is named, and left to the deadlines": {o: withPods(observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), writer),
+		"an unschedulable writer is named, and left to the deadlines": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget), writer),
 			jobs.ComponentWriter, waiting(writer, 1, 0, corev1.PodReasonUnschedulable, "0/3 nodes are available: 3 Insufficient cpu")),
 			requeue: true, conds: map[string]string{cbv1.ConditionWritersComplete: "False/WritersRunning"},
 			check: func(t *testing.T, s step) {
@@ -444,7 +387,7 @@ func TestDecide(t *testing.T) {
 					t.Errorf("the message does not name the unschedulable pod: %s", c.Message)
 				}
 			}},
-		"a writer whose image cannot be pulled: failed after the grace, the reported results kept": {o: withPods(observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), writer),
+		"a writer whose image cannot be pulled: failed after the grace, the reported results kept": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget), writer),
 			jobs.ComponentWriter, pod(writer, 0, 0, summaryOf(0, 1000)), waiting(writer, 1, 2*time.Minute, "ImagePullBackOff", `Back-off pulling image "cassbench:1"`)),
 			conds: map[string]string{cbv1.ConditionWritersComplete: "False/PodsNotStarting"},
 			check: func(t *testing.T, s step) {
@@ -452,42 +395,42 @@ func TestDecide(t *testing.T) {
 					t.Errorf("the reported writer's results were not kept: %+v", s.status.Results)
 				}
 			}},
-		"a writer's report is stored the first time it is read": {o: withPods(observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), writer),
+		"a writer's report is stored the first time it is read": {o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget), writer),
 			jobs.ComponentWriter, pod(writer, 0, 0, summaryOf(0, 1000))), requeue: true,
 			check: func(t *testing.T, s step) {
 				if len(s.status.WriterReports) != 1 || s.status.WriterReports[0].PodUID == "" || s.status.Results == nil || s.status.Results.Operations != 1000 {
 					t.Errorf("report not stored: %+v results %+v", s.status.WriterReports, s.status.Results)
 				}
 			}},
-		"stored reports survive their pods": {o: observed(aRun(patched, dcReady, schemaReady, storedReports), aDC(mine, atTarget), writerDone),
+		"stored reports survive their pods": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Apply(storedReports).Obj(), aDC(mine, atTarget), writerDone),
 			conds: map[string]string{cbv1.ConditionWritersComplete: "True/WritersSucceeded"},
 			check: func(t *testing.T, s step) {
 				if s.status.Results == nil || s.status.Results.Operations != 3000 {
 					t.Errorf("results %+v", s.status.Results)
 				}
 			}},
-		"writers past the run deadline": {o: at(observed(aRun(patched, dcReady, schemaReady), aDC(mine, atTarget), writer), 2*time.Hour),
+		"writers past the run deadline": {o: at(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget), writer), 2*time.Hour),
 			conds: map[string]string{cbv1.ConditionWritersComplete: "False/RunDeadlineExceeded"}},
 
 		// Giving back.
-		"success: restore and release in one patch": {o: observed(aRun(patched, dcReady, schemaReady, writersDone), aDC(mine, atTarget), writerDone),
+		"success: restore and release in one patch": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1).Obj(), aDC(mine, atTarget), writerDone),
 			dc:    "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-",
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/Restored", cbv1.ConditionSucceeded: "True/Succeeded"}},
-		"failure with writers running: they stop before anything is released": {o: observed(aRun(patched, dcReady, schemaReady, writerFail), aDC(mine, atTarget), writer),
+		"failure with writers running: they stop before anything is released": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Condition(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWriterFailed, t1).Obj(), aDC(mine, atTarget), writer),
 			stop: []string{writer.Name}, requeue: true, conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/StoppingJobs"},
 			check: func(t *testing.T, s step) {
 				if meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionSucceeded) != nil {
 					t.Error("finished before the writers stopped")
 				}
 			}},
-		"failure, writers stopped: restore and release": {o: observed(aRun(patched, dcReady, schemaReady, writerFail), aDC(mine, atTarget), suspended),
+		"failure, writers stopped: restore and release": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Condition(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWriterFailed, t1).Obj(), aDC(mine, atTarget), suspended),
 			dc:    "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-",
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/Restored", cbv1.ConditionSucceeded: "False/WriterFailed"}},
-		"restore while cass-operator scales: the config now, the size later": {o: observed(aRun(patched, writerFail), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterScalingUp))),
+		"restore while cass-operator scales: the config now, the size later": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWriterFailed, t1).Obj(), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterScalingUp))),
 			dc: "config=" + compact(json.RawMessage(origConfig)), requeue: true,
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/Restoring"}},
 		"restore still blocked at the deadline: RestoreStuck, released": {o: func() observation {
-			o := at(observed(aRun(patched, writerFail), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterScalingUp))), time.Hour)
+			o := at(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWriterFailed, t1).Obj(), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterScalingUp))), time.Hour)
 			o.dcPendingPods = []string{"c1-dc1-r1-sts-4 (Pending: 0/3 nodes are available: insufficient cpu)"}
 			return o
 		}(),
@@ -500,41 +443,41 @@ func TestDecide(t *testing.T) {
 					t.Errorf("RestoreStuck does not say what is pending and what to do: %s", c.Message)
 				}
 			}},
-		"released earlier but the status write was lost": {o: observed(aRun(patched, writersDone), aDC()),
+		"released earlier but the status write was lost": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1).Obj(), aDC()),
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/Restored", cbv1.ConditionSucceeded: "True/Succeeded"}},
-		"crash after the patch, then a failure: restored from state": {o: observed(aRun(recorded, withCond(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonPrepareDeadlineExceeded)), aDC(mine, atTarget)),
+		"crash after the patch, then a failure: restored from state": {o: observed(aRun().Recorded(t0, 3, origConfig).Condition(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonPrepareDeadlineExceeded, t1).Obj(), aDC(mine, atTarget)),
 			dc:    "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-",
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/Restored"}},
-		"the lock was taken by another run before the restore": {o: observed(aRun(patched, writersDone), aDC(lockedBy("bench/other"), atTarget)),
+		"the lock was taken by another run before the restore": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1).Obj(), aDC(lockedBy("bench/other"), atTarget)),
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/LockLost"}},
-		"someone else's size is left, the run's config restored": {o: observed(aRun(patched, writersDone), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.Size = 7 })),
+		"someone else's size is left, the run's config restored": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1).Obj(), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.Size = 7 })),
 			dc:    "config=" + compact(json.RawMessage(origConfig)) + " lock=-",
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/DatacenterDrifted", cbv1.ConditionSucceeded: "True/Succeeded"}},
 		// A sweep with restore atEnd lends its datacenter to its own runs.
-		"lent by its sweep: no lock taken, the sweep's originals recorded": {o: lent(observed(aRun(), aDC(sweepLock, atTarget))),
+		"lent by its sweep: no lock taken, the sweep's originals recorded": {o: lent(observed(aRun().Obj(), aDC(sweepLock, atTarget))),
 			check: func(t *testing.T, s step) {
 				if st := s.status.Datacenter; st == nil || *st.OriginalSize != 3 || compact(st.OriginalConfig.Raw) != compact(json.RawMessage(origConfig)) || s.dc != nil {
 					t.Errorf("want the sweep's originals (3, %s) and no change; got %+v, change %q", origConfig, st, describe(s.dc))
 				}
 			}},
 		"lent, and the previous point left the datacenter at this point's target: nothing patched, nothing checked": {
-			o: lent(observed(aRun(recorded), aDC(sweepLock, atTarget))),
+			o: lent(observed(aRun().Recorded(t0, 3, origConfig).Obj(), aDC(sweepLock, atTarget))),
 			check: func(t *testing.T, s step) {
 				if st := s.status.Datacenter; st.PatchedGeneration != 5 || !st.Changed {
 					t.Errorf("the datacenter at the target is not taken as patched: %+v", st)
 				}
 			}},
 		"lent, and this point changes only the size: its target keeps the config the datacenter has, so the merge patch carries only the size": {
-			o: lent(withPods(observed(aRun(recorded, func(r *cbv1.BenchmarkRun) { r.Spec.Datacenter.Size = ptr.To[int32](4) }),
+			o: lent(withPods(observed(aRun().Recorded(t0, 3, origConfig).Size(4).Obj(),
 				aDC(sweepLock, atTarget), job(jobs.ComponentPreflight, true, false, false)),
 				jobs.ComponentPreflight, pod(job(jobs.ComponentPreflight, true, false, false), 0, 0, setupOK))),
 			dc: "size=4 config=" + compact(json.RawMessage(targetConfig))},
-		"lent, writers done: the datacenter is left to the sweep, locked": {o: lent(observed(aRun(patched, dcReady, schemaReady, writersDone), aDC(sweepLock, atTarget))),
+		"lent, writers done: the datacenter is left to the sweep, locked": {o: lent(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1).Obj(), aDC(sweepLock, atTarget))),
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/HeldBySweep", cbv1.ConditionSucceeded: "True/Succeeded"}},
-		"lent, deleted: Jobs stopped, the datacenter left to the sweep": {o: lent(observed(aRun(patched, dcReady, schemaReady, deleting), aDC(sweepLock, atTarget), writer)),
+		"lent, deleted: Jobs stopped, the datacenter left to the sweep": {o: lent(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Deleting(t0.Add(time.Hour)).Obj(), aDC(sweepLock, atTarget), writer)),
 			stop: []string{"r-writer"}, requeue: true, conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/StoppingJobs"}},
 		"a sweep's lock held for another sweep's runs: busy": {o: func() observation {
-			o := observed(aRun(), aDC(sweepLock))
+			o := observed(aRun().Obj(), aDC(sweepLock))
 			o.holderAlive = true
 			return o
 		}(), conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterBusy"},
@@ -543,21 +486,19 @@ func TestDecide(t *testing.T) {
 					t.Errorf("the busy message does not name the sweep: %s", c.Message)
 				}
 			}},
-		"keepChanges: released, not restored": {o: observed(aRun(patched, writersDone, func(r *cbv1.BenchmarkRun) { r.Spec.Datacenter.KeepChanges = true }), aDC(mine, atTarget)),
+		"keepChanges: released, not restored": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1).KeepChanges().Obj(), aDC(mine, atTarget)),
 			dc: "lock=-", conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/KeptChanges"}},
-		"the restore was refused: released, named": {o: observed(aRun(patched, writersDone, withCond(cbv1.ConditionDatacenterRestored, "False", cbv1.ReasonRefused)), aDC(mine, atTarget)),
+		"the restore was refused: released, named": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1).Condition(cbv1.ConditionDatacenterRestored, "False", cbv1.ReasonRefused, t1).Obj(), aDC(mine, atTarget)),
 			dc: "lock=-", conds: map[string]string{cbv1.ConditionDatacenterRestored: "False/Refused", cbv1.ConditionSucceeded: "True/Succeeded"}},
-		"failed before taking the datacenter: nothing to give back, the later stages not reached": {o: observed(aRun(withCond(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonImageNotAllowed)), aDC()),
+		"failed before taking the datacenter: nothing to give back, the later stages not reached": {o: observed(aRun().Condition(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonImageNotAllowed, t1).Obj(), aDC()),
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/NothingToRestore", cbv1.ConditionSucceeded: "False/ImageNotAllowed",
 				cbv1.ConditionSchemaReady: "False/NotReached", cbv1.ConditionWritersComplete: "False/NotReached"}},
 		// The apiserver refused the writer Job in the pass that saw setup finish; the refusal
 		// keeps the status that pass read, whose SchemaReady still said the setup was running.
-		"the writer Job was refused: the stage left mid-way says it was stopped": {o: observed(aRun(patched, dcReady,
-			func(r *cbv1.BenchmarkRun) {
-				meta.SetStatusCondition(&r.Status.Conditions, metav1.Condition{Type: cbv1.ConditionSchemaReady, Status: metav1.ConditionFalse,
-					Reason: cbv1.ReasonSetupRunning, Message: "Job r-setup is verifying settings and creating the schema"})
-			},
-			withCond(cbv1.ConditionWritersComplete, "False", cbv1.ReasonRefused)), aDC(mine, atTarget), job(jobs.ComponentSetup, true, false, false)),
+		"the writer Job was refused: the stage left mid-way says it was stopped": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Apply(func(r *cbv1.BenchmarkRun) {
+			meta.SetStatusCondition(&r.Status.Conditions, metav1.Condition{Type: cbv1.ConditionSchemaReady, Status: metav1.ConditionFalse,
+				Reason: cbv1.ReasonSetupRunning, Message: "Job r-setup is verifying settings and creating the schema"})
+		}).Condition(cbv1.ConditionWritersComplete, "False", cbv1.ReasonRefused, t1).Obj(), aDC(mine, atTarget), job(jobs.ComponentSetup, true, false, false)),
 			dc: "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-",
 			conds: map[string]string{cbv1.ConditionSchemaReady: "False/Stopped", cbv1.ConditionWritersComplete: "False/Refused",
 				cbv1.ConditionDatacenterRestored: "True/Restored", cbv1.ConditionSucceeded: "False/Refused"},
@@ -567,16 +508,15 @@ func TestDecide(t *testing.T) {
 					t.Errorf("SchemaReady says %q, want it to start %q", c.Message, want)
 				}
 			}},
-		"locked, then failed before recording: the lock is released": {o: observed(aRun(withCond(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonRefused)), aDC(mine)),
+		"locked, then failed before recording: the lock is released": {o: observed(aRun().Condition(cbv1.ConditionDatacenterReady, "False", cbv1.ReasonRefused, t1).Obj(), aDC(mine)),
 			dc: "lock=-", conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/NothingToRestore"}},
-		"deleted mid-run: writers stop first": {o: observed(aRun(patched, dcReady, schemaReady, deleting), aDC(mine, atTarget), writer),
+		"deleted mid-run: writers stop first": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Deleting(t0.Add(time.Hour)).Obj(), aDC(mine, atTarget), writer),
 			stop: []string{writer.Name}, requeue: true},
-		"deleted mid-run, writers stopped: given back, finalizer removed": {o: observed(aRun(patched, dcReady, schemaReady, deleting), aDC(mine, atTarget), suspended),
+		"deleted mid-run, writers stopped: given back, finalizer removed": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Deleting(t0.Add(time.Hour)).Obj(), aDC(mine, atTarget), suspended),
 			dc: "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-", removeFinalizer: true},
-		"deleted after its datacenter": {o: observed(aRun(patched, deleting), nil), removeFinalizer: true,
+		"deleted after its datacenter": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Deleting(t0.Add(time.Hour)).Obj(), nil), removeFinalizer: true,
 			conds: map[string]string{cbv1.ConditionDatacenterRestored: "True/NothingToRestore"}},
-		"finished: the finalizer goes": {o: observed(aRun(patched, dcReady, schemaReady, writersDone,
-			withCond(cbv1.ConditionDatacenterRestored, "True", cbv1.ReasonRestored), withCond(cbv1.ConditionSucceeded, "True", cbv1.ReasonSucceeded)), aDC()),
+		"finished: the finalizer goes": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1).Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1).Condition(cbv1.ConditionDatacenterRestored, "True", cbv1.ReasonRestored, t1).Condition(cbv1.ConditionSucceeded, "True", cbv1.ReasonSucceeded, t1).Obj(), aDC()),
 			removeFinalizer: true},
 	}
 	for name, tc := range cases {
@@ -665,7 +605,7 @@ func equalRuns(a, b *cbv1.BenchmarkRun) bool {
 // Only Jobs the run controls are its own, and only pods those Jobs control: a Job and pods
 // left by an earlier run of the same name (deleted with --cascade=orphan) are not.
 func TestOwnedIgnoresAnEarlierRunsJobsAndPods(t *testing.T) {
-	run := aRun()
+	run := aRun().Obj()
 	mineJob, oldJob := job(jobs.ComponentWriter, false, false, false), job(jobs.ComponentSetup, true, false, true)
 	oldWriter := job(jobs.ComponentWriter, true, false, true)
 	stray := pod(mineJob, 1, 0, "")
@@ -722,35 +662,3 @@ func TestNotReadyNamesPendingPods(t *testing.T) {
 
 // Setup learns from the datacenter which keyspaces it may drop, and clears what a drop leaves
 // through the management API unless the datacenter asks for mutual TLS there.
-func TestResolveTargetCarriesTheKeyspacePolicy(t *testing.T) {
-	tests := map[string]struct {
-		dc        *cassdcapi.CassandraDatacenter
-		allowDrop string
-		clear     string
-	}{
-		"defaults": {dc: aDC(), clear: "management-api"},
-		"listed keyspaces": {
-			dc: aDC(func(dc *cassdcapi.CassandraDatacenter) {
-				dc.Annotations[cbv1.AllowDropKeyspacesAnnotation] = "bench,bench_*"
-			}),
-			allowDrop: "bench,bench_*", clear: "management-api",
-		},
-		"management API with mutual TLS": {
-			dc: aDC(func(dc *cassdcapi.CassandraDatacenter) {
-				dc.Spec.ManagementApiAuth.Manual = &cassdcapi.ManagementApiAuthManualConfig{ClientSecretName: "c", ServerSecretName: "s"}
-			}),
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			run := &cbv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "bench"}}
-			tg, reason, msg := resolveTarget(run, tc.dc, "cassbench:test", nil)
-			if reason != "" {
-				t.Fatalf("refused: %s: %s", reason, msg)
-			}
-			if tg.AllowDropKeyspaces != tc.allowDrop || tg.ClearSnapshots != tc.clear {
-				t.Errorf("allow drop %q, clear snapshots %q; want %q, %q", tg.AllowDropKeyspaces, tg.ClearSnapshots, tc.allowDrop, tc.clear)
-			}
-		})
-	}
-}

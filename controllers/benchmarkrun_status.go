@@ -64,11 +64,6 @@ func pendingOutcome(run *cbv1.BenchmarkRun) *outcome {
 	return nil
 }
 
-// finished tells whether the run has its final Succeeded condition.
-func finished(run *cbv1.BenchmarkRun) bool {
-	return meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionSucceeded) != nil
-}
-
 // setCondition sets a condition stamped with the run's generation and tells whether its
 // status or reason changed: a state change worth an event.
 func setCondition(run *cbv1.BenchmarkRun, now time.Time, t string, status metav1.ConditionStatus, reason, message string) bool {

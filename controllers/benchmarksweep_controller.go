@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -27,7 +26,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/conditions"
-	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/lending"
 	"github.com/cassbench/cassbench/internal/sweep"
 )
 
@@ -55,17 +54,17 @@ type BenchmarkSweepReconciler struct {
 
 // Reconcile validates every point once, then creates the next run when the previous one has
 // finished, and rewrites the table from the runs. With restore atEnd it first takes the
-// datacenter, and gives it back before the sweep's outcome is set.
-func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
+// datacenter, and gives it back before the sweep's outcome is set. The status is written
+// once, at the end of the pass, whatever the phases returned.
+func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	sw := &cbv1.BenchmarkSweep{}
 	if err := r.Get(ctx, req.NamespacedName, sw); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	hasFinalizer := controllerutil.ContainsFinalizer(sw, cbv1.Finalizer)
 	if !sw.DeletionTimestamp.IsZero() {
 		// Owner references take the runs away with the sweep; a sweep that holds its
 		// datacenter stops its runs and puts the datacenter back first.
-		if !hasFinalizer {
+		if !controllerutil.ContainsFinalizer(sw, cbv1.Finalizer) {
 			return ctrl.Result{}, nil
 		}
 		return r.deleted(ctx, sw)
@@ -75,64 +74,80 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		// is set only once its datacenter is back, so the finalizer may go.
 		return ctrl.Result{}, r.setFinalizer(ctx, sw, false)
 	}
-	before := sw.DeepCopy()
-	defer func() {
-		if perr := r.writeStatus(ctx, before, sw); perr != nil {
-			result, err = ctrl.Result{}, perr
-		}
-	}()
+	read := sw.DeepCopy()
+	after, err := r.pass(ctx, sw)
+	if werr := r.writeStatus(ctx, read, sw); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: after}, nil
+}
+
+// pass runs the sweep's phases in order, each of which may stop the pass: validate the points,
+// take the datacenter (restore atEnd), create the next run, tabulate, and once every run is
+// done give the datacenter back and set the outcome. It returns when to look again for a
+// clock event.
+func (r *BenchmarkSweepReconciler) pass(ctx context.Context, sw *cbv1.BenchmarkSweep) (time.Duration, error) {
 	points, err := sweep.Expand(&sw.Spec)
 	if err != nil {
-		return r.invalid(sw, err.Error())
+		return 0, r.invalid(sw, err.Error())
 	}
 	sw.Status.Points = int32(len(points))
 	if !meta.IsStatusConditionTrue(sw.Status.Conditions, cbv1.ConditionValid) {
 		problem, err := r.validate(ctx, sw, points)
 		if err != nil {
-			return ctrl.Result{}, err
+			return 0, err
 		}
 		if problem != "" {
-			return r.invalid(sw, problem)
+			return 0, r.invalid(sw, problem)
 		}
 		r.condition(sw, cbv1.ConditionValid, metav1.ConditionTrue, cbv1.ReasonPointsValid,
 			fmt.Sprintf("all %d points make BenchmarkRuns the apiserver accepts", len(points)))
 	}
-
 	runs, err := r.children(ctx, sw)
 	if err != nil {
-		return ctrl.Result{}, err
+		return 0, err
 	}
 	o := sweep.Observed{Sweep: sw, Points: points, Runs: runs}
 	d := sweep.Decide(o)
+	var after time.Duration
 	held := true
 	if sweep.HoldsDatacenter(sw) && !d.Done {
 		// The finalizer goes on before the sweep locks the datacenter, so that deleting the
 		// sweep can always put it back.
 		if err := r.setFinalizer(ctx, sw, true); err != nil {
-			return ctrl.Result{}, err
+			return 0, err
 		}
 		t, err := r.take(ctx, sw)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
 		switch {
+		case err != nil:
+			return 0, err
 		case t.Fail:
 			r.condition(sw, cbv1.ConditionSucceeded, t.Status, t.Reason, t.Message)
-			return ctrl.Result{}, nil
+			return 0, nil
 		case t.Lost:
 			return r.lost(ctx, sw, o, t)
 		}
-		held = t.Held
-		result.RequeueAfter = t.RequeueAfter
+		held, after = t.Held, t.RequeueAfter
 	}
 	if d.Create != nil && held {
 		run, err := r.create(ctx, sw, points[d.Create.Point], *d.Create)
 		if err != nil {
-			return ctrl.Result{}, err
+			return 0, err
 		}
 		runs[run.Name] = run
 	}
+	r.tabulate(sw, o, d)
+	if !d.Done {
+		return after, nil
+	}
+	return r.conclude(ctx, sw, d)
+}
 
+// tabulate rewrites the table and emits an event for each point that changed state.
+func (r *BenchmarkSweepReconciler) tabulate(sw *cbv1.BenchmarkSweep, o sweep.Observed, d sweep.Decision) {
 	table := sw.Status.Table
 	tabulate(sw, o, d)
 	for _, e := range pointEvents(sw.Spec.Axes, table, sw.Status.Table) {
@@ -142,47 +157,23 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		}
 		r.Recorder.Eventf(sw, nil, kind, e.reason, "RunPoint", "%s", e.message)
 	}
-	if d.Done {
-		if sweep.HoldsDatacenter(sw) {
-			done, after, err := r.giveBack(ctx, sw, r.restoreSince(sw))
-			if err != nil || !done {
-				return ctrl.Result{RequeueAfter: after}, err
-			}
-		}
-		status, reason, msg := sweepOutcome(sw, d)
-		r.condition(sw, cbv1.ConditionSucceeded, status, reason, msg)
-	}
-	return result, nil
 }
 
-// lost ends a sweep whose lock someone removed: its running point fails on its own (LockLost);
-// once no run is left the sweep puts back what it can and fails.
-func (r *BenchmarkSweepReconciler) lost(ctx context.Context, sw *cbv1.BenchmarkSweep, o sweep.Observed, t sweep.Take) (ctrl.Result, error) {
-	tabulate(sw, o, sweep.Decision{})
-	for _, run := range o.Runs {
-		if !sweep.Finished(run) {
-			return ctrl.Result{}, nil
+// conclude gives a finished sweep's datacenter back, then sets its outcome.
+func (r *BenchmarkSweepReconciler) conclude(ctx context.Context, sw *cbv1.BenchmarkSweep, d sweep.Decision) (time.Duration, error) {
+	if sweep.HoldsDatacenter(sw) {
+		done, after, err := r.giveBack(ctx, sw, r.restoreSince(sw))
+		if err != nil || !done {
+			return after, err
 		}
 	}
-	done, after, err := r.giveBack(ctx, sw, r.restoreSince(sw))
-	if err != nil || !done {
-		return ctrl.Result{RequeueAfter: after}, err
-	}
-	r.condition(sw, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonLockLost, t.Message+"; the sweep created no further runs; status.table has what was measured")
-	return ctrl.Result{}, nil
-}
-
-// restoreSince is when giving back began, which its deadline counts from: when the
-// DatacenterRestored condition first appeared (it stays False until the end), or now.
-func (r *BenchmarkSweepReconciler) restoreSince(sw *cbv1.BenchmarkSweep) time.Time {
-	if c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil {
-		return c.LastTransitionTime.Time
-	}
-	return r.Clock.Now()
+	status, reason, msg := sweepOutcome(sw, d)
+	r.condition(sw, cbv1.ConditionSucceeded, status, reason, msg)
+	return 0, nil
 }
 
 // writeStatus stores the sweep's status, with its derived fields, when it changed.
-func (r *BenchmarkSweepReconciler) writeStatus(ctx context.Context, before, sw *cbv1.BenchmarkSweep) error {
+func (r *BenchmarkSweepReconciler) writeStatus(ctx context.Context, read, sw *cbv1.BenchmarkSweep) error {
 	sw.Status.ObservedGeneration = sw.Generation
 	// Every pass that finishes a sweep ends here: the one place its conditions are settled.
 	settleSweep(sw, r.Clock.Now())
@@ -192,13 +183,11 @@ func (r *BenchmarkSweepReconciler) writeStatus(ctx context.Context, before, sw *
 		progress = "points " + sw.Status.Progress
 	}
 	conditions.Kstatus(&sw.Status.Conditions, sw.Generation, r.Clock.Now(), string(sw.Status.Phase), progress)
-	if equality.Semantic.DeepEqual(before.Status, sw.Status) {
+	if equality.Semantic.DeepEqual(read.Status, sw.Status) {
 		return nil
 	}
-	if err := r.Status().Patch(ctx, sw, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("writing status: %w", err)
-	}
-	return nil
+	_, err := patchStatus(ctx, r.Client, sw, read.DeepCopy())
+	return err
 }
 
 // setFinalizer adds or removes the sweep's finalizer, when that changes anything.
@@ -222,170 +211,44 @@ func (r *BenchmarkSweepReconciler) setFinalizer(ctx context.Context, sw *cbv1.Be
 	return nil
 }
 
-// take observes the datacenter and its queue, and locks it and records its originals when it
-// is the sweep's turn.
-func (r *BenchmarkSweepReconciler) take(ctx context.Context, sw *cbv1.BenchmarkSweep) (sweep.Take, error) {
-	o := sweep.HoldObserved{Sweep: sw, Now: r.Clock.Now()}
-	dc, err := r.datacenter(ctx, sw)
-	if err != nil {
-		return sweep.Take{}, err
-	}
-	o.DC = dc
-	if dc != nil {
-		me := datacenter.SweepHolder(client.ObjectKeyFromObject(sw))
-		if holder, locked := datacenter.LockHolder(dc); locked && holder != me {
-			if o.HolderAlive, err = holderAlive(ctx, r.Client, holder); err != nil {
-				return sweep.Take{}, err
-			}
-		}
-		if o.Ahead, err = r.ahead(ctx, sw, dc); err != nil {
-			return sweep.Take{}, err
-		}
-	}
-	t := sweep.DecideTake(o)
-	if t.Lock {
-		lock := datacenter.LockValue(datacenter.SweepHolder(client.ObjectKeyFromObject(sw)))
-		if _, err := patchDatacenter(ctx, r.Client, &dcChange{what: "locking", lock: &lock}, dc.DeepCopy()); err != nil {
-			return sweep.Take{}, err
-		}
-	}
-	if t.Record != nil {
-		sw.Status.Datacenter = t.Record
-	}
-	if !t.Fail {
-		r.condition(sw, cbv1.ConditionDatacenterLocked, t.Status, t.Reason, t.Message)
-	}
-	return t, nil
-}
-
-// datacenter reads the sweep's datacenter; nil when it does not exist.
-func (r *BenchmarkSweepReconciler) datacenter(ctx context.Context, sw *cbv1.BenchmarkSweep) (*cassdcapi.CassandraDatacenter, error) {
-	key := sweep.DatacenterKey(sw)
-	dc := &cassdcapi.CassandraDatacenter{}
-	if err := r.Get(ctx, key, dc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("getting CassandraDatacenter %s: %w", key, err)
-	}
-	return dc, nil
-}
-
-// ahead names the oldest run, created before the sweep, that waits for the datacenter and
-// that the datacenter admits: it goes first, as it would in the runs' queue.
-func (r *BenchmarkSweepReconciler) ahead(ctx context.Context, sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter) (string, error) {
-	var all cbv1.BenchmarkRunList
-	if err := r.List(ctx, &all, client.MatchingFields{datacenterIndex: client.ObjectKeyFromObject(dc).String()}); err != nil {
-		return "", fmt.Errorf("listing runs of CassandraDatacenter %s: %w", client.ObjectKeyFromObject(dc), err)
-	}
-	var waiting []cbv1.BenchmarkRun
-	for _, run := range all.Items {
-		if finished(&run) || !run.DeletionTimestamp.IsZero() || pendingOutcome(&run) != nil || run.Status.StartTime != nil ||
-			metav1.IsControlledBy(&run, sw) || !run.CreationTimestamp.Before(&sw.CreationTimestamp) {
-			continue
-		}
-		if ok, _, _ := datacenter.Allows(dc, run.Namespace); ok {
-			waiting = append(waiting, run)
-		}
-	}
-	if q := datacenter.Queue(waiting); len(q) > 0 {
-		return client.ObjectKeyFromObject(&q[0]).String(), nil
-	}
-	return "", nil
-}
-
-// giveBack puts the datacenter back to the originals in status and releases the lock. It
-// returns true once that is done or given up on (with the reason in DatacenterRestored), and
-// otherwise how soon to look again; the deadline is the template's deadlines.prepare from
-// since.
-func (r *BenchmarkSweepReconciler) giveBack(ctx context.Context, sw *cbv1.BenchmarkSweep, since time.Time) (bool, time.Duration, error) {
-	if c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && sweep.RestoreFinal(c) {
-		return true, 0, nil
-	}
-	// The pass that restored may be newer than the cached sweep this pass read, while the
-	// datacenter it restored is already in the cache: planned again, the restore would find
-	// nothing to do and overwrite what was done. The sweep as stored says whether it is done.
-	if r.APIReader != nil {
-		stored := &cbv1.BenchmarkSweep{}
-		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sw), stored); err != nil {
-			return false, 0, client.IgnoreNotFound(err)
-		}
-		if c := meta.FindStatusCondition(stored.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && sweep.RestoreFinal(c) {
-			sw.Status.Conditions, sw.Status.Datacenter = stored.Status.Conditions, stored.Status.Datacenter
-			return true, 0, nil
-		}
-	}
-	dc, err := r.datacenter(ctx, sw)
-	if err != nil {
-		return false, 0, err
-	}
-	var pending []string
-	if dc != nil && r.APIReader != nil && datacenter.Resizing(dc) {
-		var pods corev1.PodList
-		if err := r.APIReader.List(ctx, &pods, client.InNamespace(dc.Namespace), client.MatchingLabels(dc.GetDatacenterLabels())); err != nil {
-			return false, 0, fmt.Errorf("listing the pods of CassandraDatacenter %s: %w", client.ObjectKeyFromObject(dc), err)
-		}
-		pending = notReady(pods.Items)
-	}
-	deadline := since.Add(sweep.PrepareTimeout(sw))
-	now := r.Clock.Now()
-	plan := sweep.PlanRestore(sw, dc, pending, !now.Before(deadline))
-	if plan.Change() {
-		c := &dcChange{what: "restoring", size: plan.Size, config: plan.Config, setConfig: plan.SetConfig, restore: true}
-		if plan.Unlock {
-			c.lock = ptr.To("")
-		}
-		generation, err := patchDatacenter(ctx, r.Client, c, dc.DeepCopy())
-		switch {
-		case terminal(err):
-			// The apiserver refused the restore for good: hold the datacenter no longer.
-			if _, uerr := patchDatacenter(ctx, r.Client, &dcChange{what: "releasing", lock: ptr.To("")}, dc.DeepCopy()); uerr != nil && !terminal(uerr) {
-				return false, 0, uerr
-			}
-			plan = sweep.Restore{Status: metav1.ConditionFalse, Reason: cbv1.ReasonRefused, Done: true, Message: fmt.Sprintf(
-				"the apiserver refused restoring CassandraDatacenter %s: %v; lock released; restore it by hand from status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
-				client.ObjectKeyFromObject(dc), err)}
-		case err != nil:
-			return false, 0, err
-		case sw.Status.Datacenter != nil && (plan.Size != nil || plan.SetConfig):
-			sw.Status.Datacenter.RestoredGeneration = generation
-		}
-	}
-	r.condition(sw, cbv1.ConditionDatacenterRestored, plan.Status, plan.Reason, plan.Message)
-	if !plan.Done {
-		return false, max(deadline.Sub(now), 0) + time.Second, nil
-	}
-	r.condition(sw, cbv1.ConditionDatacenterLocked, metav1.ConditionFalse, cbv1.ReasonReleased,
-		"the sweep gave the datacenter back: "+plan.Message)
-	return true, 0, nil
-}
-
 // deleted stops a deleted sweep's runs, then puts the datacenter back and lets the sweep go.
-func (r *BenchmarkSweepReconciler) deleted(ctx context.Context, sw *cbv1.BenchmarkSweep) (result ctrl.Result, err error) {
+// The outcome of the restore is written before the finalizer goes: the object may vanish
+// with it.
+func (r *BenchmarkSweepReconciler) deleted(ctx context.Context, sw *cbv1.BenchmarkSweep) (ctrl.Result, error) {
 	if !sweep.HoldsDatacenter(sw) {
 		return ctrl.Result{}, r.setFinalizer(ctx, sw, false)
 	}
-	before := sw.DeepCopy()
-	defer func() {
-		if perr := r.writeStatus(ctx, before, sw); perr != nil {
-			result, err = ctrl.Result{}, perr
-		}
-	}()
+	read := sw.DeepCopy()
+	done, after, err := r.stopAndGiveBack(ctx, sw)
+	if werr := r.writeStatus(ctx, read, sw); err == nil {
+		err = werr
+	}
+	switch {
+	case err != nil:
+		return ctrl.Result{}, err
+	case !done:
+		return ctrl.Result{RequeueAfter: after}, nil
+	}
+	return ctrl.Result{}, r.setFinalizer(ctx, sw, false)
+}
+
+// stopAndGiveBack deletes a deleted sweep's runs and, once they are gone, gives the datacenter
+// back. Runs give the datacenter back to the sweep, not to its originals: they must be gone
+// (their writers stopped) before the sweep restores it, or they would load it afterwards.
+func (r *BenchmarkSweepReconciler) stopAndGiveBack(ctx context.Context, sw *cbv1.BenchmarkSweep) (bool, time.Duration, error) {
 	runs, err := r.children(ctx, sw)
 	if err != nil {
-		return ctrl.Result{}, err
+		return false, 0, err
 	}
-	// Runs give the datacenter back to the sweep, not to its originals: they must be gone
-	// (their writers stopped) before the sweep restores it, or they would load it afterwards.
 	var stopping []string
 	for _, run := range runs {
 		if run.DeletionTimestamp.IsZero() {
 			err := r.Delete(ctx, run, client.PropagationPolicy(metav1.DeletePropagationBackground), client.Preconditions{UID: &run.UID})
 			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-				return ctrl.Result{}, fmt.Errorf("deleting BenchmarkRun %s: %w", run.Name, err)
+				return false, 0, fmt.Errorf("deleting BenchmarkRun %s: %w", run.Name, err)
 			}
 		}
-		if !finished(run) || controllerutil.ContainsFinalizer(run, cbv1.Finalizer) {
+		if !lending.Finished(run) || controllerutil.ContainsFinalizer(run, cbv1.Finalizer) {
 			stopping = append(stopping, run.Name)
 		}
 	}
@@ -393,26 +256,17 @@ func (r *BenchmarkSweepReconciler) deleted(ctx context.Context, sw *cbv1.Benchma
 		sort.Strings(stopping)
 		r.condition(sw, cbv1.ConditionDatacenterRestored, metav1.ConditionFalse, cbv1.ReasonStoppingRuns, fmt.Sprintf(
 			"the sweep was deleted; waiting for BenchmarkRun(s) %s to stop before the datacenter is put back", strings.Join(stopping, ", ")))
-		return ctrl.Result{}, nil
+		return false, 0, nil
 	}
-	done, after, err := r.giveBack(ctx, sw, sw.DeletionTimestamp.Time)
-	if err != nil || !done {
-		return ctrl.Result{RequeueAfter: after}, err
-	}
-	// Write the outcome of the restore before the finalizer goes: the object may vanish with it.
-	if err := r.writeStatus(ctx, before, sw); err != nil {
-		return ctrl.Result{}, err
-	}
-	before = sw.DeepCopy()
-	return ctrl.Result{}, r.setFinalizer(ctx, sw, false)
+	return r.giveBack(ctx, sw, sw.DeletionTimestamp.Time)
 }
 
 // invalid ends a sweep that can never run: the spec is immutable, so retrying cannot help.
-func (r *BenchmarkSweepReconciler) invalid(sw *cbv1.BenchmarkSweep, problem string) (ctrl.Result, error) {
+func (r *BenchmarkSweepReconciler) invalid(sw *cbv1.BenchmarkSweep, problem string) error {
 	r.condition(sw, cbv1.ConditionValid, metav1.ConditionFalse, cbv1.ReasonInvalidPoint, problem)
 	r.condition(sw, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonInvalidPoint,
 		"no run was created because a point is invalid: "+problem)
-	return ctrl.Result{}, reconcile.TerminalError(errors.New(problem))
+	return reconcile.TerminalError(errors.New(problem))
 }
 
 // validate builds every point's run and has the apiserver check it with a dry-run create, so

@@ -50,9 +50,9 @@ type Options struct {
 	// WatchNamespaces limits the cache, and so everything the manager sees, to these
 	// namespaces; empty watches all. The Helm chart then grants its role there only.
 	WatchNamespaces []string
-	// WrapClient, when set, wraps the client the BenchmarkRun reconciler writes through (tests
-	// inject faults with it).
-	WrapClient func(client.Client) client.Client
+	// WrapClient, when set, wraps the client the BenchmarkRun reconciler writes through, and
+	// WrapSweepClient the BenchmarkSweep reconciler's (tests inject faults with them).
+	WrapClient, WrapSweepClient func(client.Client) client.Client
 }
 
 // Scheme holds every type the manager reads or writes.
@@ -143,7 +143,11 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	if err := mgr.Add(operatorMetrics.Runnable(mgr.GetCache(), o.Clock)); err != nil {
 		return nil, fmt.Errorf("adding the operator's metrics: %w", err)
 	}
-	sweeps := &BenchmarkSweepReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("cassbench"), Clock: o.Clock}
+	sc := mgr.GetClient()
+	if o.WrapSweepClient != nil {
+		sc = o.WrapSweepClient(sc)
+	}
+	sweeps := &BenchmarkSweepReconciler{Client: sc, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("cassbench"), Clock: o.Clock}
 	if err := sweeps.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("registering the BenchmarkSweep controller: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/cassbench/cassbench/controllers"
 	"github.com/cassbench/cassbench/internal/testutil/kube"
@@ -57,6 +58,11 @@ func startManagerWith(t testing.TB, cfg *rest.Config, o controllers.Options) *ma
 	if err != nil {
 		t.Fatal(err)
 	}
+	return start(t, mgr)
+}
+
+// start runs a manager until the test ends or it is stopped.
+func start(t testing.TB, mgr ctrl.Manager) *manager {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &manager{cancel: cancel, done: make(chan error, 1)}
 	go func() { m.done <- mgr.Start(ctx) }()

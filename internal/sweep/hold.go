@@ -1,9 +1,7 @@
 package sweep
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
@@ -13,6 +11,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/lending"
 )
 
 // A sweep with restore atEnd holds its datacenter from before its first point until after its
@@ -37,7 +36,8 @@ func PrepareTimeout(sw *cbv1.BenchmarkSweep) time.Duration {
 	if d := sw.Spec.Template.Deadlines.Prepare; d != nil && d.Duration > 0 {
 		return d.Duration
 	}
-	return 30 * time.Minute
+	// Only a sweep built in Go, which no API server defaulted, gets here.
+	return cbv1.DefaultPrepareDeadline
 }
 
 // HoldObserved is what one pass read about the sweep's datacenter.
@@ -124,110 +124,34 @@ func DecideTake(o HoldObserved) Take {
 // recordTake stores the datacenter's originals, locking it first if lock is set. The lock
 // patch is conditional on the version read, so what is recorded is what was locked.
 func recordTake(dc *cassdcapi.CassandraDatacenter, lock bool) Take {
-	size := dc.Spec.Size
-	st := &cbv1.SweepDatacenterStatus{Name: dc.Name, Namespace: dc.Namespace, OriginalSize: &size}
-	if c := strings.TrimSpace(string(dc.Spec.Config)); c != "" && c != "null" {
+	orig := lending.Record(dc)
+	st := &cbv1.SweepDatacenterStatus{Name: dc.Name, Namespace: dc.Namespace, OriginalSize: &orig.Size}
+	if orig.Config != nil {
 		st.HadConfig = true
-		st.OriginalConfig = &runtime.RawExtension{Raw: append([]byte(nil), dc.Spec.Config...)}
+		st.OriginalConfig = &runtime.RawExtension{Raw: orig.Config}
 	}
 	return Take{Lock: lock, Record: st, Status: metav1.ConditionTrue, Reason: cbv1.ReasonLocked, Message: fmt.Sprintf(
-		"locked CassandraDatacenter %s/%s for all the sweep's points and recorded its size %d and config", dc.Namespace, dc.Name, size)}
+		"locked CassandraDatacenter %s/%s for all the sweep's points and recorded its size %d and config", dc.Namespace, dc.Name, orig.Size)}
 }
 
 func waitToFind(o HoldObserved, reason, msg string) Take {
-	deadline := o.Sweep.CreationTimestamp.Add(PrepareTimeout(o.Sweep))
-	if !o.Now.Before(deadline) {
-		return Take{Fail: true, Status: metav1.ConditionFalse, Reason: cbv1.ReasonPrepareDeadlineExceeded, Message: fmt.Sprintf(
-			"%s; gave up after the template's deadlines.prepare (%s), before any point ran", msg, PrepareTimeout(o.Sweep))}
-	}
-	return Take{Status: metav1.ConditionFalse, Reason: reason, Message: fmt.Sprintf("%s (until %s)", msg, deadline.UTC().Format(time.RFC3339)),
-		RequeueAfter: deadline.Sub(o.Now) + time.Second}
+	w := lending.WaitToFind(o.Now, o.Sweep.CreationTimestamp.Add(PrepareTimeout(o.Sweep)), reason, msg,
+		fmt.Sprintf("gave up after the template's deadlines.prepare (%s), before any point ran", PrepareTimeout(o.Sweep)))
+	return Take{Fail: w.Expired, Status: metav1.ConditionFalse, Reason: w.Reason, Message: w.Message, RequeueAfter: w.RequeueAfter}
 }
 
-// Restore is how a sweep puts its datacenter back: only the fields set change.
-type Restore struct {
-	Size *int32
-	// Config replaces spec.config when SetConfig is set (nil removes it).
-	Config    json.RawMessage
-	SetConfig bool
-	// Unlock removes the sweep's lock.
-	Unlock bool
-	// The DatacenterRestored condition.
-	Status          metav1.ConditionStatus
-	Reason, Message string
-	// Done: nothing more to do, restored or given up on with the reason named.
-	Done bool
-}
-
-// Change tells whether the restore writes the datacenter.
-func (r Restore) Change() bool { return r.Size != nil || r.SetConfig || r.Unlock }
-
-// PlanRestore decides how to put the datacenter back to the originals in the sweep's status,
-// from what it looks like now. Whatever differs goes back: while the sweep holds the lock,
-// its runs fail on anyone else's change (drift), so what differs is the sweep's points'.
-// While cass-operator scales (it refuses a size change meanwhile) the config goes back at once
-// and the size waits, until expired; then the lock is released and the condition says what
-// to do by hand.
-func PlanRestore(sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter, pendingPods []string, expired bool) Restore {
-	st := sw.Status.Datacenter
-	if dc == nil {
-		return Restore{Status: metav1.ConditionTrue, Reason: cbv1.ReasonNothingToRestore, Done: true,
-			Message: "the datacenter no longer exists"}
-	}
-	me := datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name})
-	holder, locked := datacenter.LockHolder(dc)
-	mine := locked && holder == me
-	released := ""
-	if mine {
-		released = "; lock released"
-	}
-	if st == nil || st.OriginalSize == nil {
-		return Restore{Unlock: mine, Status: metav1.ConditionTrue, Reason: cbv1.ReasonNothingToRestore, Done: true,
-			Message: "no point used the datacenter" + released}
-	}
-	var original json.RawMessage
-	if st.HadConfig && st.OriginalConfig != nil {
-		original = st.OriginalConfig.Raw
-	}
-	sizeBack := dc.Spec.Size != *st.OriginalSize
-	configBack := !datacenter.SameJSON(dc.Spec.Config, original)
-	if locked && !mine {
-		if !sizeBack && !configBack {
-			return Restore{Status: metav1.ConditionTrue, Reason: cbv1.ReasonRestored, Done: true,
-				Message: fmt.Sprintf("the datacenter has its original size %d and config", *st.OriginalSize)}
+// PlanRestore decides how to put the datacenter back to the originals in the sweep's status
+// (lending.PlanRestore). Whatever differs goes back: while the sweep holds the lock, its runs
+// fail on anyone else's change (drift), so what differs is the sweep's points'. refused is the
+// message of a restore the apiserver refused, empty when none was.
+func PlanRestore(sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter, pendingPods []string, expired bool, refused string) lending.Plan {
+	r := lending.Restore{Holder: datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name}), DC: dc,
+		PendingPods: pendingPods, Expired: expired, Refused: refused}
+	if st := sw.Status.Datacenter; st != nil && st.OriginalSize != nil {
+		r.Originals = &lending.Originals{Size: *st.OriginalSize}
+		if st.HadConfig && st.OriginalConfig != nil {
+			r.Originals.Config = st.OriginalConfig.Raw
 		}
-		return Restore{Status: metav1.ConditionFalse, Reason: cbv1.ReasonLockLost, Done: true, Message: fmt.Sprintf(
-			"the sweep's lock on CassandraDatacenter %s/%s was removed before the sweep restored it, and %s holds it now: "+
-				"it keeps size %d and its config; restore it by hand from the sweep's status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
-			dc.Namespace, dc.Name, holder, dc.Spec.Size)}
 	}
-	r := Restore{Unlock: mine}
-	if configBack {
-		r.SetConfig = true
-		r.Config = original
-	}
-	if sizeBack && datacenter.Resizing(dc) {
-		pending := datacenter.PendingWithPods(dc, pendingPods)
-		if !expired {
-			r.Unlock = false
-			r.Status, r.Reason = metav1.ConditionFalse, cbv1.ReasonRestoring
-			r.Message = fmt.Sprintf("config restored; waiting for cass-operator to finish resizing (%s) before restoring size %d", pending, *st.OriginalSize)
-			return r
-		}
-		r.Status, r.Reason, r.Done = metav1.ConditionFalse, cbv1.ReasonRestoreStuck, true
-		r.Message = fmt.Sprintf("config restored%s, but cass-operator was still resizing (%s) at the deadline, so spec.size is %d, originally %d: "+
-			"once the scaling finishes or is resolved, set spec.size back to %d by hand (see docs/datacenter-lifecycle.md)",
-			released, pending, dc.Spec.Size, *st.OriginalSize, *st.OriginalSize)
-		return r
-	}
-	if sizeBack {
-		r.Size = st.OriginalSize
-	}
-	r.Status, r.Done = metav1.ConditionTrue, true
-	if !sizeBack && !configBack {
-		r.Reason, r.Message = cbv1.ReasonNothingToRestore, fmt.Sprintf("the datacenter has its original size %d and config%s", *st.OriginalSize, released)
-		return r
-	}
-	r.Reason, r.Message = cbv1.ReasonRestored, fmt.Sprintf("restored size %d and the original config once, after the sweep's points%s", *st.OriginalSize, released)
-	return r
+	return lending.PlanRestore(r)
 }

@@ -243,16 +243,19 @@ func TestPlanRestore(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := PlanRestore(tc.sw, tc.dc, nil, tc.expired)
-			g := want{Size: got.Size, Config: string(got.Config), SetConfig: got.SetConfig, Unlock: got.Unlock, Reason: got.Reason, Done: got.Done}
+			got := PlanRestore(tc.sw, tc.dc, nil, tc.expired, "")
+			g := want{Reason: got.Reason, Done: got.Done}
+			if c := got.Change; c != nil {
+				g.Size, g.Config, g.SetConfig, g.Unlock = c.Size, string(c.Config), c.SetConfig, c.Lock != nil && *c.Lock == ""
+			}
 			if diff := cmp.Diff(tc.want, g); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			if !strings.Contains(got.Message, tc.message) {
 				t.Errorf("message %q does not contain %q", got.Message, tc.message)
 			}
-			if got.SetConfig && got.Config != nil && !json.Valid(got.Config) {
-				t.Errorf("config %q is not JSON", got.Config)
+			if c := got.Change; c != nil && c.SetConfig && c.Config != nil && !json.Valid(c.Config) {
+				t.Errorf("config %q is not JSON", c.Config)
 			}
 		})
 	}

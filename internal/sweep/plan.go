@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/lending"
 )
 
 // Observed is what one reconcile read: the sweep, its points and its child runs by name.
@@ -54,7 +55,7 @@ func Slots(sw *cbv1.BenchmarkSweep, points []Point) []Slot {
 func Decide(o Observed) Decision {
 	busy := false
 	for _, run := range o.Runs {
-		if !Finished(run) {
+		if !lending.Finished(run) {
 			busy = true
 		}
 	}
@@ -66,7 +67,7 @@ func Decide(o Observed) Decision {
 			}
 			return Decision{Create: &slot}
 		}
-		if !Finished(run) {
+		if !lending.Finished(run) {
 			return Decision{}
 		}
 		if o.Sweep.Spec.StopOnFailure && !Succeeded(run) {
@@ -74,11 +75,6 @@ func Decide(o Observed) Decision {
 		}
 	}
 	return Decision{Done: true}
-}
-
-// Finished tells whether a run has its final Succeeded condition.
-func Finished(run *cbv1.BenchmarkRun) bool {
-	return meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionSucceeded) != nil
 }
 
 // Succeeded tells whether a run finished successfully.
@@ -96,21 +92,10 @@ func failureMessage(run *cbv1.BenchmarkRun) string {
 }
 
 // GaveBack tells whether a sweep is done with its datacenter: it holds none (restore
-// afterEach) or has put it back, or given up on that with the reason named.
+// afterEach), has put it back or given up on that with the reason named, or has finished.
 func GaveBack(sw *cbv1.BenchmarkSweep) bool {
-	if sw.Spec.Restore != cbv1.RestoreAtEnd {
+	if sw.Spec.Restore != cbv1.RestoreAtEnd || meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionSucceeded) != nil {
 		return true
 	}
-	c := meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored)
-	return c != nil && RestoreFinal(c)
-}
-
-// RestoreFinal tells whether a DatacenterRestored condition ends giving back: restored, or
-// given up on with the reason named.
-func RestoreFinal(c *metav1.Condition) bool {
-	switch c.Reason {
-	case cbv1.ReasonRestoreStuck, cbv1.ReasonLockLost, cbv1.ReasonRefused:
-		return true
-	}
-	return c.Status == metav1.ConditionTrue
+	return lending.Final(meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionDatacenterRestored))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/lending"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/sketch"
 )
@@ -29,7 +30,7 @@ func Table(o Observed, stopped bool) []cbv1.SweepPoint {
 			}
 			row.Runs = append(row.Runs, run.Name)
 			switch {
-			case !Finished(run):
+			case !lending.Finished(run):
 				running = true
 			case Succeeded(run):
 				row.Succeeded++

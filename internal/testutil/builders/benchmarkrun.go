@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
@@ -226,4 +228,59 @@ func raw(v map[string]any) *runtime.RawExtension {
 		panic(fmt.Sprintf("builders: encoding %v: %v", v, err))
 	}
 	return &runtime.RawExtension{Raw: data}
+}
+
+// The presets below put a run in a state of its lifecycle, as a pass of the controller would
+// find it: decide's table tests start from them.
+
+// Created sets the creation time, UID and generation the apiserver would have set.
+func (b *BenchmarkRunBuilder) Created(at time.Time, uid string, generation int64) *BenchmarkRunBuilder {
+	b.obj.CreationTimestamp, b.obj.UID, b.obj.Generation = metav1.NewTime(at), types.UID(uid), generation
+	return b
+}
+
+// Finalizer adds the run's finalizer, as the controller does before it touches the datacenter.
+func (b *BenchmarkRunBuilder) Finalizer() *BenchmarkRunBuilder {
+	b.obj.Finalizers = append(b.obj.Finalizers, cbv1.Finalizer)
+	return b
+}
+
+// Recorded: the run took its datacenter at start and recorded its size and config.
+func (b *BenchmarkRunBuilder) Recorded(start time.Time, size int32, config string) *BenchmarkRunBuilder {
+	t := metav1.NewTime(start)
+	b.obj.Status.StartTime = &t
+	b.obj.Status.Datacenter = &cbv1.DatacenterStatus{Name: b.obj.Spec.DatacenterRef.Name, Namespace: b.obj.Namespace,
+		OriginalSize: &size, Size: size}
+	if config != "" {
+		b.obj.Status.Datacenter.HadConfig = true
+		b.obj.Status.Datacenter.OriginalConfig = &runtime.RawExtension{Raw: []byte(config)}
+	}
+	return b
+}
+
+// Patched: after Recorded, the run saw its datacenter at its target size at generation.
+func (b *BenchmarkRunBuilder) Patched(generation int64, size int32) *BenchmarkRunBuilder {
+	st := b.obj.Status.Datacenter
+	st.PatchedGeneration, st.Size, st.Changed = generation, size, true
+	return b
+}
+
+// Condition sets a status condition that changed at the given time.
+func (b *BenchmarkRunBuilder) Condition(t string, status metav1.ConditionStatus, reason string, at time.Time) *BenchmarkRunBuilder {
+	meta.SetStatusCondition(&b.obj.Status.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason,
+		Message: "m", LastTransitionTime: metav1.NewTime(at)})
+	return b
+}
+
+// Deleting marks the run deleted at the given time.
+func (b *BenchmarkRunBuilder) Deleting(at time.Time) *BenchmarkRunBuilder {
+	t := metav1.NewTime(at)
+	b.obj.DeletionTimestamp = &t
+	return b
+}
+
+// Apply changes what no other method does, for a case of its own.
+func (b *BenchmarkRunBuilder) Apply(f func(*cbv1.BenchmarkRun)) *BenchmarkRunBuilder {
+	f(b.obj)
+	return b
 }

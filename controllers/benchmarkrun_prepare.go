@@ -1,0 +1,173 @@
+package controllers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/lending"
+)
+
+// The prepare stage: patch the datacenter to the run's target and wait until cass-operator
+// applied it; after that, any change is drift.
+
+// prepare checks the settings, patches the datacenter and waits until cass-operator applied
+// the patch. Readiness gates this stage only: once the datacenter was ready, a change is
+// someone else's (drift), not something to wait for.
+func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool {
+	run := d.run
+	st := run.Status.Datacenter
+	wantSize, wantConfig, err := target(run)
+	if err != nil {
+		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, err.Error())
+		return false
+	}
+	if st.PatchedGeneration == 0 {
+		d.patch(dc, t, wantSize, wantConfig)
+		return false
+	}
+	if drift := drifted(dc, st, wantSize, wantConfig, meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionDatacenterReady)); drift != "" {
+		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterDrifted, fmt.Sprintf(
+			"CassandraDatacenter %s was changed by someone else while the run held it: %s; what the run measures would not be what it asked for",
+			keyOf(dc), drift))
+		return false
+	}
+	if meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionDatacenterReady) {
+		return true
+	}
+	if invalid, msg := datacenter.Invalid(dc); invalid {
+		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterInvalid,
+			"cass-operator marked CassandraDatacenter "+keyOf(dc).String()+" invalid: "+msg)
+		return false
+	}
+	if ready, why := datacenter.Ready(dc, st.PatchedGeneration); !ready {
+		if len(d.o.dcPendingPods) > 0 {
+			why += "; pods not ready: " + strings.Join(d.o.dcPendingPods, ", ")
+		}
+		if d.prepareExpired("the datacenter did not become ready: " + why) {
+			return false
+		}
+		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating, "waiting for cass-operator: "+why)
+		d.requeue(prepareDeadline(run).Sub(d.o.now))
+		return false
+	}
+	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady,
+		fmt.Sprintf("CassandraDatacenter %s is ready with %d nodes", keyOf(dc), st.Size))
+	return true
+}
+
+// patch brings the datacenter to the run's target: wait for an earlier change to settle,
+// check the settings, then patch it. The pass after the patch records it (PatchedGeneration)
+// and waits for cass-operator.
+func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSize int32, wantConfig json.RawMessage) {
+	run, st := d.run, d.run.Status.Datacenter
+	if invalid, msg := datacenter.Invalid(dc); invalid {
+		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterInvalid,
+			"cass-operator marked CassandraDatacenter "+keyOf(dc).String()+" invalid: "+msg)
+		return
+	}
+	atTarget := dc.Spec.Size == wantSize && datacenter.SameJSON(dc.Spec.Config, wantConfig)
+	// A datacenter still applying an earlier change (the previous run's restore rolling
+	// through its nodes, say) is waited for before its settings are checked or changed:
+	// the check would meet restarting nodes, and the run's change would pile onto the
+	// other. At the target, the change is this run's own and is waited for below.
+	if !atTarget {
+		if ready, why := datacenter.Ready(dc, dc.Generation); !ready {
+			if d.prepareExpired("cass-operator did not finish an earlier change of the datacenter: " + why) {
+				return
+			}
+			d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+				"waiting for cass-operator to finish an earlier change before the run's settings are checked and applied: "+why)
+			d.requeue(prepareDeadline(run).Sub(d.o.now))
+			return
+		}
+	}
+	if !atTarget && !d.preflight(t) {
+		return
+	}
+	if atTarget {
+		// Whoever patched (this pass's predecessor, perhaps a manager that crashed before
+		// writing status), the datacenter is at the run's target now.
+		st.Size = wantSize
+		st.PatchedGeneration = dc.Generation
+		st.Changed = dc.Spec.Size != *st.OriginalSize || !datacenter.SameJSON(dc.Spec.Config, originalConfig(st))
+		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+			describeChange(st, wantSize, wantSize != *st.OriginalSize, st.Changed))
+		return
+	}
+	sizeChanges := dc.Spec.Size != wantSize
+	if sizeChanges && datacenter.Resizing(dc) {
+		if d.prepareExpired("cass-operator kept resizing the datacenter, so its size could not change") {
+			return
+		}
+		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+			"cass-operator is resizing the datacenter; its size can change once that is done")
+		d.requeue(prepareDeadline(run).Sub(d.o.now))
+		return
+	}
+	d.s.dc = &lending.Change{What: "sizing and tuning", Size: ptr.To(wantSize), Config: wantConfig, SetConfig: true,
+		Stage: cbv1.ConditionDatacenterReady}
+	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+		fmt.Sprintf("patching CassandraDatacenter %s to size %d with the run's config", keyOf(dc), wantSize))
+}
+
+// drifted names what someone else changed on the datacenter since the run saw it at its
+// target; empty when nothing. A new generation counts only once the datacenter was ready:
+// before that the run is still waiting for its own change.
+func drifted(dc *cassdcapi.CassandraDatacenter, st *cbv1.DatacenterStatus, wantSize int32, wantConfig json.RawMessage, wasReady bool) string {
+	var parts []string
+	if dc.Spec.Size != wantSize {
+		parts = append(parts, fmt.Sprintf("spec.size is %d, the run set %d", dc.Spec.Size, wantSize))
+	}
+	if !datacenter.SameJSON(dc.Spec.Config, wantConfig) {
+		parts = append(parts, "spec.config is not what the run set")
+	}
+	if len(parts) == 0 && wasReady && dc.Generation != st.PatchedGeneration {
+		parts = append(parts, fmt.Sprintf("its spec changed (generation %d, the run's was %d)", dc.Generation, st.PatchedGeneration))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func describeChange(st *cbv1.DatacenterStatus, size int32, sizeChanged, changed bool) string {
+	if !changed {
+		return "the datacenter already matches the run; waiting for it to be ready"
+	}
+	var parts []string
+	if sizeChanged {
+		parts = append(parts, fmt.Sprintf("size %d -> %d", *st.OriginalSize, size))
+	}
+	parts = append(parts, "config merged")
+	return "patched the datacenter (" + strings.Join(parts, ", ") + "); waiting for cass-operator to apply it"
+}
+
+// target is the size and config the run asks of its datacenter (lending.Target).
+func target(run *cbv1.BenchmarkRun) (int32, json.RawMessage, error) {
+	st := run.Status.Datacenter
+	v, err := lending.Target(lending.Originals{Size: *st.OriginalSize, Config: originalConfig(st)}, run.Spec.Datacenter)
+	return v.Size, v.Config, err
+}
+
+func originalConfig(st *cbv1.DatacenterStatus) json.RawMessage {
+	if st.HadConfig && st.OriginalConfig != nil {
+		return st.OriginalConfig.Raw
+	}
+	return nil
+}
+
+// prepareExpired fails the run if the prepare deadline has passed.
+func (d *decider) prepareExpired(why string) bool {
+	if d.o.now.Before(prepareDeadline(d.run)) {
+		return false
+	}
+	d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExceeded,
+		fmt.Sprintf("%s within deadlines.prepare (%s)", why, prepareTimeout(d.run)))
+	return true
+}

@@ -1,0 +1,94 @@
+package controllers
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/datacenter"
+	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/lending"
+)
+
+// The restore stage: stop the run's Jobs, then give the datacenter back (internal/lending).
+
+// giveBack stops the run's own Jobs, then restores the datacenter from what status recorded
+// and releases the lock. It returns true once the datacenter is given back (or cannot be
+// given back, with the reason in DatacenterRestored), false while it must wait.
+func (d *decider) giveBack(since time.Time) bool {
+	run := d.run
+	deadline := since.Add(prepareTimeout(run))
+	expired := !d.o.now.Before(deadline)
+	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored); lending.Final(c) {
+		return true
+	}
+	// Writers of a failed run must not go on loading the datacenter once it is released:
+	// the next run would measure under their load.
+	var running []string
+	for _, component := range []string{jobs.ComponentPreflight, jobs.ComponentSetup, jobs.ComponentWriter} {
+		job := d.o.jobs[component]
+		if job == nil {
+			continue
+		}
+		if done, _ := jobs.Finished(job); done {
+			continue
+		}
+		if !ptr.Deref(job.Spec.Suspend, false) {
+			d.s.stop = append(d.s.stop, job)
+		}
+		// Suspended pods get their grace period: they may load the datacenter until gone.
+		if !ptr.Deref(job.Spec.Suspend, false) || job.Status.Active > 0 || ptr.Deref(job.Status.Terminating, 0) > 0 {
+			running = append(running, job.Name)
+		}
+	}
+	if len(running) > 0 && !expired {
+		d.set(cbv1.ConditionDatacenterRestored, metav1.ConditionFalse, cbv1.ReasonStoppingJobs, fmt.Sprintf(
+			"stopping Job(s) %s before the datacenter is given back", strings.Join(running, ", ")))
+		d.requeue(deadline.Sub(d.o.now))
+		return false
+	}
+	dc := d.o.dc
+	if d.o.notWatched || dc == nil {
+		d.set(cbv1.ConditionDatacenterRestored, metav1.ConditionTrue, cbv1.ReasonNothingToRestore, "the datacenter no longer exists or was never reachable")
+		return true
+	}
+	plan := planRestore(run, dc, d.o.lender, d.o.dcPendingPods, expired)
+	d.s.dc = plan.Change
+	d.set(cbv1.ConditionDatacenterRestored, plan.Status, plan.Reason, plan.Message)
+	if !plan.Done {
+		d.requeue(deadline.Sub(d.o.now))
+	}
+	return plan.Done
+}
+
+// planRestore decides how to give the datacenter back (lending.PlanRestore). A datacenter the
+// run's sweep holds is the sweep's to put back: the next point starts from what this run left.
+func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, lender *cbv1.BenchmarkSweep, pendingPods []string, expired bool) lending.Plan {
+	if lentBy(lender, dc) {
+		return lending.Plan{Status: metav1.ConditionTrue, Reason: cbv1.ReasonHeldBySweep, Done: true, Message: fmt.Sprintf(
+			"BenchmarkSweep %s holds the datacenter for all its points (spec.restore atEnd): the next point starts from what this run left, and the sweep puts the datacenter back after its last point",
+			lender.Name)}
+	}
+	r := lending.Restore{Holder: datacenter.RunHolder(types.NamespacedName{Namespace: run.Namespace, Name: run.Name}), DC: dc,
+		PendingPods: pendingPods, Expired: expired, KeepChanges: run.Spec.Datacenter != nil && run.Spec.Datacenter.KeepChanges}
+	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && c.Reason == cbv1.ReasonRefused {
+		r.Refused = c.Message
+	}
+	if st := run.Status.Datacenter; st != nil && st.OriginalSize != nil {
+		r.Originals = &lending.Originals{Size: *st.OriginalSize, Config: originalConfig(st)}
+		r.Changed = st.Changed
+		r.Set = &lending.Values{Size: *st.OriginalSize, Config: originalConfig(st)}
+		if size, config, err := target(run); err == nil {
+			// An error means the run never got a target, so it never patched.
+			r.Set = &lending.Values{Size: size, Config: config}
+		}
+	}
+	return lending.PlanRestore(r)
+}
