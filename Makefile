@@ -140,7 +140,7 @@ cass-operator: ## Build the real cass-operator manager at the version go.mod pin
 # built first, so that parallel test packages never race to build them.
 test: verify vet lint envtest-assets cass-operator-crds cass-operator-manifests cass-operator chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
-		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) \
 		$(GO) test -count=1 -timeout 40m ./...
 	$(MAKE) test-timing
 
@@ -193,15 +193,15 @@ chromium: ## Find, or install from Debian's packages, the headless Chromium the 
 	@hack/chromium.sh >/dev/null
 
 .PHONY: test-local
-test-local: envtest-assets cass-operator-crds cass-operator-manifests cass-operator ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
+test-local: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
-		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) \
 		$(GO) test -count=1 -v -timeout 40m $$(hack/test-tiers.sh local)
 
 .PHONY: local-cluster
-local-cluster: envtest-assets cass-operator-crds cass-operator-manifests cass-operator ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
+local-cluster: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
-		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) \
 		GO=$(GO) hack/local-cluster.sh
 
 ##@ Benchmarks

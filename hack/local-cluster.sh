@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts cassbench's local end-to-end environment (test/local) and leaves it running until
 # Ctrl-C: etcd, kube-apiserver, kube-controller-manager and kube-scheduler, the real
-# cass-operator, the manager binary with the RBAC from config/, a one-node CassandraDatacenter
+# cass-operator, cassbench installed by its Helm chart, a one-node CassandraDatacenter
 # dc1 in namespace default backed by real Cassandra, and pods run as local processes. No
 # Docker. Needs root (pods get their own mount namespace). Flags pass through, e.g.
 # --max-nodes 3 or --keep.

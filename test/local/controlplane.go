@@ -9,17 +9,13 @@ import (
 	"strings"
 	"time"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
@@ -62,7 +58,8 @@ func startControlPlane(ctx context.Context, root, dir string, nodes int, scheme 
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases"), crds},
+		// cassbench's own CRDs come with its chart (installChart).
+		CRDDirectoryPaths:     []string{crds},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
 	}
@@ -245,52 +242,6 @@ func (cp *controlPlane) writeKubeconfig(path string, user envtest.User) (string,
 		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	return path, nil
-}
-
-// managerKubeconfig provisions the manager's user, grants it exactly the ClusterRole in
-// config/rbac/role.yaml, waits until RBAC allows it, and writes its kubeconfig. A permission
-// the role lacks then fails the manager as it would in a cluster.
-func (cp *controlPlane) managerKubeconfig(ctx context.Context, root, path string) (string, error) {
-	const user = "cassbench-manager"
-	data, err := os.ReadFile(filepath.Join(root, "config", "rbac", "role.yaml"))
-	if err != nil {
-		return "", fmt.Errorf("reading the manager's role: %w", err)
-	}
-	role := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(data, role); err != nil {
-		return "", fmt.Errorf("decoding config/rbac/role.yaml: %w", err)
-	}
-	if role.Kind != "ClusterRole" || len(role.Rules) == 0 {
-		return "", fmt.Errorf("config/rbac/role.yaml is a %s with %d rules, want a ClusterRole with rules", role.Kind, len(role.Rules))
-	}
-	role.ObjectMeta = metav1.ObjectMeta{Name: role.Name}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
-	}
-	for _, obj := range []client.Object{role, binding} {
-		if err := cp.client.Create(ctx, obj); err != nil {
-			return "", fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
-		}
-	}
-	// The RBAC authorizer learns of new bindings through an informer.
-	for _, r := range role.Rules {
-		attrs := &authorizationv1.ResourceAttributes{Verb: r.Verbs[0], Group: r.APIGroups[0], Resource: r.Resources[0]}
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-				User: user, Groups: []string{"system:authenticated"}, ResourceAttributes: attrs,
-			}}
-			if err := cp.client.Create(ctx, review); err != nil {
-				return false, err
-			}
-			return review.Status.Allowed, nil
-		})
-		if err != nil {
-			return "", fmt.Errorf("waiting for RBAC to allow %s to %s %s: %w", user, attrs.Verb, attrs.Resource, err)
-		}
-	}
-	return cp.writeKubeconfig(path, envtest.User{Name: user})
 }
 
 func (cp *controlPlane) stop() {

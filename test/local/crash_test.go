@@ -9,9 +9,9 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
-// A manager killed with SIGKILL as soon as its patch of the datacenter lands — before it can
-// record the patch in status — and started again still puts the datacenter back when the run
-// ends: restoring is decided from what the datacenter looks like, not from a flag the dead
+// A manager whose container is killed with SIGKILL as soon as its patch of the datacenter
+// lands — before it can record the patch in status — and started again by the kubelet still
+// puts the datacenter back when the run ends: restoring is decided from what the datacenter looks like, not from a flag the dead
 // manager meant to write. The envtest harness TestCrashAfterEveryWrite covers every write;
 // this one does it with a real process, real nodes and the real Job controller.
 func TestManagerKilledRightAfterTheDatacenterPatchStillRestoresIt(t *testing.T) {
@@ -36,11 +36,7 @@ func TestManagerKilledRightAfterTheDatacenterPatchStillRestoresIt(t *testing.T) 
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	env.KillManager()
-	time.Sleep(time.Second)
-	if err := env.StartManager(); err != nil {
-		t.Fatal(err)
-	}
+	killManager(ctx, t, env)
 
 	run = waitFinished(ctx, t, env, name, 6*time.Minute)
 	if run.Status.Phase != cbv1.PhaseSucceeded {

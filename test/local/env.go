@@ -59,8 +59,10 @@ type Env struct {
 	Client client.Client
 	// AdminKubeconfig reaches the apiserver as a member of system:masters.
 	AdminKubeconfig string
-	Manager         *Process
-	Runner          *PodRunner
+	// Manager runs the pod of the chart's Deployment: the manager binary, under the chart's
+	// ServiceAccount and RBAC.
+	Manager *PodRunner
+	Runner  *PodRunner
 	// Operator runs cass-operator's pod; NodePods the pods of its StatefulSets; Volumes
 	// their claims.
 	Operator *PodRunner
@@ -79,7 +81,8 @@ type Env struct {
 }
 
 // Start brings up the environment: Cassandra's files, the control plane, the played kubelet,
-// provisioner and DNS, cass-operator from its manifests, the datacenter, then the manager.
+// provisioner and DNS, cass-operator from its manifests, the datacenter, then cassbench from
+// its Helm chart.
 func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	o = withDefaults(o)
 	root, err := kube.RepoRoot()
@@ -140,10 +143,6 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err := os.WriteFile(e.AdminKubeconfig, e.cp.env.KubeConfig, 0o600); err != nil {
 		return nil, fail(err)
 	}
-	managerKubeconfig, err := e.cp.managerKubeconfig(ctx, root, filepath.Join(o.Dir, "manager.kubeconfig"))
-	if err != nil {
-		return nil, fail(err)
-	}
 	if err := <-nodesErr; err != nil {
 		return nil, err
 	}
@@ -165,6 +164,20 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		Images: map[string]Image{o.Image: {Commands: map[string]string{
 			"/cassbench":        filepath.Join(bin, "cassbench"),
 			"/cassbench-writer": filepath.Join(bin, "cassbench-writer"),
+		}}},
+		Hosts:     func() []HostAlias { return clusterHosts(e.Client) },
+		APIServer: apiServer,
+		CACert:    caCert,
+		Logf:      e.Logf,
+	}
+	// The chart's Deployment runs the image's /manager; setup and writer pods its /cassbench
+	// and /cassbench-writer, through Runner.
+	e.Manager = &PodRunner{
+		Client:   e.Client,
+		Selector: managerSelector,
+		Dir:      filepath.Join(o.Dir, "pods"),
+		Images: map[string]Image{o.Image: {Commands: map[string]string{
+			"/manager": filepath.Join(bin, "manager"),
 		}}},
 		Hosts:     func() []HostAlias { return clusterHosts(e.Client) },
 		APIServer: apiServer,
@@ -195,8 +208,9 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.settled = map[int64]time.Time{}
-	e.wg.Add(5)
+	e.wg.Add(6)
 	go func() { defer e.wg.Done(); e.Runner.Run(runCtx) }()
+	go func() { defer e.wg.Done(); e.Manager.Run(runCtx) }()
 	go func() { defer e.wg.Done(); e.Operator.Run(runCtx) }()
 	go func() { defer e.wg.Done(); e.Volumes.Run(runCtx) }()
 	go func() { defer e.wg.Done(); e.NodePods.Run(runCtx) }()
@@ -209,21 +223,10 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		return nil, err
 	}
 
-	e.Manager = &Process{
-		Name: "manager",
-		Path: filepath.Join(bin, "manager"),
-		Args: []string{
-			"--leader-elect=false",
-			"--metrics-bind-address=0",
-			"--health-probe-bind-address=0",
-			"--writer-image=" + o.Image,
-			// The scenario of a pod that does not start waits this long, not the default 2m.
-			"--pod-start-grace=" + podStartGrace.String(),
-		},
-		Env: append(withoutEnv(os.Environ(), "KUBECONFIG"), "KUBECONFIG="+managerKubeconfig),
-		Log: filepath.Join(o.Dir, "manager.log"),
+	if err := e.installChart(ctx); err != nil {
+		return nil, err
 	}
-	if err := e.StartManager(); err != nil {
+	if err := e.WaitManager(ctx, 0, 2*time.Minute); err != nil {
 		return nil, err
 	}
 	e.Logf("environment ready in %s", o.Dir)
@@ -339,27 +342,9 @@ func (e *Env) WaitDatacenterSettled(ctx context.Context, timeout time.Duration) 
 	return nil
 }
 
-// StartManager starts the manager and waits until its controllers run.
-func (e *Env) StartManager() error {
-	e.Logf("starting the manager")
-	if err := e.Manager.Start(); err != nil {
-		return err
-	}
-	return e.Manager.WaitForLog("Starting workers", time.Minute)
-}
-
-// KillManager kills the manager with SIGKILL, as a node failure or OOM kill would.
-func (e *Env) KillManager() {
-	e.Logf("killing the manager (pid %d)", e.Manager.PID())
-	e.Manager.Kill()
-}
-
 // Stop stops everything, Cassandra included, and removes the directory unless keep.
 func (e *Env) Stop() {
 	e.Logf("stopping")
-	if e.Manager != nil {
-		e.Manager.Stop(10 * time.Second)
-	}
 	if e.cancel != nil {
 		e.cancel() // the pod runners kill their pods and stop the nodes
 	}
@@ -400,8 +385,8 @@ func (e *Env) Logf(format string, args ...any) {
 // kube-controller-manager, and the logs of the pods of the named runs (all pods when none).
 func (e *Env) DumpLogs(w io.Writer, runs ...string) {
 	_, _ = fmt.Fprintf(w, "--- harness log (%s) ---\n%s\n", filepath.Join(e.Dir, "harness.log"), tailFile(filepath.Join(e.Dir, "harness.log"), 80))
-	if e.Manager != nil {
-		_, _ = fmt.Fprintf(w, "--- manager log (%s) ---\n%s\n", e.Manager.Log, e.Manager.Tail(80))
+	if log := e.ManagerLog(); log != "" {
+		_, _ = fmt.Fprintf(w, "--- manager log (%s) ---\n%s\n", log, tailFile(log, 80))
 	}
 	if e.cp != nil && e.cp.kcm != nil {
 		var errs []string

@@ -80,8 +80,8 @@ func TestPodsReadingAMissingSecretFailTheRun(t *testing.T) {
 	checkRestored(ctx, t, env)
 }
 
-// A manager killed with SIGKILL mid-run and started again completes the run with one writer
-// Job.
+// A manager whose container is killed with SIGKILL mid-run, and started again by the
+// kubelet, completes the run with one writer Job.
 func TestManagerRestartedMidRunCompletesIt(t *testing.T) {
 	const name = "manager-restart"
 	env, ctx := scenario(t, name)
@@ -89,11 +89,7 @@ func TestManagerRestartedMidRunCompletesIt(t *testing.T) {
 	create(ctx, t, env, run)
 
 	waitWriterMeasuring(ctx, t, env, name, 0)
-	env.KillManager()
-	time.Sleep(2 * time.Second)
-	if err := env.StartManager(); err != nil {
-		t.Fatal(err)
-	}
+	killManager(ctx, t, env)
 
 	run = waitFinished(ctx, t, env, name, 3*time.Minute)
 	if run.Status.Phase != cbv1.PhaseSucceeded {
@@ -114,6 +110,36 @@ func TestManagerRestartedMidRunCompletesIt(t *testing.T) {
 		t.Errorf("results %+v, want both writers reported", res)
 	}
 	checkRestored(ctx, t, env)
+}
+
+// killManager kills the manager's container with SIGKILL and waits until the played kubelet
+// has started it again (restartPolicy Always) and it leads again: the pod reports the restart
+// and the killed container as its last state, as the kubelet does.
+func killManager(ctx context.Context, t *testing.T, env *Env) {
+	t.Helper()
+	before, _, err := env.managerPod(ctx)
+	if err != nil || before == nil {
+		t.Fatalf("the manager's pod: %v %v", before, err)
+	}
+	restarts := before.Status.ContainerStatuses[0].RestartCount
+	pid, err := env.KillManager(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The new container waits for the killed one's leader election lease to expire.
+	if err := env.WaitManager(ctx, pid, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	after, _, err := env.managerPod(ctx)
+	if err != nil || after == nil {
+		t.Fatalf("the manager's pod: %v %v", after, err)
+	}
+	cs := after.Status.ContainerStatuses[0]
+	if after.UID != before.UID || cs.RestartCount != restarts+1 || cs.LastTerminationState.Terminated == nil ||
+		cs.LastTerminationState.Terminated.ExitCode != 137 {
+		t.Fatalf("manager pod %s (was %s): restarts %d (was %d), last state %+v; want the same pod restarted once after exit code 137",
+			after.UID, before.UID, cs.RestartCount, restarts, cs.LastTerminationState)
+	}
 }
 
 // waitWriterMeasuring waits until writer index of the run has started its measured window

@@ -36,12 +36,12 @@ type HostAlias struct {
 	Hostnames []string
 }
 
-// PodRunner plays the kubelet for pods matching Selector: each new pod's single container runs
-// as a local process in its own mount namespace, with the pod's /etc/hosts, termination
-// message file and emptyDir volumes bind-mounted where the container expects them, and as the
-// user its security context names. The pod's status follows the process as the kubelet
-// reports it. Pods are never scheduled (there is no scheduler); the Job controller does not
-// mind.
+// PodRunner plays the kubelet for pods matching Selector and bound to a local Node: each
+// pod's single container runs as a local process in its own mount namespace, with the pod's
+// /etc/hosts, termination message file and volumes bind-mounted where the container expects
+// them, and as the user its security context names. The pod's status follows the process as
+// the kubelet reports it, and a container that exits is started again as its pod's
+// restartPolicy says, with the kubelet's back-off (restart.go).
 type PodRunner struct {
 	Client   client.Client
 	Selector labels.Selector
@@ -57,6 +57,7 @@ type PodRunner struct {
 	Logf      func(format string, args ...any)
 
 	mu   sync.Mutex
+	ctx  context.Context // Run's: restarts stop with it
 	pods map[types.UID]*podProcess
 	// retryAt holds pods whose configuration (a Secret) was missing, and when to look again.
 	retryAt map[types.UID]time.Time
@@ -67,8 +68,11 @@ type PodProcess struct {
 	Namespace, Name string
 	Labels          map[string]string
 	PID             int
-	Log             string
-	Started         time.Time
+	// Log is the current container's log: container.log, then container-N.log after the
+	// Nth restart (the kubelet keeps one log per attempt, too).
+	Log      string
+	Started  time.Time
+	Restarts int32
 }
 
 type podProcess struct {
@@ -77,7 +81,10 @@ type podProcess struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
 	failed  string // why the container could not start, once reported
-	killing bool
+	killing bool   // stopped by the runner: not restarted
+	// lastState is the previous container's end; backOff the kubelet's restart back-off.
+	lastState *corev1.ContainerStateTerminated
+	backOff   restartBackOff
 }
 
 // terminationMessageLimit is the kubelet's limit on one container's termination message.
@@ -90,6 +97,7 @@ func (r *PodRunner) Run(ctx context.Context) {
 		r.pods = map[types.UID]*podProcess{}
 		r.retryAt = map[types.UID]time.Time{}
 	}
+	r.ctx = ctx
 	r.mu.Unlock()
 	defer r.killAll()
 	syncEvery(ctx, 200*time.Millisecond, r.sync, func(err error) { r.Logf("pod runner: %v", err) })
@@ -166,8 +174,8 @@ func (r *PodRunner) deleting(ctx context.Context, pod *corev1.Pod) {
 	p := r.pods[pod.UID]
 	running := p != nil && p.cmd != nil && !p.exited()
 	first := running && !p.killing
-	if first {
-		p.killing = true
+	if p != nil {
+		p.killing = true // a container waiting out its back-off is not started again
 	}
 	r.mu.Unlock()
 	if !running {
@@ -235,9 +243,6 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 	if len(pod.Spec.Containers) != 1 || len(pod.Spec.InitContainers) > 0 {
 		return fail("Unsupported", errors.New("the local pod runner runs pods of exactly one container and no init containers"))
 	}
-	if pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
-		return fail("Unsupported", errors.New("the local pod runner does not restart containers: restartPolicy OnFailure is not supported"))
-	}
 	c := &pod.Spec.Containers[0]
 	image, ok := r.Images[c.Image]
 	if !ok {
@@ -291,8 +296,11 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 	if err != nil {
 		return fail("CreateContainerError", err)
 	}
-	p.Log = filepath.Join(dir, "container.log")
-	log, err := os.OpenFile(p.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logPath := filepath.Join(dir, "container.log")
+	if p.Restarts > 0 {
+		logPath = filepath.Join(dir, fmt.Sprintf("container-%d.log", p.Restarts))
+	}
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fail("CreateContainerError", err)
 	}
@@ -310,7 +318,10 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 	if err := cmd.Start(); err != nil {
 		return fail("CreateContainerError", fmt.Errorf("starting %s: %w", binary, err))
 	}
-	p.cmd, p.PID, p.Started, p.done = cmd, cmd.Process.Pid, time.Now(), make(chan struct{})
+	r.mu.Lock()
+	p.cmd, p.PID, p.Started, p.done, p.Log = cmd, cmd.Process.Pid, time.Now(), make(chan struct{}), logPath
+	restarts, last := p.Restarts, p.lastState
+	r.mu.Unlock()
 	started := metav1.NewTime(p.Started)
 	r.patchStatus(ctx, pod, func(st *corev1.PodStatus) {
 		*st = corev1.PodStatus{
@@ -323,8 +334,9 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 			Conditions: podConditions(corev1.ConditionTrue, "", started),
 			ContainerStatuses: []corev1.ContainerStatus{{
 				Name: c.Name, Image: c.Image, ImageID: "local://" + c.Image, ContainerID: fmt.Sprintf("local://%d", p.PID),
-				Ready: true, Started: ptrTo(true),
-				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}},
+				Ready: true, Started: ptrTo(true), RestartCount: restarts,
+				State:                corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}},
+				LastTerminationState: lastState(last),
 			}},
 		}
 	})
@@ -495,6 +507,13 @@ func (r *PodRunner) wait(pod *corev1.Pod, p *podProcess) {
 	}
 	r.Logf("pod runner: pod %s/%s (pid %d) exited with code %d", p.Namespace, p.Name, p.PID, code)
 	started := metav1.NewTime(p.Started)
+	ended := &corev1.ContainerStateTerminated{
+		ExitCode: int32(code), Reason: reason, Message: msg,
+		StartedAt: started, FinishedAt: finished, ContainerID: fmt.Sprintf("local://%d", p.PID),
+	}
+	if r.restartLater(pod, p, ended) {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r.patchStatus(ctx, pod, func(st *corev1.PodStatus) {
@@ -502,11 +521,9 @@ func (r *PodRunner) wait(pod *corev1.Pod, p *podProcess) {
 		st.Conditions = podConditions(corev1.ConditionFalse, "PodCompleted", finished)
 		st.ContainerStatuses = []corev1.ContainerStatus{{
 			Name: c.Name, Image: c.Image, ImageID: "local://" + c.Image, ContainerID: fmt.Sprintf("local://%d", p.PID),
-			Ready: false, Started: ptrTo(false),
-			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-				ExitCode: int32(code), Reason: reason, Message: msg,
-				StartedAt: started, FinishedAt: finished, ContainerID: fmt.Sprintf("local://%d", p.PID),
-			}},
+			Ready: false, Started: ptrTo(false), RestartCount: p.Restarts,
+			State:                corev1.ContainerState{Terminated: ended},
+			LastTerminationState: lastState(p.lastState),
 		}}
 	})
 }
@@ -577,6 +594,7 @@ func (r *PodRunner) killAll() {
 	r.mu.Lock()
 	var running []*podProcess
 	for _, p := range r.pods {
+		p.killing = true
 		if p.cmd != nil && !p.exited() {
 			running = append(running, p)
 		}

@@ -29,7 +29,9 @@ type valueSet struct {
 	values func(watched []string) string
 	// wantImage and wantWriterImage are the manager's image and its CASSBENCH_IMAGE.
 	wantImage, wantWriterImage string
-	wantKinds                  []string
+	// wantPorts are the manager's metrics and probe ports; zero means the defaults.
+	wantPorts [2]int
+	wantKinds []string
 }
 
 const defaultImage = "ghcr.io/cassbench/cassbench:0.1.0"
@@ -77,8 +79,10 @@ tolerations: [{key: dedicated, operator: Equal, value: benchmarks, effect: NoSch
 podAnnotations: {example.com/team: perf}
 extraArgs: [--zap-log-level=debug]
 allowedImages: ["registry.example.com/perf/*"]
+ports: {metrics: 18443, probes: 18081}
 `
 		},
+		wantPorts:       [2]int{18443, 18081},
 		wantImage:       "registry.example.com/perf/cassbench:v9.9.9",
 		wantWriterImage: "registry.example.com/perf/writer@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 		wantKinds:       append([]string{"ClusterRoleBinding"}, baseKinds...),
@@ -110,6 +114,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 		"namespace not a label":    "watchNamespaces: [Team_A]\n",
 		"watchNamespaces a string": "watchNamespaces: team-a\n",
 		"bad interval":             "metrics: {podMonitor: {interval: 5 seconds}}\n",
+		"port out of range":        "ports: {metrics: 70000, probes: 8081}\n",
+		"port a string":            "ports: {metrics: \":9443\", probes: 8081}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "values.yaml")
@@ -160,7 +166,7 @@ func TestChartAppliesWithValueSets(t *testing.T) {
 			}
 
 			dep := find(t, objs, "Deployment", "cassbench-manager")
-			checkManagerDeployment(t, dep, set.wantImage, set.wantWriterImage)
+			checkManagerDeployment(t, dep, set.wantImage, set.wantWriterImage, set.wantPorts)
 			checkNamespaces(t, objs, ns, name == "watch namespaces", watched)
 			if pm := ofKind(objs, "PodMonitor"); len(pm) == 1 {
 				checkPodMonitor(t, pm[0], name == "watch namespaces", watched)
@@ -178,7 +184,7 @@ func TestChartAppliesWithValueSets(t *testing.T) {
 // checkManagerDeployment holds the chart's Deployment to what the image and the controller
 // assume: the manager binary, its own image passed on to setup and writer pods, the flags
 // values ask for.
-func checkManagerDeployment(t *testing.T, dep *unstructured.Unstructured, wantImage, wantWriterImage string) {
+func checkManagerDeployment(t *testing.T, dep *unstructured.Unstructured, wantImage, wantWriterImage string, wantPorts [2]int) {
 	t.Helper()
 	c := managerContainer(t, dep)
 	if c.image != wantImage {
@@ -190,10 +196,24 @@ func checkManagerDeployment(t *testing.T, dep *unstructured.Unstructured, wantIm
 	if strings.Join(c.command, " ") != "/manager" {
 		t.Errorf("command %v, want [/manager]", c.command)
 	}
-	for _, arg := range []string{"--leader-elect", "--health-probe-bind-address=:8081", "--metrics-bind-address=:8443"} {
+	metrics, probes := int64(8443), int64(8081)
+	if wantPorts != [2]int{} {
+		metrics, probes = int64(wantPorts[0]), int64(wantPorts[1])
+	}
+	for _, arg := range []string{"--leader-elect", fmt.Sprintf("--health-probe-bind-address=:%d", probes), fmt.Sprintf("--metrics-bind-address=:%d", metrics)} {
 		if !slices.Contains(c.args, arg) {
 			t.Errorf("args %v lack %s", c.args, arg)
 		}
+	}
+	// The metrics Service and the probes name these ports: they must be where the flags bind.
+	ports, _, _ := unstructured.NestedSlice(c.raw, "ports")
+	got := map[string]int64{}
+	for _, p := range ports {
+		m := p.(map[string]any)
+		got[m["name"].(string)], _ = m["containerPort"].(int64)
+	}
+	if diff := cmp.Diff(map[string]int64{"metrics": metrics, "probes": probes}, got); diff != "" {
+		t.Errorf("container ports (-want +got):\n%s", diff)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Command local-cluster starts cassbench's local end-to-end environment (see test/local) and
-// leaves it running until Ctrl-C: a control plane with cass-operator and the manager, a
+// leaves it running until Ctrl-C: a control plane with cass-operator and cassbench's chart, a
 // one-node datacenter dc1 backed by real Cassandra, and pods that run as local processes. Run
 // it with `make local-cluster`.
 package main
@@ -47,17 +47,18 @@ func main() {
 	} else {
 		fmt.Printf(`
 The local cluster is running: CassandraDatacenter %s/%s (%d node, real Cassandra) run by the
-real cass-operator, the cassbench manager, kube-controller-manager and kube-scheduler, and
-pods as local processes.
+real cass-operator, cassbench installed by its Helm chart (release cassbench in
+cassbench-system), kube-controller-manager and kube-scheduler, and pods as local processes.
 
   export KUBECONFIG=%s
   kubectl apply -f config/samples/kind-demo.yaml
   kubectl get benchmarkruns -w
 
-Logs: %s (manager.log, kube-controller-manager.log, kube-scheduler.log, harness.log,
-pods/*/container.log: cass-operator's among them)
+Logs: %s (kube-controller-manager.log, kube-scheduler.log, harness.log,
+pods/*/container.log: the manager's and cass-operator's among them; the manager's is
+%s)
 Ctrl-C stops everything, Cassandra included.
-`, o.Namespace, o.Datacenter, 1, *kubeconfig, env.Dir)
+`, o.Namespace, o.Datacenter, 1, *kubeconfig, env.Dir, env.ManagerLog())
 		<-ctx.Done()
 	}
 	stop()

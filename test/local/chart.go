@@ -1,0 +1,184 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cassbench/cassbench/internal/testutil/kube"
+)
+
+// The chart's release: its name gives the objects' names (cassbench-manager, ...), as in
+// docs/install.md.
+const (
+	releaseName      = "cassbench"
+	releaseNamespace = "cassbench-system"
+)
+
+// managerSelector selects the pod of the chart's Deployment (its selectorLabels).
+var managerSelector = labels.SelectorFromSet(labels.Set{
+	"app.kubernetes.io/name": "cassbench", "app.kubernetes.io/instance": releaseName, "app.kubernetes.io/component": "manager",
+})
+
+// helmBinary is the helm the Makefile caches (HELM, as `make test-local` passes it), else
+// the one `make helm` builds.
+func helmBinary(root string) (string, error) {
+	if h := os.Getenv("HELM"); h != "" {
+		return h, nil
+	}
+	out, err := kube.Run(root, "make", "-s", "--no-print-directory", "helm")
+	if err != nil {
+		return "", err
+	}
+	return kube.LastLine(out), nil
+}
+
+// chartValues are the values the environment installs the chart with. The pod runner maps
+// the image to the locally built binaries. The played kubelet runs every pod in the host's
+// network, where cass-operator's manager already serves :8443 and :8081, so the manager's
+// ports move; the scenario of a pod that does not start waits podStartGrace, not 2m.
+func chartValues(image string) string {
+	repo, tag, _ := strings.Cut(image, ":")
+	return fmt.Sprintf(`image: {repository: %q, tag: %q, pullPolicy: Never}
+podStartGrace: %s
+ports: {metrics: 18443, probes: 18081}
+`, repo, tag, podStartGrace)
+}
+
+// installChart installs cassbench as a user does: `helm install` of charts/cassbench (its
+// CRDs, ServiceAccount, RBAC and the manager's Deployment) into cassbench-system. The
+// Deployment's pod then runs through the pod runner under the chart's ServiceAccount.
+func (e *Env) installChart(ctx context.Context) error {
+	helm, err := helmBinary(e.Root)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(e.Dir, "helm")
+	values := filepath.Join(dir, "values.yaml")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(values, []byte(chartValues(e.Image)), 0o644); err != nil {
+		return err
+	}
+	e.Logf("installing cassbench with helm install %s charts/cassbench --namespace %s", releaseName, releaseNamespace)
+	cmd := []string{helm, "install", releaseName, filepath.Join(e.Root, "charts", "cassbench"),
+		"--namespace", releaseNamespace, "--create-namespace", "--kubeconfig", e.AdminKubeconfig, "--values", values}
+	// Helm's cache, configuration and data stay in the environment's directory.
+	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
+	c.Dir = e.Root
+	c.Env = append(withoutEnv(os.Environ(), "KUBECONFIG"), "HELM_CACHE_HOME="+filepath.Join(dir, "cache"),
+		"HELM_CONFIG_HOME="+filepath.Join(dir, "config"), "HELM_DATA_HOME="+filepath.Join(dir, "data"))
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %w\n%s", strings.Join(cmd, " "), err, out)
+	}
+	e.Logf("helm: %s", strings.TrimSpace(firstLines(string(out), 6)))
+	return nil
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// managerPod is the manager's pod and the runner's process for it, when one runs.
+func (e *Env) managerPod(ctx context.Context) (*corev1.Pod, *PodProcess, error) {
+	var pods corev1.PodList
+	if err := e.Client.List(ctx, &pods, client.InNamespace(releaseNamespace), client.MatchingLabelsSelector{Selector: managerSelector}); err != nil {
+		return nil, nil, err
+	}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		for _, p := range e.Manager.Processes() {
+			if p.Namespace == pod.Namespace && p.Name == pod.Name && e.Manager.Running(p.Namespace, p.Name) {
+				return pod, &p, nil
+			}
+		}
+		return pod, nil, nil
+	}
+	return nil, nil, nil
+}
+
+// WaitManager waits until the manager's container (one other than pid notPID) runs its
+// controllers: it logged "Starting workers", which it does once it leads.
+func (e *Env) WaitManager(ctx context.Context, notPID int, timeout time.Duration) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		pod, p, err := e.managerPod(ctx)
+		switch {
+		case err != nil:
+			last = err.Error()
+		case pod == nil:
+			last = "no manager pod"
+		case p == nil || p.PID == notPID:
+			last = fmt.Sprintf("pod %s has no running container (%s)", pod.Name, podState(pod))
+		default:
+			log, _ := os.ReadFile(p.Log)
+			last = fmt.Sprintf("pod %s, pid %d, has not logged \"Starting workers\"", pod.Name, p.PID)
+			return strings.Contains(string(log), "Starting workers"), nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the manager's controllers: %s: %w", last, err)
+	}
+	return nil
+}
+
+// KillManager kills the manager's container with SIGKILL, as a node failure or OOM kill
+// would, and returns its pid. The played kubelet starts it again (restartPolicy Always).
+func (e *Env) KillManager(ctx context.Context) (int, error) {
+	pod, p, err := e.managerPod(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if p == nil {
+		return 0, errors.New("no manager container runs")
+	}
+	e.Logf("killing the manager's container (pod %s, pid %d)", pod.Name, p.PID)
+	return p.PID, syscall.Kill(-p.PID, syscall.SIGKILL)
+}
+
+// ManagerLog is the path of the manager's current container log, or "".
+func (e *Env) ManagerLog() string {
+	if e.Manager == nil {
+		return ""
+	}
+	var log string
+	for _, p := range e.Manager.Processes() {
+		log = p.Log // the newest pod's
+	}
+	return log
+}
+
+func podState(pod *corev1.Pod) string {
+	for _, cs := range pod.Status.ContainerStatuses {
+		switch {
+		case cs.State.Waiting != nil:
+			return "waiting: " + cs.State.Waiting.Reason
+		case cs.State.Terminated != nil:
+			return fmt.Sprintf("terminated with %d", cs.State.Terminated.ExitCode)
+		case cs.State.Running != nil:
+			return "running"
+		}
+	}
+	return string(pod.Status.Phase)
+}
