@@ -646,7 +646,7 @@ func (d *decider) load(t jobs.Target) {
 	pods := d.o.pods[jobs.ComponentWriter]
 	run.Status.WriterReports = storeReports(run.Status.WriterReports, jobs.TerminatedPods(pods, jobs.ComponentWriter), pods, n)
 	summaries, problems := readSummaries(run.Status.WriterReports)
-	if merged := results.Merge(summaries); merged != nil {
+	if merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(d.o.dc)}); merged != nil {
 		run.Status.Results = merged
 	}
 	active, succeeded, failed := jobs.Counts(job)
@@ -993,6 +993,19 @@ func (d *decider) prepareExpired(why string) bool {
 	d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExpired,
 		fmt.Sprintf("%s within deadlines.prepare (%s)", why, prepareTimeout(d.run)))
 	return true
+}
+
+// nodeCPULimit is the CPU limit of the datacenter's Cassandra containers in millicores, 0 when
+// none is set (requests alone do not bound a node: it may use whatever its Kubernetes node has
+// spare).
+func nodeCPULimit(dc *cassdcapi.CassandraDatacenter) int64 {
+	if dc == nil {
+		return 0
+	}
+	if q, ok := dc.Spec.Resources.Limits[corev1.ResourceCPU]; ok {
+		return q.MilliValue()
+	}
+	return 0
 }
 
 // resolveTarget resolves where and as whom the pods connect, or why they may not.

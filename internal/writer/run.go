@@ -322,9 +322,16 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 	w, cfg, st, eng := ld.cfg.Spec.Writers, ld.cfg, ld.st, ld.eng
 	wall := wallClock(cfg.Now)
 	warmup := durationOf(w.Warmup)
+	var early <-chan *server.Sampler
 	if warmup > 0 {
 		st.enter(phaseWarmup, begin)
+		if ld.nodes == nil {
+			early = ld.beginAt(ctx, begin.Add(warmup))
+		}
 		eng.run(ld.pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
+		if early != nil {
+			ld.nodes = <-early
+		}
 	}
 	for _, v := range ld.verifiers {
 		v.reset() // the window counts its own reads only
@@ -384,6 +391,19 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 			sum.Schedule.DrainMicros = res.Last.Sub(window.End).Microseconds()
 		}
 	}
+}
+
+// beginAt reads this writer's nodes for the window's start at start, the common instant every
+// writer's window begins at after the warm-up, while this writer's warm-up still runs: read
+// after the warm-up returned, the counters would miss what every writer sent while this one
+// drained its last warm-up requests.
+func (ld *load) beginAt(ctx context.Context, start time.Time) <-chan *server.Sampler {
+	out := make(chan *server.Sampler, 1)
+	go func() {
+		sleepCtx(ctx, time.Until(start))
+		out <- beginWatch(ctx, ld.session, ld.cfg, ld.schema.Keyspace, ld.schema.Table)
+	}()
+	return out
 }
 
 // wallClock maps a reading of the monotonic clock to the writer's wall clock as now tells
