@@ -28,12 +28,12 @@ func tableDirs(ctx context.Context, s *gocql.Session, t Target) []string {
 	defer cancel()
 	var value string
 	if err := s.Query("SELECT value FROM system_views.settings WHERE name = 'data_file_directories'").
-		SetHostID(t.HostID).WithContext(qctx).Scan(&value); err != nil {
+		SetHostID(t.HostID).ScanContext(qctx, &value); err != nil {
 		return nil
 	}
 	var id gocql.UUID
 	if err := s.Query("SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?", t.Keyspace, t.Table).
-		SetHostID(t.HostID).WithContext(qctx).Scan(&id); err != nil {
+		SetHostID(t.HostID).ScanContext(qctx, &id); err != nil {
 		return nil
 	}
 	name := t.Table + "-" + strings.ReplaceAll(id.String(), "-", "")
