@@ -329,9 +329,6 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 			early = ld.beginAt(ctx, begin.Add(warmup))
 		}
 		eng.run(ld.pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
-		if early != nil {
-			ld.nodes = <-early
-		}
 	}
 	for _, v := range ld.verifiers {
 		v.reset() // the window counts its own reads only
@@ -353,10 +350,16 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 		smp := newSampler(st.measured, timelineInterval(durationOf(w.Duration)))
 		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 		go func() { timeline <- smp.run(window.Start, stopSampling) }()
-		if ld.nodes == nil {
-			ld.nodes = beginWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table)
+		var watching *serverWatch
+		if early != nil {
+			// The window's load starts now; the sampling once the first reading is in.
+			watching = watchWhenRead(ctx, early, window.End.Sub(window.Start))
+		} else {
+			if ld.nodes == nil {
+				ld.nodes = beginWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table)
+			}
+			watching = startWatch(ctx, ld.nodes, window.End.Sub(window.Start))
 		}
-		watching := startWatch(ctx, ld.nodes, window.End.Sub(window.Start))
 		res = eng.run(ld.pace(window), st.measured)
 		close(stopSampling)
 		sum.Timeline = <-timeline
@@ -396,7 +399,7 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 // beginAt reads this writer's nodes for the window's start at start, the common instant every
 // writer's window begins at after the warm-up, while this writer's warm-up still runs: read
 // after the warm-up returned, the counters would miss what every writer sent while this one
-// drained its last warm-up requests.
+// drained its last warm-up requests, and this writer's window would wait for the reading.
 func (ld *load) beginAt(ctx context.Context, start time.Time) <-chan *server.Sampler {
 	out := make(chan *server.Sampler, 1)
 	go func() {
