@@ -105,7 +105,7 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 		Blocked:             blocked,
 		Dropped:             max(after.Expired-before.Expired, 0) + max(after.Overloaded-before.Overloaded, 0),
 		Hints:               after.HintFiles,
-		Compactions:         delta("CompactionExecutor"),
+		Compactions:         compactedSince(before, after),
 		BacklogBefore:       backlog(before),
 		BacklogAfter:        backlog(after),
 		BacklogPeak:         peaks.Backlog,

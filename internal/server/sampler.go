@@ -57,12 +57,19 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 	if now == nil {
 		now = time.Now
 	}
-	sm := &Sampler{session: s, targets: targets, now: now, from: now(),
+	from := now()
+	// The compaction history is counted from a minute before the window: both ends count the
+	// rows since then, so a node's clock a little off the writer's cancels out.
+	targets = append([]Target(nil), targets...)
+	for i := range targets {
+		targets[i].CompactedSince = from.Add(-time.Minute)
+	}
+	sm := &Sampler{session: s, targets: targets, now: now, from: from,
 		before: map[string]*Snapshot{}, peaks: map[string]*Peaks{}, procs: map[string]localStart{},
 		remote: map[string]remoteStart{}, stop: make(chan struct{}), done: make(chan struct{})}
 	// The counters first, as close to the window's start as they can be read; then the
 	// node processes and their table directories, which take longer to find.
-	for _, t := range targets {
+	for _, t := range sm.targets {
 		sm.peaks[t.Node] = NewPeaks()
 		snap, err := Read(ctx, s, t, sm.from)
 		if err != nil {

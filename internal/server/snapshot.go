@@ -39,6 +39,12 @@ type Snapshot struct {
 	// Pools by stage name (MutationStage, ReadStage, Native-Transport-Requests,
 	// CompactionExecutor, MemtableFlushWriter, ...).
 	Pools map[string]Pool
+	// Compacted is the compactions the node recorded in system.compaction_history since the
+	// target's CompactedSince, where CompactedRead: the difference of two snapshots is the
+	// compactions that finished between them. CompactionExecutor's completed tasks are no
+	// count of compactions: every flush submits a background task that finds nothing to do.
+	Compacted     int64
+	CompactedRead bool
 	// Compactions in flight (system_views.sstable_tasks, kind compaction) and the bytes they
 	// still have to read.
 	Compactions, CompactionBytesLeft int64
@@ -69,6 +75,10 @@ type Target struct {
 	Node, HostID    string
 	Port            int
 	Keyspace, Table string
+	// CompactedSince is where the count of system.compaction_history rows starts (the
+	// sampler sets it a minute before the window, whatever the node's clock says); zero: not
+	// counted.
+	CompactedSince time.Time
 }
 
 // Targets lists the nodes the session knows, sorted by address.
@@ -144,6 +154,17 @@ func Read(ctx context.Context, s *gocql.Session, t Target, now time.Time) (*Snap
 			snap.TableMiB = mib
 		}
 	}, &ks, &tbl, &mib)
+
+	if !t.CompactedSince.IsZero() {
+		var id gocql.UUID
+		n := int64(0)
+		before := len(snap.Missing)
+		scan("compaction_history", "SELECT id FROM system.compaction_history WHERE compacted_at > ? ALLOW FILTERING",
+			[]any{t.CompactedSince}, func() { n++ }, &id)
+		if len(snap.Missing) == before {
+			snap.Compacted, snap.CompactedRead = n, true
+		}
+	}
 
 	var files int64
 	scan("pending_hints", "SELECT files FROM system_views.pending_hints", nil, func() { snap.HintFiles += files }, &files)
