@@ -16,7 +16,9 @@ func TestNodeCPULimit(t *testing.T) {
 		dc.Spec.Resources = r
 		return dc
 	}
-	cpu := func(q string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(q)} }
+	cpu := func(q string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(q)}
+	}
 	tests := map[string]struct {
 		dc   *cassdcapi.CassandraDatacenter
 		want int64

@@ -113,7 +113,7 @@ func TestCompactedSince(t *testing.T) {
 		prev, cur Snapshot
 		want      int64
 	}{
-		"history read at both ends": {Snapshot{Pools: pools(10), Compacted: 4, CompactedRead: true}, Snapshot{Pools: pools(114), Compacted: 6, CompactedRead: true}, 2},
+		"history read at both ends":  {Snapshot{Pools: pools(10), Compacted: 4, CompactedRead: true}, Snapshot{Pools: pools(114), Compacted: 6, CompactedRead: true}, 2},
 		"no compaction, many checks": {Snapshot{Pools: pools(10), CompactedRead: true}, Snapshot{Pools: pools(114), CompactedRead: true}, 0},
 		"history unread at one end":  {Snapshot{Pools: pools(10), Compacted: 4, CompactedRead: true}, Snapshot{Pools: pools(14)}, 4},
 		"node restarted":             {Snapshot{Pools: pools(10), Compacted: 9, CompactedRead: true}, Snapshot{Pools: pools(1), Compacted: 2, CompactedRead: true}, 0},
