@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +35,7 @@ func (d *decider) load(t jobs.Target) {
 	pods := d.o.pods[jobs.ComponentWriter]
 	run.Status.WriterReports = storeReports(run.Status.WriterReports, jobs.TerminatedPods(pods, jobs.ComponentWriter), pods, n)
 	summaries, problems := readSummaries(run.Status.WriterReports)
-	if merged := results.Merge(summaries); merged != nil {
+	if merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(d.o.dc)}); merged != nil {
 		run.Status.Results = merged
 	}
 	active, succeeded, failed := jobs.Counts(job)
@@ -197,4 +198,17 @@ func lastStart(pods []corev1.Pod) time.Time {
 		}
 	}
 	return last
+}
+
+// nodeCPULimit is the CPU limit of the datacenter's Cassandra containers in millicores, 0 when
+// none is set (requests alone do not bound a node: it may use whatever its Kubernetes node has
+// spare).
+func nodeCPULimit(dc *cassdcapi.CassandraDatacenter) int64 {
+	if dc == nil {
+		return 0
+	}
+	if q, ok := dc.Spec.Resources.Limits[corev1.ResourceCPU]; ok {
+		return q.MilliValue()
+	}
+	return 0
 }

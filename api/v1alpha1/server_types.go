@@ -125,6 +125,11 @@ type NodeServerResults struct {
 	// CompactionBytesLeft is the bytes running compactions still had to read at the window's end.
 	// +required
 	CompactionBytesLeft int64 `json:"compactionBytesLeft"`
+	// SSTables of the benchmark table over the window, the backlog estimate that moves when
+	// every compactor is busy (the backlog above then stays near 0); absent where no source
+	// gives them.
+	// +optional
+	SSTables *NodeSSTableResults `json:"sstables,omitempty"`
 	// Flushes of memtables to SSTables.
 	// +required
 	Flushes int64 `json:"flushes"`
@@ -153,15 +158,21 @@ type NodeServerResults struct {
 	// +optional
 	CoordinatorLatencyResolutionMicros int64 `json:"coordinatorLatencyResolutionMicros,omitempty"`
 	// CPUMillicores is the node's CPU use over the window (its process's user and system
-	// time over the window's wall time), of CPUCores cores it could run on. Read from the
-	// process where the node runs on the reading writer's machine (local nodes), with the
-	// machine's cores; from the management API's metrics endpoint (process_cpu_seconds_total)
-	// on cass-operator pods, with CPUCores 0 (not known there); absent elsewhere.
+	// time over the window's wall time). Read from the process where the node runs on the
+	// reading writer's machine (local nodes); from the management API's metrics endpoint
+	// (process_cpu_seconds_total) on cass-operator pods; absent elsewhere.
 	// +optional
 	CPUMillicores int64 `json:"cpuMillicores,omitempty"`
-	// CPUCores is the number of cores of the machine the node runs on, 0 where not known.
+	// CPUCores is how many cores the node's process could run on (its CPU affinity), where
+	// the process was read; 0 on cass-operator pods.
 	// +optional
 	CPUCores int32 `json:"cpuCores,omitempty"`
+	// CPULimitMillicores is the CPU the node could use: its process's affinity capped by its
+	// cgroup's CPU quota (local nodes), or the CassandraDatacenter's spec.resources.limits.cpu
+	// (cass-operator pods); 0 when neither is known, and the verdict then does not judge the
+	// node's saturation.
+	// +optional
+	CPULimitMillicores int64 `json:"cpuLimitMillicores,omitempty"`
 	// GC is the stop-the-world pauses of the node's JVM in the window; absent where no source
 	// was readable.
 	// +optional
@@ -182,6 +193,33 @@ const (
 	// no longest pause (maxMillis 0).
 	GCSourceMetrics = "metrics"
 )
+
+// NodeSSTableResults are the benchmark table's SSTables on a node over the window.
+type NodeSSTableResults struct {
+	// Source is disk (the table's Data.db files in the node's data directories, for a node
+	// on the reading writer's machine, without the outputs of a transaction not yet
+	// committed) or metrics (the management API's live SSTable count of the table).
+	// +kubebuilder:validation:Enum=disk;metrics
+	// +required
+	Source string `json:"source"`
+	// Before is the table's SSTables at the window's start (summed over nodes in the total).
+	// +required
+	Before int64 `json:"before"`
+	// After is the table's SSTables at the window's end (summed over nodes in the total).
+	// +required
+	After int64 `json:"after"`
+	// Peak is the most SSTables at any sample of the window (summed over nodes in the total).
+	// +required
+	Peak int64 `json:"peak"`
+	// PendingCompactions is the compaction strategy's estimate of the compactions the table
+	// needs at the window's end (nodetool compactionstats' "pending tasks" for the table);
+	// from the metrics endpoint only.
+	// +optional
+	PendingCompactions *int64 `json:"pendingCompactions,omitempty"`
+	// PendingCompactionsPeak is the highest such estimate sampled in the window.
+	// +optional
+	PendingCompactionsPeak *int64 `json:"pendingCompactionsPeak,omitempty"`
+}
 
 // NodeGCResults are a node's garbage-collection pauses in the window.
 type NodeGCResults struct {

@@ -62,11 +62,13 @@ func reportMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	var runs []*cbv1.BenchmarkRun
 	var sweeps []*cbv1.BenchmarkSweep
+	var titled []string // the experiments' own names, also when read from files
 	for _, name := range names {
 		obj, err := load(name)
 		if err != nil {
 			return fail(1, "%v", err)
 		}
+		titled = append(titled, obj.GetName())
 		switch o := obj.(type) {
 		case *cbv1.BenchmarkRun:
 			runs = append(runs, o)
@@ -75,7 +77,7 @@ func reportMain(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 	}
 	if *title == "" {
-		*title = "cassbench: " + strings.Join(names, ", ")
+		*title = "cassbench: " + strings.Join(titled, ", ")
 	}
 	f, err := os.Create(*output)
 	if err != nil {

@@ -118,7 +118,11 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "warning: target rate not reached: "+msg)
 	}
 	failure := writerFailures(sums)
-	if err := report.Run(stdout, localRun(runID, spec, setupReport, res, failure), format); err != nil {
+	name := runID // the barrier's key is unique; the results carry the manifest's name
+	if n := manifestName(*file); n != "" {
+		name = n
+	}
+	if err := report.Run(stdout, localRun(name, spec, setupReport, res, failure), format); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"sigs.k8s.io/yaml"
+
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/admission"
 	"github.com/cassbench/cassbench/internal/cli"
@@ -40,4 +42,23 @@ func loadSpec(file string) (*cbv1.BenchmarkRunSpec, error) {
 var admitting = cli.SpecSource{
 	FileHelp: "BenchmarkRun manifest or spec (YAML or JSON); default: env " + podenv.Spec,
 	Load:     loadSpec,
+}
+
+// manifestName is the metadata.name of the BenchmarkRun manifest in file, "" when the file
+// holds only a spec: `cassbench run` names its results after it, so that two runs in one
+// report or comparison are told apart by the names their authors gave them.
+func manifestName(file string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if yaml.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return m.Metadata.Name
 }

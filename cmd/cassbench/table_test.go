@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +103,27 @@ func TestFirstEarlyFailure(t *testing.T) {
 	err := f.get()
 	if err == nil || err.Error() != "writer 2 failed before the start: connecting: refused" || !errors.Is(err, refused) {
 		t.Errorf("get() = %v, want writer 2's failure, wrapped", err)
+	}
+}
+
+// Results of `cassbench run -f` carry the manifest's name; a file holding only a spec, or
+// none, gives none and the run keeps its generated one.
+func TestManifestName(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"run.yaml":  "apiVersion: cassbench.io/v1alpha1\nkind: BenchmarkRun\nmetadata:\n  name: lcs-vs-stcs\nspec:\n  writers: {replicas: 1}\n",
+		"spec.yaml": "datacenterRef: {name: dc1}\nwriters: {replicas: 1}\n",
+		"bad.yaml":  "metadata: [\n",
+	}
+	want := map[string]string{"run.yaml": "lcs-vs-stcs", "spec.yaml": "", "bad.yaml": "", "missing.yaml": ""}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, w := range want {
+		if got := manifestName(filepath.Join(dir, name)); got != w {
+			t.Errorf("manifestName(%s) = %q, want %q", name, got, w)
+		}
 	}
 }

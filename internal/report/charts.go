@@ -54,8 +54,9 @@ func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 	if pending, work, end, ok := serverPanels(runs); ok {
 		f.title = "Throughput, p99 response and the servers over the measured window"
 		f.panels = append(f.panels, pending, work)
-		f.legend = append(f.legend, line{name: "compactions", color: styleColor}, line{name: "flushes", color: styleColor, dash: true},
-			line{name: "GC pauses, ms (right)", color: styleColor, dot: true})
+		f.legend = append(f.legend, line{name: "compactions", color: styleColor, bars: &bars{fill: barSolid}},
+			line{name: "flushes", color: styleColor, bars: &bars{fill: barLight}},
+			line{name: "GC pauses, ms (right)", color: styleColor, bars: &bars{fill: barOutline}})
 		xMax = max(xMax, end)
 	}
 	f.x = roundAxis(xMax, 8, "seconds into the measured window")
@@ -66,23 +67,35 @@ func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 const styleColor = "#555"
 
 // serverPanels draws every run's server timeline: the deepest request-stage queue at its
-// samples in one panel, the compactions and flushes finished per interval in the next with
-// the GC pauses' milliseconds on its right axis. end is where the last interval ends, in
-// seconds; ok is false when no run has a server timeline.
+// samples in one panel, and in the next the compactions and flushes finished and the GC
+// pauses' milliseconds (right axis) of each interval, as bars side by side in the interval:
+// they are counts of the interval, not levels to read between samples. end is where the
+// last interval ends, in seconds; ok is false when no run has a server timeline.
 func serverPanels(runs []*cbv1.BenchmarkRun) (pending, work panel, end float64, ok bool) {
 	pending = panel{name: "server-pending"}
 	work = panel{name: "server-work", hasY2: true}
 	var pendingMax, workMax, gcMax float64
-	for i, run := range runs {
+	has := func(run *cbv1.BenchmarkRun) bool {
 		r := run.Status.Results
-		if r == nil || r.Timeline == nil || r.Server == nil || r.Server.Timeline == nil || len(r.Server.Timeline.Points) == 0 {
+		return r != nil && r.Timeline != nil && r.Server != nil && r.Server.Timeline != nil && len(r.Server.Timeline.Points) > 0
+	}
+	slots, slot := 0, 0
+	for _, run := range runs {
+		if has(run) {
+			slots += 3
+		}
+	}
+	for i, run := range runs {
+		if !has(run) {
 			continue
 		}
-		tl := r.Server.Timeline
+		tl := run.Status.Results.Server.Timeline
+		width := float64(tl.IntervalMillis) / 1000
 		q := line{name: run.Name + " pending", color: color(i)}
-		c := line{name: run.Name + " compactions", color: color(i)}
-		fl := line{name: run.Name + " flushes", color: color(i), dash: true}
-		gc := line{name: run.Name + " GC ms", color: color(i), dot: true, right: true}
+		c := line{name: run.Name + " compactions", color: color(i), bars: &bars{width, slot, slots, barSolid}}
+		fl := line{name: run.Name + " flushes", color: color(i), bars: &bars{width, slot + 1, slots, barLight}}
+		gc := line{name: run.Name + " GC ms", color: color(i), right: true, bars: &bars{width, slot + 2, slots, barOutline}}
+		slot += 3
 		for _, p := range tl.Points {
 			x := (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000
 			q.points = append(q.points, [2]float64{x, float64(p.PendingPeak)})

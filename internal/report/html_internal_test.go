@@ -210,6 +210,20 @@ func TestTimelineFigureHasTheServerPanels(t *testing.T) {
 	if f.x.hi < 600 {
 		t.Errorf("the X axis ends at %g s, before the window's 600 s", f.x.hi)
 	}
+	// The queue is a level sampled (a line); compactions, flushes and GC milliseconds are
+	// counts of each interval, drawn as bars side by side in it.
+	if q.bars != nil {
+		t.Error("the queue is drawn as bars")
+	}
+	for i, l := range f.panels[3].lines {
+		if l.bars == nil || l.bars.slot != i || l.bars.slots != 3 || l.bars.width != 20 {
+			t.Errorf("%s: bars %+v, want slot %d of 3, 20 s wide", l.name, l.bars, i)
+		}
+	}
+	svg := string(f.svg())
+	if n := strings.Count(svg, `data-kind="bars"`); n != 3 {
+		t.Errorf("%d bar series drawn, want 3", n)
+	}
 	f, _ = timelineFigure([]*cbv1.BenchmarkRun{reporttest.Measured("ns", "m", 1, 10000, 1000)})
 	if len(f.panels) != 2 {
 		t.Errorf("a run without a server timeline has %d panels", len(f.panels))

@@ -30,17 +30,17 @@ func serverTable(w *errWriter, r *cbv1.Results) {
 	}
 	w.printf("\n")
 	tw := w.table(0)
-	tw.row("node\tmutations\treads\tCPU\tpending peak\tblocked\tdropped\thints\tcompactions\tbacklog\tflushes\ttable MiB\tdisk MiB\tcoord write p99 (decayed)\tGC pauses\n")
+	tw.row("node\tmutations\treads\tCPU\tpending peak\tblocked\tdropped\thints\tcompactions\tbacklog\tSSTables\tflushes\ttable MiB\tdisk MiB\tcoord write p99 (decayed)\tGC pauses\n")
 	row := func(name string, n cbv1.NodeServerResults) {
 		pending := server.Count(n.PendingPeak)
 		if n.PendingStage != "" {
 			pending += " " + n.PendingStage
 		}
-		tw.row("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name,
+		tw.row("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name,
 			server.Count(n.Mutations), server.Count(n.Reads), nodeCPU(n), pending, server.Count(max(n.Blocked, n.BlockedPeak)),
 			server.Count(n.Dropped), server.Count(n.Hints), server.Count(n.Compactions),
 			fmt.Sprintf("%d→%d (peak %d)", n.CompactionBacklogBefore, n.CompactionBacklogAfter, n.CompactionBacklogPeak),
-			server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
+			sstables(n.SSTables), server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
 			server.Count(n.DiskMiB), coordP99(n.CoordinatorWriteP99Micros, n.CoordinatorLatencyResolutionMicros), gcPauses(n.GC))
 	}
 	for _, n := range s.Nodes {
@@ -92,15 +92,34 @@ func coordP99(v, resolution int64) string {
 	return Micros(v)
 }
 
-// nodeCPU renders "1.9/2 cores"; "-" where the node's process was not readable.
+// nodeCPU renders "1.9/2.0 cores", what it used of what it could use; "-" where the node's
+// process was not readable.
 func nodeCPU(n cbv1.NodeServerResults) string {
-	if n.CPUCores == 0 {
-		if n.CPUMillicores > 0 { // from a metrics endpoint, which gives no core count
-			return strconv.FormatFloat(float64(n.CPUMillicores)/1000, 'f', 1, 64) + " cores"
-		}
+	cores := func(m int64) string { return strconv.FormatFloat(float64(m)/1000, 'f', 1, 64) }
+	limit := n.CPULimitMillicores
+	if limit == 0 {
+		limit = int64(n.CPUCores) * 1000
+	}
+	switch {
+	case n.CPUMillicores == 0 && limit == 0:
+		return "-"
+	case limit == 0: // from a metrics endpoint, with no CPU limit on the datacenter
+		return cores(n.CPUMillicores) + " cores"
+	}
+	return fmt.Sprintf("%s/%s cores", cores(n.CPUMillicores), cores(limit))
+}
+
+// sstables renders the table's SSTables "4→37, peak 40", with the strategy's estimate of
+// pending compactions where the node served it: "4→37, peak 40; 12 pending"; "-" unread.
+func sstables(s *cbv1.NodeSSTableResults) string {
+	if s == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%s/%d cores", strconv.FormatFloat(float64(n.CPUMillicores)/1000, 'f', 1, 64), n.CPUCores)
+	out := fmt.Sprintf("%s→%s, peak %s", server.Count(s.Before), server.Count(s.After), server.Count(s.Peak))
+	if s.PendingCompactionsPeak != nil {
+		out += fmt.Sprintf("; %s pending", server.Count(*s.PendingCompactionsPeak))
+	}
+	return out
 }
 
 // Server writes the verdict and the server section of results on their own, for the local

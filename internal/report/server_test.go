@@ -14,17 +14,22 @@ import (
 
 // The server section and the verdict, on the golden run with figures from three nodes as
 // writers report them (one node counted only in the total).
+func ptr(v int64) *int64 { return &v }
+
 func TestGoldenServer(t *testing.T) {
 	run := reporttest.Run("ns")
 	sums := []*summary.Summary{
 		{Index: 0, CPU: &summary.WriterCPU{UsedMillicores: 310, LimitMillicores: 1000, Procs: 1, Concurrency: 64}, Server: &summary.Server{Nodes: []summary.ServerNode{
 			{Node: "10.0.0.3", Mutations: 3_210_000, PendingPeak: 41, PendingStage: "MutationStage", Dropped: 1204, Compactions: 12, BacklogBefore: 1, BacklogAfter: 30, BacklogPeak: 33,
 				Flushes: 9, TableMiBBefore: 120, TableMiBAfter: 2210, DiskMiB: 2400, CoordWriteP99Micros: 3000, CoordResolution: 1000,
+				SSTableSource: summary.SSTablesFromDisk, SSTablesBefore: 4, SSTablesAfter: 37, SSTablesPeak: 40,
 				CPUMillicores: 1730, CPUCores: 8, Logs: true, GCSource: summary.GCFromSystemLogs, GCPauses: 3, GCTotalMillis: 1500, GCMaxMillis: 650, Worst: "G1 Old Generation GC in 650ms.  G1 Old Gen: 3 -> 2"},
 		}}},
 		{Index: 1, CPU: &summary.WriterCPU{UsedMillicores: 290, LimitMillicores: 1000, Procs: 1, Concurrency: 64}, Server: &summary.Server{Nodes: []summary.ServerNode{
 			{Node: "10.0.0.1", Mutations: 3_190_000, PendingPeak: 2, PendingStage: "Native-Transport-Requests", Compactions: 10, BacklogBefore: 1, BacklogAfter: 11, BacklogPeak: 11,
-				Flushes: 8, TableMiBBefore: 118, TableMiBAfter: 2190, DiskMiB: 2380, CoordWriteP99Micros: 2000, CoordResolution: 1000, Logs: true, GCSource: summary.GCFromSystemLogs, GCPauses: 8, GCTotalMillis: 2700, GCMaxMillis: 400},
+				Flushes: 8, TableMiBBefore: 118, TableMiBAfter: 2190, DiskMiB: 2380, CoordWriteP99Micros: 2000, CoordResolution: 1000,
+				SSTableSource: summary.SSTablesFromMetrics, SSTablesBefore: 5, SSTablesAfter: 9, SSTablesPeak: 11, PendingCompactions: ptr(2), PendingCompactionsPeak: ptr(6),
+				CPUMillicores: 950, CPULimitMillicores: 1000, Logs: true, GCSource: summary.GCFromSystemLogs, GCPauses: 8, GCTotalMillis: 2700, GCMaxMillis: 400},
 		}, Rest: &summary.ServerNode{Count: 1, Mutations: 3_213_000, Compactions: 9, BacklogBefore: 0, BacklogAfter: 0, Flushes: 9, TableMiBBefore: 119, TableMiBAfter: 2200, DiskMiB: 2390}}},
 	}
 	// Both writers sampled every 60 s of the 600 s window; writer 1's node queued 41 tasks

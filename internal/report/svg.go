@@ -82,6 +82,35 @@ type line struct {
 	points [][2]float64
 	// whiskers are (low, high) per point: the spread of repeats.
 	whiskers [][2]float64
+	// bars draws the points as bars instead of a line: counts per interval are totals of
+	// the interval, not values between which a line may be read.
+	bars *bars
+}
+
+// bars places a series' bars: each point's interval is width wide (in X units) around the
+// point, shared by slots series side by side, this one in slot; fill is how it is told apart
+// from the others of one colour in print (barSolid, barLight, barOutline).
+type bars struct {
+	width       float64
+	slot, slots int
+	fill        string
+}
+
+const (
+	barSolid   = "solid"
+	barLight   = "light"
+	barOutline = "outline"
+)
+
+// fillAttrs are a bar's (or its legend swatch's) fill and stroke.
+func (b *bars) fillAttrs(color string) string {
+	switch b.fill {
+	case barLight:
+		return fmt.Sprintf(`fill="%s" fill-opacity="0.4" stroke="%s" stroke-width="1"`, color, color)
+	case barOutline:
+		return fmt.Sprintf(`fill="#fff" stroke="%s" stroke-width="1.5"`, color)
+	}
+	return fmt.Sprintf(`fill="%s" stroke="%s" stroke-width="1"`, color, color)
 }
 
 // marker rings one point and says why in a label.
@@ -134,7 +163,11 @@ func (f figure) svg() template.HTML {
 	fmt.Fprintf(&b, `<text class="title" x="%g" y="17">%s</text>`, padL, esc(f.title))
 	for i, l := range f.legend {
 		x, y := padL+float64(i%perRow)*itemW, titleH+float64(i/perRow)*legendRowH+6
-		fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="%s" stroke-width="3"%s/>`, x, x+18, y, y, l.color, l.style())
+		if l.bars != nil {
+			fmt.Fprintf(&b, `<rect x="%g" y="%g" width="18" height="10" %s/>`, x, y-5, l.bars.fillAttrs(l.color))
+		} else {
+			fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="%s" stroke-width="3"%s/>`, x, x+18, y, y, l.color, l.style())
+		}
 		fmt.Fprintf(&b, `<text class="legend" x="%g" y="%g">%s</text>`, x+24, y+4, esc(clip(l.name, 120)))
 	}
 	x0, x1 := padL, figW-padR
@@ -189,6 +222,9 @@ func (f figure) svg() template.HTML {
 
 // svg draws the line, its whiskers and a dot per point with the exact figure as a tooltip.
 func (l line) svg(x, y axis, x0, x1, py0, py1 float64) string {
+	if l.bars != nil {
+		return l.barsSVG(x, y, x0, x1, py0, py1)
+	}
 	var b strings.Builder
 	pts := make([]string, len(l.points))
 	for i, p := range l.points {
@@ -209,6 +245,25 @@ func (l line) svg(x, y axis, x0, x1, py0, py1 float64) string {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s</title></circle>`,
 				x.scale(p[0], x0, x1), y.scale(p[1], py1, py0), l.color, esc(l.name), short(p[1]))
 		}
+	}
+	b.WriteString(`</g>`)
+	return b.String()
+}
+
+// barsSVG draws a bar per point from zero, in its slot of the point's interval, with the
+// exact figure as a tooltip.
+func (l line) barsSVG(x, y axis, x0, x1, py0, py1 float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<g class="series" data-kind="bars" data-series="%s">`, esc(l.name))
+	group := l.bars.width * 0.8
+	slot := group / float64(max(l.bars.slots, 1))
+	base := y.scale(0, py1, py0)
+	for _, p := range l.points {
+		left := x.scale(p[0]-group/2+float64(l.bars.slot)*slot, x0, x1)
+		right := x.scale(p[0]-group/2+float64(l.bars.slot+1)*slot, x0, x1)
+		top := y.scale(p[1], py1, py0)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" %s><title>%s: %s</title></rect>`,
+			left, top, max(right-left-0.5, 0.5), max(base-top, 0), l.bars.fillAttrs(l.color), esc(l.name), short(p[1]))
 	}
 	b.WriteString(`</g>`)
 	return b.String()

@@ -144,11 +144,24 @@ func eachLatency(r *cbv1.Results, row func(name string, ops, perSecond int64, l 
 	}
 }
 
+// backlogCell is the compaction backlog in tasks and, where read, the table's SSTables, the
+// figure that moves when every compactor is busy: "1→30, 33; SSTables 4→37, 40".
+func backlogCell(n cbv1.NodeServerResults) string {
+	out := fmt.Sprintf("%d→%d, %d", n.CompactionBacklogBefore, n.CompactionBacklogAfter, n.CompactionBacklogPeak)
+	if ss := n.SSTables; ss != nil {
+		out += fmt.Sprintf("; SSTables %s→%s, %s", server.Count(ss.Before), server.Count(ss.After), server.Count(ss.Peak))
+		if ss.PendingCompactionsPeak != nil {
+			out += fmt.Sprintf(", %s pending", server.Count(*ss.PendingCompactionsPeak))
+		}
+	}
+	return out
+}
+
 // nodeTable is the server's figures per node, with the units in the headers.
 func nodeTable(s *cbv1.ServerResults) htmlTable {
 	t := htmlTable{ID: "server", Caption: fmt.Sprintf("Server: %d nodes read", s.NodesRead),
 		Head: []string{"node", "mutations", "reads", "pending peak (tasks)", "in stage", "blocked (tasks)", "dropped (msgs)", "hints (files)",
-			"compactions", "backlog start→end, peak (tasks)", "flushes", "table (MiB)", "disk (MiB)", "coord. write p99, decayed (ms)",
+			"compactions", "backlog start→end, peak (tasks; the table's SSTables)", "flushes", "table (MiB)", "disk (MiB)", "coord. write p99, decayed (ms)",
 			"CPU (cores)", "GC pauses (total, longest)"}, ColClass: map[int]string{4: "text", 16: "text"}}
 	if unlisted := int(s.NodesRead) - len(s.Nodes); unlisted > 0 {
 		t.Caption += fmt.Sprintf(" (%d counted only in the total)", unlisted)
@@ -166,8 +179,7 @@ func nodeTable(s *cbv1.ServerResults) htmlTable {
 		}
 		t.add(class, []string{name, server.Count(n.Mutations), server.Count(n.Reads), server.Count(n.PendingPeak), orDash(n.PendingStage),
 			server.Count(max(n.Blocked, n.BlockedPeak)), server.Count(n.Dropped), server.Count(n.Hints), server.Count(n.Compactions),
-			fmt.Sprintf("%d→%d, %d", n.CompactionBacklogBefore, n.CompactionBacklogAfter, n.CompactionBacklogPeak),
-			server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
+			backlogCell(n), server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
 			server.Count(n.DiskMiB), coord, nodeCPU(n), gcPauses(n.GC)}...)
 	}
 	for _, n := range s.Nodes {

@@ -19,7 +19,18 @@ import (
 )
 
 // Merge combines the summaries of the writers that reported. It returns nil when none did.
-func Merge(summaries []*summary.Summary) *cbv1.Results {
+func Merge(summaries []*summary.Summary) *cbv1.Results { return MergeWith(summaries, Options{}) }
+
+// Options are what the controller knows of the nodes and the writers cannot read.
+type Options struct {
+	// NodeCPULimitMillicores is each Cassandra container's CPU limit (the
+	// CassandraDatacenter's spec.resources.limits.cpu), 0 when none is set: the limit of the
+	// nodes read through their metrics endpoint, which gives no core count.
+	NodeCPULimitMillicores int64
+}
+
+// MergeWith is Merge with what the controller knows of the nodes.
+func MergeWith(summaries []*summary.Summary, o Options) *cbv1.Results {
 	var reported []*summary.Summary
 	for _, s := range summaries {
 		if s != nil {
@@ -78,6 +89,7 @@ func Merge(summaries []*summary.Summary) *cbv1.Results {
 	}
 	out.Fastest, out.Slowest = extremes(perWriter)
 	out.Server = server.Merge(reported)
+	server.SetCPULimit(out.Server, o.NodeCPULimitMillicores)
 	if out.Server != nil {
 		out.Server.Timeline = server.MergeTimeline(reported, origin, timeline != nil)
 	}

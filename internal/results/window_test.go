@@ -147,3 +147,30 @@ func TestServerTimelineSharesTheClientOrigin(t *testing.T) {
 		t.Errorf("every %d ms (-want +got):\n%s", r.Server.Timeline.IntervalMillis, diff)
 	}
 }
+
+// A node read through its metrics endpoint has CPU but no core count; the datacenter's CPU
+// limit the controller passes is what it could use, and the verdict judges it. A local
+// node's own allowance is kept.
+func TestMergeWithTheDatacentersCPULimit(t *testing.T) {
+	s := steady(0, 100_000, 10, 1000, 0)
+	s.CPU = &summary.WriterCPU{UsedMillicores: 100, LimitMillicores: 1000, Concurrency: 4}
+	s.Server = &summary.Server{Nodes: []summary.ServerNode{
+		{Node: "10.0.0.1", CPUMillicores: 1950, GCSource: summary.GCFromMetrics},
+		{Node: "127.0.0.1", CPUMillicores: 500, CPUCores: 1, CPULimitMillicores: 1000},
+	}}
+	r := MergeWith([]*summary.Summary{s}, Options{NodeCPULimitMillicores: 2000})
+	got := map[string]int64{}
+	for _, n := range r.Server.Nodes {
+		got[n.Node] = n.CPULimitMillicores
+	}
+	if diff := cmp.Diff(map[string]int64{"10.0.0.1": 2000, "127.0.0.1": 1000}, got); diff != "" {
+		t.Errorf("CPU limits (-want +got):\n%s", diff)
+	}
+	if r.Bottleneck == nil || r.Bottleneck.Verdict != cbv1.BottleneckCluster ||
+		r.Bottleneck.Evidence[0] != "node 10.0.0.1's CPU was saturated: it used 1.9 cores of the 2.0 cores it could use (97%)" {
+		t.Errorf("verdict %+v, want Cluster naming node 10.0.0.1's CPU", r.Bottleneck)
+	}
+	if r := Merge([]*summary.Summary{s}); r.Bottleneck.Verdict == cbv1.BottleneckCluster {
+		t.Errorf("without the limit the endpoint's node cannot be judged saturated: %+v", r.Bottleneck)
+	}
+}

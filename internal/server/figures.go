@@ -30,7 +30,12 @@ type Peaks struct {
 	PendingStage string
 	Blocked      int64
 	Backlog      int64
+	// SSTables and PendingCompactions are the highest read, -1 when never read.
+	SSTables, PendingCompactions int64
 }
+
+// NewPeaks is peaks before any sample.
+func NewPeaks() *Peaks { return &Peaks{SSTables: -1, PendingCompactions: -1} }
 
 // Observe folds one sample into the peaks.
 func (p *Peaks) Observe(s *Snapshot) {
@@ -48,6 +53,8 @@ func (p *Peaks) Observe(s *Snapshot) {
 		}
 	}
 	p.Backlog = max(p.Backlog, backlog(s))
+	p.SSTables = max(p.SSTables, s.SSTables)
+	p.PendingCompactions = max(p.PendingCompactions, s.PendingCompactions)
 }
 
 // backlog is compactions running plus compaction tasks queued.
@@ -58,9 +65,12 @@ func backlog(s *Snapshot) int64 {
 // Local is what a node's own process showed over the window, where the node runs on the
 // reading writer's machine.
 type Local struct {
-	// CPU the process used over Wall, with Cores cores to run on (0: not known).
-	CPU, Wall time.Duration
-	Cores     int
+	// CPU the process used over Wall, with Cores cores its affinity allows and
+	// LimitMillicores the CPU it may use (the affinity capped by its cgroup's quota; 0: not
+	// known).
+	CPU, Wall       time.Duration
+	Cores           int
+	LimitMillicores int64
 	// GC is what its gc log (or GCSource) says of the window; nil when it has none.
 	GC *GCPauses
 	// GCSource is where GC comes from: summary.GCFromLog when empty.
@@ -95,7 +105,7 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 		Blocked:             blocked,
 		Dropped:             max(after.Expired-before.Expired, 0) + max(after.Overloaded-before.Overloaded, 0),
 		Hints:               after.HintFiles,
-		Compactions:         delta("CompactionExecutor"),
+		Compactions:         compactedSince(before, after),
 		BacklogBefore:       backlog(before),
 		BacklogAfter:        backlog(after),
 		BacklogPeak:         peaks.Backlog,
@@ -111,9 +121,18 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 	if peaks.Pending > 0 {
 		n.PendingStage = peaks.PendingStage
 	}
+	if after.SSTableSource != "" && before.SSTables >= 0 && after.SSTables >= 0 && before.SSTableSource == after.SSTableSource {
+		n.SSTableSource = after.SSTableSource
+		n.SSTablesBefore, n.SSTablesAfter, n.SSTablesPeak = before.SSTables, after.SSTables, peaks.SSTables
+		if after.PendingCompactions >= 0 {
+			end, peak := after.PendingCompactions, peaks.PendingCompactions
+			n.PendingCompactions, n.PendingCompactionsPeak = &end, &peak
+		}
+	}
 	if local != nil && local.Wall >= time.Millisecond && local.CPU > 0 {
 		n.CPUMillicores = local.CPU.Microseconds() / local.Wall.Milliseconds()
 		n.CPUCores = int32(local.Cores)
+		n.CPULimitMillicores = local.LimitMillicores
 	}
 	switch {
 	case local != nil && local.GC != nil:

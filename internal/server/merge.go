@@ -54,6 +54,20 @@ func Merge(summaries []*summary.Summary) *cbv1.ServerResults {
 	return out
 }
 
+// SetCPULimit gives the nodes whose CPU was read without knowing what they could use (from a
+// metrics endpoint) the limit the controller knows, so the verdict can judge their saturation.
+func SetCPULimit(s *cbv1.ServerResults, millicores int64) {
+	if s == nil || millicores <= 0 {
+		return
+	}
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if n.CPUMillicores > 0 && n.CPULimitMillicores == 0 && n.CPUCores == 0 {
+			n.CPULimitMillicores = millicores
+		}
+	}
+}
+
 func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
 	r := cbv1.NodeServerResults{
 		Node: n.Node, Mutations: n.Mutations, Reads: n.Reads,
@@ -66,7 +80,11 @@ func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
 		CoordinatorWriteP99Micros: n.CoordWriteP99Micros, CoordinatorReadP99Micros: n.CoordReadP99Micros,
 		CoordinatorLatencyResolutionMicros: n.CoordResolution,
 	}
-	r.CPUMillicores, r.CPUCores = n.CPUMillicores, n.CPUCores
+	r.CPUMillicores, r.CPUCores, r.CPULimitMillicores = n.CPUMillicores, n.CPUCores, n.CPULimitMillicores
+	if source, ok := sstableSources[n.SSTableSource]; ok {
+		r.SSTables = &cbv1.NodeSSTableResults{Source: source, Before: n.SSTablesBefore, After: n.SSTablesAfter, Peak: n.SSTablesPeak,
+			PendingCompactions: n.PendingCompactions, PendingCompactionsPeak: n.PendingCompactionsPeak}
+	}
 	if source, ok := gcSources[n.GCSource]; ok {
 		r.GC = &cbv1.NodeGCResults{Source: source, Pauses: n.GCPauses, TotalMillis: n.GCTotalMillis, MaxMillis: n.GCMaxMillis}
 	}
@@ -75,6 +93,9 @@ func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
 	}
 	return r
 }
+
+// sstableSources names a summary's SSTable source in the API.
+var sstableSources = map[string]string{summary.SSTablesFromDisk: "disk", summary.SSTablesFromMetrics: "metrics"}
 
 // gcSources names a summary's GC source in the API.
 var gcSources = map[string]string{summary.GCFromLog: cbv1.GCSourceGCLog, summary.GCFromSystemLogs: cbv1.GCSourceSystemLogs,
@@ -88,6 +109,10 @@ const pendingWorthSaying = 8
 // gcPauseWorthSaying is the longest pause worth a sentence: every young collection of a busy
 // node pauses a few milliseconds, which the gc log counts and nobody needs told.
 const gcPauseWorthSaying = 100
+
+// sstablesWorthSaying is the growth in a table's SSTables worth a sentence: a few flushes
+// waiting for a size-tiered bucket of four are normal.
+const sstablesWorthSaying = 8
 
 // maxAnomalies bounds the sentences; per-node ones stop earlier so totals always fit.
 const maxAnomalies = 20
@@ -118,6 +143,12 @@ func Anomalies(r *cbv1.ServerResults) []string {
 		}
 		if n.Hints > 0 {
 			add("node %s holds %s hint files for other nodes", n.Node, Count(n.Hints))
+		}
+	}
+	for _, n := range r.Nodes {
+		if ss := n.SSTables; ss != nil && ss.Peak-ss.Before >= sstablesWorthSaying && ss.Peak >= 2*max(ss.Before, 1) {
+			add("node %s's SSTables of the table grew from %s to %s (%s at the end): compaction fell behind the flushes", n.Node,
+				Count(ss.Before), Count(ss.Peak), Count(ss.After))
 		}
 	}
 	t := r.Total

@@ -19,17 +19,28 @@ const MetricsPort = 9000
 
 // metricsQuery asks the endpoint for the two families only: it filters by name prefix
 // (NettyServerHandler's "name" parameter), and a node's whole exposition is megabytes.
-const metricsQuery = "/metrics?name=process_cpu_seconds_total&name=jvm_gc_collection_seconds"
+// With them, the benchmark table's live SSTable count and its strategy's estimate of pending
+// compactions (the management API's names for TableMetrics' LiveSSTableCount and
+// PendingCompactions, labelled by keyspace and table).
+const metricsQuery = "/metrics?name=process_cpu_seconds_total&name=jvm_gc_collection_seconds" +
+	"&name=" + liveSSTablesMetric + "&name=" + pendingCompactionsMetric
+
+const (
+	liveSSTablesMetric       = "org_apache_cassandra_metrics_table_live_ss_table_count"
+	pendingCompactionsMetric = "org_apache_cassandra_metrics_table_pending_compactions"
+)
 
 // jvmMetrics is what a node's metrics endpoint says of its process so far.
 type jvmMetrics struct {
 	cpuSeconds          float64
 	gcPauses, gcSeconds float64
 	hasCPU, hasGC       bool
+	// sstables and pendingCompactions of the benchmark table; -1 when not served.
+	sstables, pendingCompactions int64
 }
 
 // scrapeMetrics reads a node's metrics endpoint, bounded by timeout.
-func scrapeMetrics(ctx context.Context, node string, timeout time.Duration) (jvmMetrics, error) {
+func scrapeMetrics(ctx context.Context, node string, table tableName, timeout time.Duration) (jvmMetrics, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	url := "http://" + net.JoinHostPort(node, strconv.Itoa(MetricsPort)) + metricsQuery
@@ -45,7 +56,7 @@ func scrapeMetrics(ctx context.Context, node string, timeout time.Duration) (jvm
 	if resp.StatusCode != http.StatusOK {
 		return jvmMetrics{}, fmt.Errorf("%s: %s", url, resp.Status)
 	}
-	m, err := parseMetrics(io.LimitReader(resp.Body, 1<<20))
+	m, err := parseMetrics(io.LimitReader(resp.Body, 1<<20), table)
 	if err == nil && !m.hasCPU && !m.hasGC {
 		err = fmt.Errorf("%s: neither process_cpu_seconds_total nor jvm_gc_collection_seconds", url)
 	}
@@ -58,7 +69,7 @@ func scrapeMetrics(ctx context.Context, node string, timeout time.Duration) (jvm
 const scrapeTimeout = 2 * time.Second
 
 // scrapeAll reads the nodes' metrics endpoints at once and returns those that answered.
-func scrapeAll(ctx context.Context, nodes []string) map[string]jvmMetrics {
+func scrapeAll(ctx context.Context, nodes []string, table tableName) map[string]jvmMetrics {
 	type reading struct {
 		node string
 		m    jvmMetrics
@@ -67,7 +78,7 @@ func scrapeAll(ctx context.Context, nodes []string) map[string]jvmMetrics {
 	got := make(chan reading, len(nodes))
 	for _, n := range nodes {
 		go func() {
-			m, err := scrapeMetrics(ctx, n, scrapeTimeout)
+			m, err := scrapeMetrics(ctx, n, table, scrapeTimeout)
 			got <- reading{n, m, err}
 		}()
 	}
@@ -80,11 +91,15 @@ func scrapeAll(ctx context.Context, nodes []string) map[string]jvmMetrics {
 	return out
 }
 
-// parseMetrics reads the Prometheus text format for the process's CPU seconds and its
-// collectors' stop-the-world collections: every collector but ZGC's and Shenandoah's
-// "Cycles", which are concurrent (their "Pauses" collectors are the pauses).
-func parseMetrics(r io.Reader) (jvmMetrics, error) {
-	var m jvmMetrics
+// tableName is the benchmark table, as the metrics endpoint labels it.
+type tableName struct{ keyspace, table string }
+
+// parseMetrics reads the Prometheus text format for the process's CPU seconds, its
+// collectors' stop-the-world collections (every collector but ZGC's and Shenandoah's
+// "Cycles", which are concurrent; their "Pauses" collectors are the pauses), and the table's
+// SSTables and pending compactions.
+func parseMetrics(r io.Reader, table tableName) (jvmMetrics, error) {
+	m := jvmMetrics{sstables: -1, pendingCompactions: -1}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
@@ -97,6 +112,15 @@ func parseMetrics(r io.Reader) (jvmMetrics, error) {
 			continue
 		}
 		switch name {
+		case liveSSTablesMetric, pendingCompactionsMetric:
+			if labelValue(labels, "keyspace") != table.keyspace || labelValue(labels, "table") != table.table {
+				continue
+			}
+			if name == liveSSTablesMetric {
+				m.sstables = int64(value)
+			} else {
+				m.pendingCompactions = int64(value)
+			}
 		case "process_cpu_seconds_total":
 			m.cpuSeconds, m.hasCPU = value, true
 		case "jvm_gc_collection_seconds_count", "jvm_gc_collection_seconds_sum":

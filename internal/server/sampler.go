@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -58,22 +57,33 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 	if now == nil {
 		now = time.Now
 	}
-	sm := &Sampler{session: s, targets: targets, now: now, from: now(),
+	from := now()
+	// The compaction history is counted from a minute before the window: both ends count the
+	// rows since then, so a node's clock a little off the writer's cancels out.
+	targets = append([]Target(nil), targets...)
+	for i := range targets {
+		targets[i].CompactedSince = from.Add(-time.Minute)
+	}
+	sm := &Sampler{session: s, targets: targets, now: now, from: from,
 		before: map[string]*Snapshot{}, peaks: map[string]*Peaks{}, procs: map[string]localStart{},
 		remote: map[string]remoteStart{}, stop: make(chan struct{}), done: make(chan struct{})}
-	for _, t := range targets {
-		sm.peaks[t.Node] = &Peaks{}
-		if p, ok := FindProcess(t.Node, t.Port); ok {
-			if cpu, err := p.CPU(); err == nil {
-				sm.procs[t.Node] = localStart{p, cpu, time.Now()}
-			}
-		}
+	// The counters first, as close to the window's start as they can be read; then the
+	// node processes and their table directories, which take longer to find.
+	for _, t := range sm.targets {
+		sm.peaks[t.Node] = NewPeaks()
 		snap, err := Read(ctx, s, t, sm.from)
 		if err != nil {
 			sm.errs = append(sm.errs, err.Error())
 			continue
 		}
 		sm.before[t.Node] = snap
+	}
+	for _, t := range targets {
+		if p, ok := FindProcess(t.Node, t.Port); ok {
+			if cpu, err := p.CPU(); err == nil {
+				sm.procs[t.Node] = localStart{p, cpu, time.Now(), tableDirs(ctx, s, t)}
+			}
+		}
 	}
 	var others []string
 	for _, t := range targets {
@@ -82,9 +92,10 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 		}
 	}
 	at := time.Now()
-	for node, m := range scrapeAll(ctx, others) {
+	for node, m := range scrapeAll(ctx, others, sm.table()) {
 		sm.remote[node] = remoteStart{m, at}
 	}
+	sm.tableFigures(sm.before, sm.startMetrics())
 	sm.tl = newTimelineBuilder(sm.from, 0, sm.before)
 	for _, start := range sm.procs {
 		if start.proc.GCLog != "" {
@@ -134,10 +145,13 @@ func (sm *Sampler) loop(ctx context.Context, every time.Duration) {
 				continue // a node too busy to answer shows in the other figures
 			}
 			snaps[t.Node] = snap
-			sm.mu.Lock()
-			sm.peaks[t.Node].Observe(snap)
-			sm.mu.Unlock()
 		}
+		sm.tableFigures(snaps, scrapeAll(ctx, sm.remoteNodes(), sm.table()))
+		sm.mu.Lock()
+		for node, snap := range snaps {
+			sm.peaks[node].Observe(snap)
+		}
+		sm.mu.Unlock()
 		sm.sample(snaps, sm.now())
 	}
 }
@@ -160,6 +174,54 @@ type localStart struct {
 	proc *Process
 	cpu  time.Duration
 	at   time.Time // monotonic
+	// tableDirs hold the benchmark table's SSTables.
+	tableDirs []string
+}
+
+// table is the benchmark table, which every target shares.
+func (sm *Sampler) table() tableName {
+	if len(sm.targets) == 0 {
+		return tableName{}
+	}
+	return tableName{sm.targets[0].Keyspace, sm.targets[0].Table}
+}
+
+// remoteNodes are the nodes read through their metrics endpoint.
+func (sm *Sampler) remoteNodes() []string {
+	var out []string
+	for node := range sm.remote {
+		out = append(out, node)
+	}
+	return out
+}
+
+// startMetrics is the metrics endpoints' readings at the window's start.
+func (sm *Sampler) startMetrics() map[string]jvmMetrics {
+	out := map[string]jvmMetrics{}
+	for node, r := range sm.remote {
+		out[node] = r.m
+	}
+	return out
+}
+
+// tableFigures adds the benchmark table's SSTables to the snapshots: counted in its
+// directories for the nodes on this machine, from the metrics endpoints' readings (remote)
+// for the others.
+func (sm *Sampler) tableFigures(snaps map[string]*Snapshot, remote map[string]jvmMetrics) {
+	for node, snap := range snaps {
+		if snap == nil {
+			continue
+		}
+		if start, ok := sm.procs[node]; ok {
+			if n, ok := countSSTables(start.tableDirs); ok {
+				snap.SSTables, snap.SSTableSource = n, summary.SSTablesFromDisk
+			}
+			continue
+		}
+		if m, ok := remote[node]; ok && m.sstables >= 0 {
+			snap.SSTables, snap.PendingCompactions, snap.SSTableSource = m.sstables, m.pendingCompactions, summary.SSTablesFromMetrics
+		}
+	}
 }
 
 // remoteStart is a node's metrics endpoint's reading when the window started.
@@ -199,7 +261,8 @@ func (sm *Sampler) local(node string, to time.Time, ends map[string]jvmMetrics, 
 	if err != nil {
 		return nil
 	}
-	l := &Local{CPU: cpu - start.cpu, Wall: time.Since(start.at), Cores: runtime.NumCPU()}
+	a := start.proc.Allowance()
+	l := &Local{CPU: cpu - start.cpu, Wall: time.Since(start.at), Cores: a.Cores, LimitMillicores: a.Millicores()}
 	if start.proc.GCLog != "" {
 		if gc, err := ReadGCLog(start.proc.GCLog, sm.from, to); err == nil {
 			l.GC = &gc
@@ -220,12 +283,8 @@ func (sm *Sampler) Stop(ctx context.Context) *summary.Server {
 		return nil
 	}
 	to := sm.now()
-	var others []string
-	for node := range sm.remote {
-		others = append(others, node)
-	}
 	endAt := time.Now()
-	ends := scrapeAll(context.WithoutCancel(ctx), others)
+	ends := scrapeAll(context.WithoutCancel(ctx), sm.remoteNodes(), sm.table())
 	var nodes []summary.ServerNode
 	last := map[string]*Snapshot{}
 	for _, t := range sm.targets {
@@ -239,6 +298,7 @@ func (sm *Sampler) Stop(ctx context.Context) *summary.Server {
 			continue
 		}
 		last[t.Node] = after
+		sm.tableFigures(map[string]*Snapshot{t.Node: after}, ends)
 		sm.mu.Lock()
 		peaks := *sm.peaks[t.Node]
 		sm.mu.Unlock()

@@ -39,9 +39,20 @@ type Snapshot struct {
 	// Pools by stage name (MutationStage, ReadStage, Native-Transport-Requests,
 	// CompactionExecutor, MemtableFlushWriter, ...).
 	Pools map[string]Pool
+	// Compacted is the compactions the node recorded in system.compaction_history since the
+	// target's CompactedSince, where CompactedRead: the difference of two snapshots is the
+	// compactions that finished between them. CompactionExecutor's completed tasks are no
+	// count of compactions: every flush submits a background task that finds nothing to do.
+	Compacted     int64
+	CompactedRead bool
 	// Compactions in flight (system_views.sstable_tasks, kind compaction) and the bytes they
 	// still have to read.
 	Compactions, CompactionBytesLeft int64
+	// SSTables of the benchmark table and the strategy's estimate of its pending
+	// compactions, where a source gives them (sstables.go); -1 when none does.
+	SSTables, PendingCompactions int64
+	// SSTableSource says where SSTables came from (summary.SSTablesFrom*).
+	SSTableSource string
 	// TableMiB and AllMiB are the benchmark table's and all tables' live disk space
 	// (system_views.disk_usage, whole MiB).
 	TableMiB, AllMiB int64
@@ -64,6 +75,10 @@ type Target struct {
 	Node, HostID    string
 	Port            int
 	Keyspace, Table string
+	// CompactedSince is where the count of system.compaction_history rows starts (the
+	// sampler sets it a minute before the window, whatever the node's clock says); zero: not
+	// counted.
+	CompactedSince time.Time
 }
 
 // Targets lists the nodes the session knows, sorted by address.
@@ -79,7 +94,7 @@ func Targets(s *gocql.Session, keyspace, table string) []Target {
 // Read takes one node's snapshot. A table the node cannot answer is named in Missing; only a
 // node that answers nothing is an error.
 func Read(ctx context.Context, s *gocql.Session, t Target, now time.Time) (*Snapshot, error) {
-	snap := &Snapshot{Node: t.Node, At: now, Pools: map[string]Pool{}}
+	snap := &Snapshot{Node: t.Node, At: now, Pools: map[string]Pool{}, SSTables: -1, PendingCompactions: -1}
 	// scan runs one query on the node and calls row after each row is scanned into dest.
 	scan := func(table, stmt string, values []any, row func(), dest ...any) {
 		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
@@ -99,6 +114,23 @@ func Read(ctx context.Context, s *gocql.Session, t Target, now time.Time) (*Snap
 		func() { snap.Pools[name] = p }, &name, &p.Active, &p.Pending, &p.Blocked, &p.BlockedAllTime, &p.Completed)
 	if len(snap.Pools) == 0 {
 		return nil, fmt.Errorf("node %s: reading system_views.thread_pools failed", t.Node)
+	}
+
+	// The table's write and read counts next (thread_pools tells a node that answers
+	// nothing at once): they are the window's exact differences, and load goes on while the
+	// other tables are read.
+	for _, l := range []struct {
+		table string
+		into  *Latency
+	}{
+		{"local_write_latency", &snap.LocalWrite},
+		{"local_read_latency", &snap.LocalRead},
+		{"coordinator_write_latency", &snap.CoordWrite},
+		{"coordinator_read_latency", &snap.CoordRead},
+	} {
+		var row Latency
+		scan(l.table, "SELECT count, p50th_ms, p99th_ms, max_ms FROM system_views."+l.table+" WHERE keyspace_name = ? AND table_name = ?",
+			[]any{t.Keyspace, t.Table}, func() { *l.into = row }, &row.Count, &row.P50, &row.P99, &row.Max)
 	}
 
 	scan("local", "SELECT release_version FROM system.local", nil, func() {}, &snap.Version)
@@ -123,18 +155,15 @@ func Read(ctx context.Context, s *gocql.Session, t Target, now time.Time) (*Snap
 		}
 	}, &ks, &tbl, &mib)
 
-	for _, l := range []struct {
-		table string
-		into  *Latency
-	}{
-		{"coordinator_write_latency", &snap.CoordWrite},
-		{"coordinator_read_latency", &snap.CoordRead},
-		{"local_write_latency", &snap.LocalWrite},
-		{"local_read_latency", &snap.LocalRead},
-	} {
-		var row Latency
-		scan(l.table, "SELECT count, p50th_ms, p99th_ms, max_ms FROM system_views."+l.table+" WHERE keyspace_name = ? AND table_name = ?",
-			[]any{t.Keyspace, t.Table}, func() { *l.into = row }, &row.Count, &row.P50, &row.P99, &row.Max)
+	if !t.CompactedSince.IsZero() {
+		var id gocql.UUID
+		n := int64(0)
+		before := len(snap.Missing)
+		scan("compaction_history", "SELECT id FROM system.compaction_history WHERE compacted_at > ? ALLOW FILTERING",
+			[]any{t.CompactedSince}, func() { n++ }, &id)
+		if len(snap.Missing) == before {
+			snap.Compacted, snap.CompactedRead = n, true
+		}
 	}
 
 	var files int64

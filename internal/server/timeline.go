@@ -45,7 +45,7 @@ func (b *timelineBuilder) add(s Sample) {
 		peaks.Observe(cur)
 		p.Pending = max(p.Pending, peaks.Pending)
 		if prev := b.last[node]; prev != nil {
-			p.Compactions += completedSince(prev, cur, "CompactionExecutor")
+			p.Compactions += compactedSince(prev, cur)
 			p.Flushes += completedSince(prev, cur, "MemtableFlushWriter")
 		}
 		b.last[node] = cur
@@ -55,6 +55,16 @@ func (b *timelineBuilder) add(s Sample) {
 		p.GCMillis += (gc.TotalMicros + 500) / 1000
 	}
 	b.tl.Add(p)
+}
+
+// compactedSince is the compactions that finished between two snapshots, from the node's
+// compaction history; where it was not read, CompactionExecutor's completed tasks (which
+// also count the background checks that found nothing to compact).
+func compactedSince(prev, cur *Snapshot) int64 {
+	if prev.CompactedRead && cur.CompactedRead {
+		return max(cur.Compacted-prev.Compacted, 0)
+	}
+	return completedSince(prev, cur, "CompactionExecutor")
 }
 
 // completedSince is the tasks a stage completed between two snapshots; a restarted node's

@@ -102,3 +102,25 @@ func TestMergeTimeline(t *testing.T) {
 		t.Errorf("%d points at %d ms, %d flushes", len(got.Points), got.IntervalMillis, flushes)
 	}
 }
+
+// Compactions come from the node's compaction history where both snapshots read it: the
+// executor's completed tasks also count every background check that found nothing to do.
+func TestCompactedSince(t *testing.T) {
+	pools := func(completed int64) map[string]Pool {
+		return map[string]Pool{"CompactionExecutor": {Completed: completed}}
+	}
+	tests := map[string]struct {
+		prev, cur Snapshot
+		want      int64
+	}{
+		"history read at both ends":  {Snapshot{Pools: pools(10), Compacted: 4, CompactedRead: true}, Snapshot{Pools: pools(114), Compacted: 6, CompactedRead: true}, 2},
+		"no compaction, many checks": {Snapshot{Pools: pools(10), CompactedRead: true}, Snapshot{Pools: pools(114), CompactedRead: true}, 0},
+		"history unread at one end":  {Snapshot{Pools: pools(10), Compacted: 4, CompactedRead: true}, Snapshot{Pools: pools(14)}, 4},
+		"node restarted":             {Snapshot{Pools: pools(10), Compacted: 9, CompactedRead: true}, Snapshot{Pools: pools(1), Compacted: 2, CompactedRead: true}, 0},
+	}
+	for name, tc := range tests {
+		if got := compactedSince(&tc.prev, &tc.cur); got != tc.want {
+			t.Errorf("%s: compactedSince = %d, want %d", name, got, tc.want)
+		}
+	}
+}

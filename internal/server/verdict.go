@@ -159,7 +159,7 @@ func clusterSigns(e Evidence, writersStrained bool) []string {
 	}
 	for _, n := range s.Nodes {
 		if pct, ok := nodeCPUPercent(n); ok && pct >= nodeBusyPercent {
-			out = append(out, fmt.Sprintf("node %s used %s of the %d it could run on (%d%%)", n.Node, Cores(n.CPUMillicores), n.CPUCores, pct))
+			out = append(out, fmt.Sprintf("node %s's CPU was saturated: it used %s of the %s it could use (%d%%)", n.Node, Cores(n.CPUMillicores), Cores(nodeCPULimit(n)), pct))
 		}
 	}
 	t := s.Total
@@ -182,12 +182,22 @@ func clusterSigns(e Evidence, writersStrained bool) []string {
 	return out
 }
 
-// nodeCPUPercent is a node's CPU use in percent of the cores it could run on, when read.
+// nodeCPULimit is the CPU a node could use in millicores (0: not known): its limit where
+// read, else its cores.
+func nodeCPULimit(n cbv1.NodeServerResults) int64 {
+	if n.CPULimitMillicores > 0 {
+		return n.CPULimitMillicores
+	}
+	return int64(n.CPUCores) * 1000
+}
+
+// nodeCPUPercent is a node's CPU use in percent of what it could use, when both are known.
 func nodeCPUPercent(n cbv1.NodeServerResults) (int64, bool) {
-	if n.CPUCores <= 0 {
+	limit := nodeCPULimit(n)
+	if limit <= 0 || n.CPUMillicores <= 0 {
 		return 0, false
 	}
-	return n.CPUMillicores / (10 * int64(n.CPUCores)), true
+	return n.CPUMillicores * 100 / limit, true
 }
 
 // busiestNode is the highest node CPU share read, and whether every node read had one.
@@ -219,14 +229,14 @@ func quiet(e Evidence) (cbv1.BottleneckVerdict, []string) {
 		case all && pct < nodeIdlePercent:
 			return cbv1.BottleneckWriters, []string{
 				little + ": raise writers.concurrency or writers.replicas",
-				fmt.Sprintf("the busiest node, %s, used %d%% of its cores' CPU, and the nodes showed no queueing, drops or timeouts", node, pct),
+				fmt.Sprintf("the busiest node, %s, used %d%% of the CPU it could use, and the nodes showed no queueing, drops or timeouts", node, pct),
 			}
 		case all:
 			return cbv1.BottleneckUnclear, []string{little,
-				fmt.Sprintf("node %s used %d%% of its cores' CPU: more requests in flight may or may not raise throughput", node, pct)}
+				fmt.Sprintf("node %s used %d%% of the CPU it could use: more requests in flight may or may not raise throughput", node, pct)}
 		}
 		return cbv1.BottleneckUnclear, []string{little,
-			"the nodes' CPU was not read (they run on other machines), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}
+			"the nodes' CPU against what they could use was not known (on cass-operator pods that needs the datacenter's spec.resources.limits.cpu), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}
 	case e.TargetRate > 0:
 		return cbv1.BottleneckUnclear, []string{fmt.Sprintf("%s of the target %s ops/s were achieved, yet neither side showed strain", Count(e.OpsPerSecond), Count(e.TargetRate))}
 	}

@@ -23,6 +23,12 @@ func nodes(total cbv1.NodeServerResults, cpu ...int64) *cbv1.ServerResults {
 	return s
 }
 
+// withLimit gives the nodes the datacenter's CPU limit, as the controller does at merge time.
+func withLimit(s *cbv1.ServerResults, millicores int64) *cbv1.ServerResults {
+	SetCPULimit(s, millicores)
+	return s
+}
+
 func TestVerdict(t *testing.T) {
 	calm := &cbv1.ServerResults{NodesRead: 3}
 	queued := &cbv1.ServerResults{NodesRead: 3, Total: cbv1.NodeServerResults{PendingPeak: 120, PendingStage: "MutationStage", Dropped: 1204}}
@@ -74,19 +80,42 @@ func TestVerdict(t *testing.T) {
 			e: Evidence{Operations: 20000, WindowMillis: 10000, OpsPerSecond: 2000, MeanServiceMicros: 500, InFlight: 1, CPU: idleCPU, Server: nodes(cbv1.NodeServerResults{}, 300)},
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckWriters, WriterCPUPercent: 20, Evidence: []string{
 				"throughput (2,000 ops/s) is what 1 requests in flight allow at 500 µs each (Little's law): raise writers.concurrency or writers.replicas",
-				"the busiest node, 127.0.0.1, used 15% of its cores' CPU, and the nodes showed no queueing, drops or timeouts"}},
+				"the busiest node, 127.0.0.1, used 15% of the CPU it could use, and the nodes showed no queueing, drops or timeouts"}},
 		},
 		"closed loop, quiet queues, node CPU unknown: unclear, not Writers": {
 			e: Evidence{Operations: 150000, WindowMillis: 10000, OpsPerSecond: 15000, MeanServiceMicros: 4000, InFlight: 64, CPU: idleCPU, Server: calm},
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear, WriterCPUPercent: 20, Evidence: []string{
 				"throughput (15,000 ops/s) is what 64 requests in flight allow at 4,000 µs each (Little's law)",
-				"the nodes' CPU was not read (they run on other machines), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}},
+				"the nodes' CPU against what they could use was not known (on cass-operator pods that needs the datacenter's spec.resources.limits.cpu), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}},
 		},
 		// Scenario 3: short queues, yet a node's CPU is spent.
 		"saturated node with short queues": {
 			e: Evidence{Operations: 150000, WindowMillis: 10000, OpsPerSecond: 15000, MeanServiceMicros: 4000, InFlight: 64, CPU: idleCPU, Server: nodes(cbv1.NodeServerResults{}, 1900, 400)},
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckCluster, WriterCPUPercent: 20,
-				Evidence: []string{"node 127.0.0.1 used 1.9 cores of the 2 it could run on (95%)"}},
+				Evidence: []string{"node 127.0.0.1's CPU was saturated: it used 1.9 cores of the 2.0 cores it could use (95%)"}},
+		},
+		// Scenario 3 with the node pinned to one core of the machine: its affinity, not the
+		// machine, is what it could use.
+		"node pinned to one core": {
+			e: Evidence{Operations: 150000, WindowMillis: 10000, OpsPerSecond: 15000, MeanServiceMicros: 4000, InFlight: 64, CPU: idleCPU,
+				Server: &cbv1.ServerResults{NodesRead: 1, Nodes: []cbv1.NodeServerResults{{Node: "127.0.0.1", CPUMillicores: 960, CPUCores: 1, CPULimitMillicores: 1000}}}},
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckCluster, WriterCPUPercent: 20,
+				Evidence: []string{"node 127.0.0.1's CPU was saturated: it used 1.0 cores of the 1.0 cores it could use (96%)"}},
+		},
+		// On Kubernetes the metrics endpoint gives CPU without cores; the datacenter's limit
+		// (SetCPULimit) lets the quiet closed loop be judged.
+		"closed loop on cass-operator pods with a CPU limit": {
+			e: Evidence{Operations: 150000, WindowMillis: 10000, OpsPerSecond: 15000, MeanServiceMicros: 4000, InFlight: 64, CPU: idleCPU,
+				Server: withLimit(&cbv1.ServerResults{NodesRead: 2, Nodes: []cbv1.NodeServerResults{{Node: "10.0.0.1", CPUMillicores: 600}, {Node: "10.0.0.2", CPUMillicores: 450}}}, 4000)},
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckWriters, WriterCPUPercent: 20, Evidence: []string{
+				"throughput (15,000 ops/s) is what 64 requests in flight allow at 4,000 µs each (Little's law): raise writers.concurrency or writers.replicas",
+				"the busiest node, 10.0.0.1, used 15% of the CPU it could use, and the nodes showed no queueing, drops or timeouts"}},
+		},
+		"cass-operator pod at its fractional CPU limit": {
+			e: Evidence{Operations: 150000, WindowMillis: 10000, OpsPerSecond: 15000, MeanServiceMicros: 4000, InFlight: 64, CPU: idleCPU,
+				Server: withLimit(&cbv1.ServerResults{NodesRead: 1, Nodes: []cbv1.NodeServerResults{{Node: "10.0.0.1", CPUMillicores: 1450}}}, 1500)},
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckCluster, WriterCPUPercent: 20,
+				Evidence: []string{"node 10.0.0.1's CPU was saturated: it used 1.4 cores of the 1.5 cores it could use (96%)"}},
 		},
 		// Scenario 4: a throttled writer's own client timeouts are its sign, not the cluster's.
 		"throttled writer with client timeouts": {

@@ -24,6 +24,13 @@ const (
 	GCFromMetrics = "m"
 )
 
+// Sources of a node's SSTable count: its table directory on the writer's machine, or the
+// management API's metrics endpoint.
+const (
+	SSTablesFromDisk    = "d"
+	SSTablesFromMetrics = "m"
+)
+
 // MaxServerBytes bounds the encoded Server within a writer's summary.
 const MaxServerBytes = 1024
 
@@ -55,6 +62,16 @@ type ServerNode struct {
 	BacklogAfter        int64 `json:"c1,omitempty"`
 	BacklogPeak         int64 `json:"cp,omitempty"`
 	CompactionBytesLeft int64 `json:"cb,omitempty"`
+	// SSTables of the benchmark table at start, end and the highest sample, from
+	// SSTableSource (SSTablesFromDisk, SSTablesFromMetrics; empty: not read), and the
+	// compaction strategy's estimate of its pending compactions at the end and highest
+	// (from the metrics endpoint only; nil elsewhere).
+	SSTableSource          string `json:"ss,omitempty"`
+	SSTablesBefore         int64  `json:"s0,omitempty"`
+	SSTablesAfter          int64  `json:"s1,omitempty"`
+	SSTablesPeak           int64  `json:"sp,omitempty"`
+	PendingCompactions     *int64 `json:"pc1,omitempty"`
+	PendingCompactionsPeak *int64 `json:"pc,omitempty"`
 	// Flushes of memtables (MemtableFlushWriter tasks).
 	Flushes int64 `json:"f,omitempty"`
 	// TableMiB* is the benchmark table's live disk space at start and end; DiskMiB all tables'.
@@ -67,9 +84,11 @@ type ServerNode struct {
 	CoordWriteP99Micros int64 `json:"cw,omitempty"`
 	CoordReadP99Micros  int64 `json:"cr,omitempty"`
 	CoordResolution     int64 `json:"cu,omitempty"`
-	// CPUMillicores is the node's CPU over the window, of CPUCores cores (0: not read).
-	CPUMillicores int64 `json:"nc,omitempty"`
-	CPUCores      int32 `json:"ncc,omitempty"`
+	// CPUMillicores is the node's CPU over the window, of CPUCores cores (0: not read);
+	// CPULimitMillicores is what it could use (its affinity capped by its cgroup quota).
+	CPUMillicores      int64 `json:"nc,omitempty"`
+	CPUCores           int32 `json:"ncc,omitempty"`
+	CPULimitMillicores int64 `json:"ncl,omitempty"`
 	// GC pauses, from GCSource (GCFromLog or GCFromSystemLogs; empty: none read).
 	GCSource string `json:"gs,omitempty"`
 	// Log errors and the worst line, from system_views.system_logs; Logs is false where the
@@ -102,6 +121,14 @@ func (n *ServerNode) Add(o ServerNode) {
 	n.BacklogPeak += o.BacklogPeak
 	n.CompactionBytesLeft += o.CompactionBytesLeft
 	n.Flushes += o.Flushes
+	if n.SSTableSource == "" {
+		n.SSTableSource = o.SSTableSource
+	}
+	n.SSTablesBefore += o.SSTablesBefore
+	n.SSTablesAfter += o.SSTablesAfter
+	n.SSTablesPeak += o.SSTablesPeak
+	n.PendingCompactions = addPtr(n.PendingCompactions, o.PendingCompactions)
+	n.PendingCompactionsPeak = addPtr(n.PendingCompactionsPeak, o.PendingCompactionsPeak)
 	n.TableMiBBefore += o.TableMiBBefore
 	n.TableMiBAfter += o.TableMiBAfter
 	n.DiskMiB += o.DiskMiB
@@ -110,6 +137,7 @@ func (n *ServerNode) Add(o ServerNode) {
 	n.CoordResolution = max(n.CoordResolution, o.CoordResolution)
 	n.CPUMillicores += o.CPUMillicores
 	n.CPUCores += o.CPUCores
+	n.CPULimitMillicores += o.CPULimitMillicores
 	if n.GCSource == "" || o.GCSource == GCFromSystemLogs {
 		n.GCSource = o.GCSource // a sum with any partial source is partial
 	}
@@ -174,4 +202,16 @@ type WriterCPU struct {
 	// loop, operations per second at a fixed rate), for Little's law in the verdict.
 	Concurrency int32 `json:"c,omitempty"`
 	Rate        int64 `json:"r,omitempty"`
+}
+
+// addPtr sums two figures that may be unknown (nil): known if either is.
+func addPtr(a, b *int64) *int64 {
+	if b == nil {
+		return a
+	}
+	v := *b
+	if a != nil {
+		v += *a
+	}
+	return &v
 }

@@ -253,8 +253,12 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 	w, cfg, st, eng := ld.cfg.Spec.Writers, ld.cfg, ld.st, ld.eng
 	wall := wallClock(cfg.Now)
 	warmup := durationOf(w.Warmup)
+	var early <-chan *server.Sampler
 	if warmup > 0 {
 		st.enter(phaseWarmup, begin)
+		if ld.nodes == nil {
+			early = ld.beginAt(ctx, begin.Add(warmup))
+		}
 		eng.run(ld.pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
 	}
 	for _, v := range ld.verifiers {
@@ -277,10 +281,16 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 		smp := newSampler(st.measured, timelineInterval(durationOf(w.Duration)))
 		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 		go func() { timeline <- smp.run(window.Start, stopSampling) }()
-		if ld.nodes == nil {
-			ld.nodes = beginWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table)
+		var watching *serverWatch
+		if early != nil {
+			// The window's load starts now; the sampling once the first reading is in.
+			watching = watchWhenRead(ctx, early, window.End.Sub(window.Start))
+		} else {
+			if ld.nodes == nil {
+				ld.nodes = beginWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table)
+			}
+			watching = startWatch(ctx, ld.nodes, window.End.Sub(window.Start))
 		}
-		watching := startWatch(ctx, ld.nodes, window.End.Sub(window.Start))
 		res = eng.run(ld.pace(window), st.measured)
 		close(stopSampling)
 		sum.Timeline = <-timeline
@@ -315,6 +325,19 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 			sum.Schedule.DrainMicros = res.Last.Sub(window.End).Microseconds()
 		}
 	}
+}
+
+// beginAt reads this writer's nodes for the window's start at start, the common instant every
+// writer's window begins at after the warm-up, while this writer's warm-up still runs: read
+// after the warm-up returned, the counters would miss what every writer sent while this one
+// drained its last warm-up requests, and this writer's window would wait for the reading.
+func (ld *load) beginAt(ctx context.Context, start time.Time) <-chan *server.Sampler {
+	out := make(chan *server.Sampler, 1)
+	go func() {
+		sleepCtx(ctx, time.Until(start))
+		out <- beginWatch(ctx, ld.session, ld.cfg, ld.schema.Keyspace, ld.schema.Table)
+	}()
+	return out
 }
 
 // wallClock maps a reading of the monotonic clock to the writer's wall clock as now tells

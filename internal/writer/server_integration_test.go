@@ -2,6 +2,9 @@ package writer_test
 
 import (
 	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/cassandra"
 )
 
 // gcLogPauses is the test's own reading of a JVM's gc log: the pauses whose line was written
@@ -63,9 +67,27 @@ func TestServerFiguresAgreeWithTheNodes(t *testing.T) {
 		}
 		procs = append(procs, p)
 	}
-	// The gc log's times are the machine's, to the millisecond.
+	// The gc log's times are the machine's, to the millisecond. While the writers run, node
+	// 1's memtable of the table is flushed every second or so, so its SSTables move.
 	outerFrom := time.Now().Add(-time.Millisecond)
+	stopFlushing, flushed := make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		defer func() { flushed <- n }()
+		for {
+			select {
+			case <-stopFlushing:
+				return
+			case <-time.After(time.Second):
+			}
+			if nodetool(1, "flush", "--", "it_server_truth") == nil {
+				n++
+			}
+		}
+	}()
 	sums := mustRun(t, c, s)
+	close(stopFlushing)
+	flushes := <-flushed
 	outerTo := time.Now().Add(time.Millisecond)
 	r := results.Merge(sums)
 	if r == nil || r.Server == nil || r.Writes == nil {
@@ -95,6 +117,8 @@ func TestServerFiguresAgreeWithTheNodes(t *testing.T) {
 		}
 	}
 
+	checkSSTables(t, c, r.Server, flushes)
+
 	var pauses int64
 	innerFrom, innerTo := r.WindowStart.Add(time.Second), r.WindowEnd.Add(-time.Second)
 	for i, p := range procs {
@@ -116,6 +140,49 @@ func TestServerFiguresAgreeWithTheNodes(t *testing.T) {
 	}
 	if pauses == 0 {
 		t.Error("no GC pause in 8 s of writing 2-8 KB rows to 512 MB heaps")
+	}
+}
+
+// nodetool runs nodetool against node i (1-based) of the local cluster.
+func nodetool(i int, args ...string) error {
+	return exec.Command("../../hack/cassandra.sh", append([]string{"nodetool", "--node", strconv.Itoa(i)}, args...)...).Run()
+}
+
+// checkSSTables holds each node's SSTable count at the window's end against nodetool
+// tablestats read right after (a compaction running at the end may have merged some since,
+// so nodetool's count may be lower by what compaction merged, never higher), and asks node 1, whose
+// memtable the test flushed while the writers ran, for more SSTables at some sample than at
+// the start. The local nodes' CPU allowance is their affinity: the machine's cores here.
+func checkSSTables(t *testing.T, c *cassandra.Cluster, srv *cbv1.ServerResults, flushes int) {
+	t.Helper()
+	count := regexp.MustCompile(`SSTable count: (\d+)`)
+	for i, h := range c.Hosts {
+		n := nodeNamed(srv, h)
+		if n == nil || n.SSTables == nil || n.SSTables.Source != "disk" {
+			t.Errorf("node %s: no SSTable count from its table directory: %+v", h, n)
+			continue
+		}
+		out, err := exec.Command("../../hack/cassandra.sh", "nodetool", "--node", strconv.Itoa(i+1), "tablestats", "--", "it_server_truth").CombinedOutput()
+		if err != nil {
+			t.Fatalf("nodetool tablestats on node %d: %v: %s", i+1, err, out)
+		}
+		m := count.FindStringSubmatch(string(out))
+		if m == nil {
+			t.Fatalf("node %d: no SSTable count in nodetool tablestats:\n%s", i+1, out)
+		}
+		want, _ := strconv.ParseInt(m[1], 10, 64)
+		ss := n.SSTables
+		t.Logf("node %s: SSTables %d→%d (peak %d), tablestats %d after; compactions %d, flushes %d; CPU %dm of %dm (%d cores)",
+			h, ss.Before, ss.After, ss.Peak, want, n.Compactions, n.Flushes, n.CPUMillicores, n.CPULimitMillicores, n.CPUCores)
+		if ss.After < want || ss.After > want+n.CompactionBacklogAfter+n.Compactions {
+			t.Errorf("node %s: %d SSTables at the end, nodetool tablestats says %d (compactions at the end %d)", h, ss.After, want, n.CompactionBacklogAfter)
+		}
+		if n.CPULimitMillicores != int64(runtime.NumCPU())*1000 {
+			t.Errorf("node %s: could use %dm of CPU; its affinity allows the machine's %d cores", h, n.CPULimitMillicores, runtime.NumCPU())
+		}
+	}
+	if n := nodeNamed(srv, c.Hosts[0]); n != nil && n.SSTables != nil && flushes > 1 && n.SSTables.Peak <= n.SSTables.Before {
+		t.Errorf("node %s: flushed %d times during the run, yet its SSTables never rose above %d", c.Hosts[0], flushes, n.SSTables.Before)
 	}
 }
 

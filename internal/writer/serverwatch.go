@@ -16,6 +16,9 @@ import (
 type serverWatch struct {
 	cpu     *cpuMeter
 	sampler *server.Sampler
+	// ready is closed once sampler is set, where the first reading is taken on another
+	// goroutine (watchWhenRead); nil when it is set from the start.
+	ready chan struct{}
 }
 
 // sampleEvery spaces the samples between the window's ends: ten over the window, at least
@@ -41,11 +44,26 @@ func startWatch(ctx context.Context, sm *server.Sampler, window time.Duration) *
 	return &serverWatch{cpu: startCPU(), sampler: sm}
 }
 
+// watchWhenRead starts the CPU meter now and the nodes' sampling once the window's first
+// reading, taken at the window's start on another goroutine (load.beginAt), is in.
+func watchWhenRead(ctx context.Context, first <-chan *server.Sampler, window time.Duration) *serverWatch {
+	w := &serverWatch{cpu: startCPU(), ready: make(chan struct{})}
+	go func() {
+		w.sampler = <-first
+		w.sampler.Watch(ctx, sampleEvery(window))
+		close(w.ready)
+	}()
+	return w
+}
+
 // stop ends both and returns the figures for the summary; server is nil when this writer
 // watched no node. end is the end barrier: a writer that reads nodes reads them for the last
 // time once every writer's window has ended.
 func (w *serverWatch) stop(ctx context.Context, concurrency int, rate int64, end func(wait bool) error) (*summary.Server, *summary.WriterCPU) {
 	cpu := w.cpu.stop()
+	if w.ready != nil {
+		<-w.ready
+	}
 	cpu.Concurrency, cpu.Rate = int32(concurrency), rate
 	endErr := end(w.sampler.Watches())
 	// An interrupted run still reads the nodes at its end: that is when the figures explain

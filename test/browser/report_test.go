@@ -40,8 +40,10 @@ func TestReportPages(t *testing.T) {
 		sweeps []*cbv1.BenchmarkSweep
 		// series per chart; verdicts the comparison must show.
 		charts map[string]int
-		// panels: series per panel of the timeline chart, where the case checks them.
+		// panels: series per panel of the timeline chart, where the case checks them; bars:
+		// those of them drawn as bars, each with a bar per interval.
 		panels   map[string]int
+		bars     map[string]int
 		verdicts int
 		best     string
 	}{
@@ -49,7 +51,8 @@ func TestReportPages(t *testing.T) {
 		// compactions, flushes and GC pauses in the next, on the client's time axis.
 		"run": {runs: []*cbv1.BenchmarkRun{reporttest.Reviewed("ns", "ip-by-city-8")},
 			charts: map[string]int{"timeline": 6, "distribution": 1},
-			panels: map[string]int{"throughput": 1, "p99": 1, "server-pending": 1, "server-work": 3}},
+			panels: map[string]int{"throughput": 1, "p99": 1, "server-pending": 1, "server-work": 3},
+			bars:   map[string]int{"throughput": 0, "p99": 0, "server-pending": 0, "server-work": 3}},
 		"comparison": {runs: []*cbv1.BenchmarkRun{reporttest.Measured("ns", "base", 1, 10000, 1000), reporttest.Measured("ns", "faster", 2, 11500, 900)},
 			charts: map[string]int{"timeline": 4, "distribution": 2}, verdicts: 5},
 		"sweep": {sweeps: []*cbv1.BenchmarkSweep{reporttest.Sweep("ns")}, charts: map[string]int{"sweep0": 4}, best: "7"},
@@ -70,6 +73,11 @@ func TestReportPages(t *testing.T) {
 			if tc.panels != nil {
 				if g := panelSeries(got.DOM, "timeline"); !equalCounts(g, tc.panels) {
 					t.Errorf("timeline panels and their series: %v, want %v", g, tc.panels)
+				}
+			}
+			if tc.bars != nil {
+				if g := panelBars(t, got.DOM, "timeline", tc.runs[0]); !equalCounts(g, tc.bars) {
+					t.Errorf("timeline panels and their bar series: %v, want %v", g, tc.bars)
 				}
 			}
 			if n := strings.Count(got.DOM, `class="verdict `); n != tc.verdicts {
@@ -232,6 +240,34 @@ func panelSeries(dom, chart string) map[string]int {
 	for _, part := range strings.Split(svg[1], `<g class="panel" data-panel="`)[1:] {
 		if m := panel.FindStringSubmatch(part); m != nil {
 			got[m[1]] = strings.Count(part, `class="series"`)
+		}
+	}
+	return got
+}
+
+// panelBars counts the series drawn as bars in each panel of one chart, and checks that each
+// has a bar per point of the run's server timeline.
+func panelBars(t *testing.T, dom, chart string, run *cbv1.BenchmarkRun) map[string]int {
+	t.Helper()
+	svg := regexp.MustCompile(`(?s)<svg[^>]*data-chart="` + regexp.QuoteMeta(chart) + `"[^>]*>(.*?)</svg>`).FindStringSubmatch(dom)
+	got := map[string]int{}
+	if svg == nil {
+		return got
+	}
+	points := len(run.Status.Results.Server.Timeline.Points)
+	series := regexp.MustCompile(`(?s)<g class="series" data-kind="bars" data-series="([^"]+)">(.*?)</g>`)
+	panel := regexp.MustCompile(`^([^"]+)"`)
+	for _, part := range strings.Split(svg[1], `<g class="panel" data-panel="`)[1:] {
+		m := panel.FindStringSubmatch(part)
+		if m == nil {
+			continue
+		}
+		bars := series.FindAllStringSubmatch(part, -1)
+		got[m[1]] = len(bars)
+		for _, b := range bars {
+			if n := strings.Count(b[2], "<rect"); n != points {
+				t.Errorf("%s: %d bars, want one per interval (%d)", b[1], n, points)
+			}
 		}
 	}
 	return got

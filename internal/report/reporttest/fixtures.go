@@ -240,7 +240,8 @@ func Reviewed(namespace, name string) *cbv1.BenchmarkRun {
 			Dropped: dropped, Compactions: 12, CompactionBacklogBefore: 1, CompactionBacklogAfter: 30, CompactionBacklogPeak: 33,
 			Flushes: 9, TableMiBBefore: 120, TableMiBAfter: 2210, DiskMiB: 2400, CoordinatorWriteP99Micros: 3000,
 			CoordinatorLatencyResolutionMicros: 1000, CPUMillicores: 3400, CPUCores: 8,
-			GC: &cbv1.NodeGCResults{Source: cbv1.GCSourceGCLog, Pauses: gcPauses, TotalMillis: 500 * gcPauses, MaxMillis: 650}}
+			SSTables: &cbv1.NodeSSTableResults{Source: "disk", Before: 4, After: 37, Peak: 40},
+			GC:       &cbv1.NodeGCResults{Source: cbv1.GCSourceGCLog, Pauses: gcPauses, TotalMillis: 500 * gcPauses, MaxMillis: 650}}
 	}
 	nodes := []cbv1.NodeServerResults{
 		node("10.0.0.3", 3_210_000, 41, 1204, 3), node("10.0.0.1", 3_190_000, 2, 0, 8), node("10.0.0.2", 3_213_000, 5, 0, 2)}
