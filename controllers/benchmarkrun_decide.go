@@ -61,6 +61,9 @@ type observation struct {
 	// waits for cass-operator to finish resizing, or while the run waits for the datacenter
 	// it patched to become ready.
 	dcPendingPods []string
+	// dcPods are the datacenter's pods, read while the run waits for its patch to be applied:
+	// their rendered config shows whether cass-operator rolled the patch out.
+	dcPods []corev1.Pod
 }
 
 // step is what the reconciler does next, and the status that results when it succeeds.

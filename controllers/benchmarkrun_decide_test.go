@@ -317,6 +317,30 @@ func TestDecide(t *testing.T) {
 			}},
 		"waiting for cass-operator to apply the patch": {o: observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget, func(dc *cassdcapi.CassandraDatacenter) { dc.Status.ObservedGeneration = 4 })),
 			requeue: true, conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"}},
+		// cass-operator v1.31.0 can write the run's generation as observed from a reconcile
+		// that read the datacenter before the patch, and then hold the StatefulSet back: every
+		// condition says ready while the pods run the earlier config. The pods' rendered config
+		// keeps the run waiting, and the run lets cass-operator roll the change out.
+		"ready by its status while the pods run the earlier config": {o: func() observation {
+			o := observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget))
+			o.dcPods = []corev1.Pod{*builders.MakePod("c1-dc1-r1-sts-0", "bench").Obj()}
+			o.dcPods[0].Spec.InitContainers = []corev1.Container{{Name: "server-config-init", Env: []corev1.EnvVar{
+				{Name: "CONFIG_FILE_DATA", Value: `{"cluster-info":{"name":"c1"},"cassandra-yaml":{"concurrent_writes":32}}`}}}}
+			return o
+		}(), requeue: true, dc: "autoupdate=once", conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"},
+			check: func(t *testing.T, s step) {
+				c := meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionDatacenterReady)
+				if !strings.Contains(c.Message, "c1-dc1-r1-sts-0 (its config has cassandra-yaml.concurrent_writes 32, the datacenter's spec sets 64)") {
+					t.Errorf("message %q does not name the stale pod", c.Message)
+				}
+			}},
+		"ready by its status and rolled out": {o: func() observation {
+			o := observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget))
+			o.dcPods = []corev1.Pod{*builders.MakePod("c1-dc1-r1-sts-0", "bench").Obj()}
+			o.dcPods[0].Spec.InitContainers = []corev1.Container{{Name: "server-config-init", Env: []corev1.EnvVar{
+				{Name: "CONFIG_FILE_DATA", Value: `{"cluster-info":{"name":"c1"},"cassandra-yaml":{"concurrent_writes":64}}`}}}}
+			return o
+		}(), create: "setup", conds: map[string]string{cbv1.ConditionDatacenterReady: "True/DatacenterReady"}},
 		"cass-operator never finishes: the prepare deadline": {o: at(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterUpdating))), 31*time.Minute),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/PrepareDeadlineExceeded"}},
 		"a node refuses its config: the prepare deadline names the pod": {o: func() observation {

@@ -71,6 +71,7 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 			return o, fmt.Errorf("listing the pods of CassandraDatacenter %s: %w", key, err)
 		}
 		o.dcPendingPods = notReady(pods.Items)
+		o.dcPods = pods.Items
 	}
 	return o, nil
 }

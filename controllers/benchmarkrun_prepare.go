@@ -48,14 +48,27 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool
 			"cass-operator marked CassandraDatacenter "+keyOf(dc).String()+" invalid: "+msg)
 		return false
 	}
-	if ready, why := datacenter.Ready(dc, st.PatchedGeneration); !ready {
+	stale := datacenter.StaleConfigPods(d.o.dcPods, wantConfig)
+	ready, why := datacenter.Ready(dc, st.PatchedGeneration)
+	if ready && len(stale) > 0 {
+		ready, why = false, fmt.Sprintf("cass-operator reports generation %d applied, but pods run an earlier config: %s",
+			dc.Status.ObservedGeneration, strings.Join(stale, ", "))
+	}
+	if !ready {
 		if len(d.o.dcPendingPods) > 0 {
 			why += "; pods not ready: " + strings.Join(d.o.dcPendingPods, ", ")
 		}
 		if d.prepareExpired("the datacenter did not become ready: " + why) {
 			return false
 		}
-		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating, "waiting for cass-operator: "+why)
+		msg := "waiting for cass-operator: " + why
+		if datacenter.UpdateHeld(dc, st.PatchedGeneration, stale) {
+			d.s.dc = &lending.Change{What: "allowing cass-operator to roll out the run's change to", AllowUpdateOnce: true,
+				Stage: cbv1.ConditionDatacenterReady}
+			msg += fmt.Sprintf("; cass-operator holds the change back, so the run sets %s=%s on the datacenter (cass-operator removes it)",
+				cassdcapi.UpdateAllowedAnnotation, cassdcapi.AllowUpdateOnce)
+		}
+		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating, msg)
 		d.requeue(prepareDeadline(run).Sub(d.o.now))
 		return false
 	}

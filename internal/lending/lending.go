@@ -74,10 +74,16 @@ type Change struct {
 	Stage string
 	// Restore marks the change that puts the datacenter back.
 	Restore bool
+	// AllowUpdateOnce sets cass-operator's autoupdate-spec annotation to "once", so that it
+	// rolls out a spec it reports observed but holds back (datacenter.UpdateHeld). The
+	// operator removes the annotation itself after its next complete reconcile.
+	AllowUpdateOnce bool
 }
 
 // Empty tells whether the change writes nothing.
-func (c *Change) Empty() bool { return c == nil || (c.Lock == nil && c.Size == nil && !c.SetConfig) }
+func (c *Change) Empty() bool {
+	return c == nil || (c.Lock == nil && c.Size == nil && !c.SetConfig && !c.AllowUpdateOnce)
+}
 
 // String says what the change writes, e.g. "size=3 config={...} lock=-", for logs and tests.
 func (c *Change) String() string {
@@ -107,6 +113,9 @@ func (c *Change) String() string {
 		}
 		parts = append(parts, "lock="+v)
 	}
+	if c.AllowUpdateOnce {
+		parts = append(parts, "autoupdate=once")
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -117,6 +126,12 @@ func Apply(c *Change, dc *cassdcapi.CassandraDatacenter) {
 	}
 	if c.SetConfig {
 		dc.Spec.Config = append(json.RawMessage(nil), c.Config...)
+	}
+	if c.AllowUpdateOnce {
+		if dc.Annotations == nil {
+			dc.Annotations = map[string]string{}
+		}
+		dc.Annotations[cassdcapi.UpdateAllowedAnnotation] = string(cassdcapi.AllowUpdateOnce)
 	}
 	if c.Lock == nil {
 		return
