@@ -5,6 +5,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -137,6 +138,9 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 		o.queueHead, o.queuePosition = head, position
 	}
 	if err := r.observeJobs(ctx, run, &o); err != nil {
+		return o, err
+	}
+	if err := r.observeReports(ctx, run, &o); err != nil {
 		return o, err
 	}
 	restoring := o.dc != nil && datacenter.Resizing(o.dc) && (!run.DeletionTimestamp.IsZero() || pendingOutcome(run) != nil)
@@ -366,6 +370,12 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 		conditions.Set(&st.Conditions, run.Generation, stage, metav1.ConditionFalse, reason, msg)
 		ctrl.LoggerFrom(ctx).Info("write refused", "what", what, "error", err.Error())
 		return st, nil
+	}
+	// Writer reports first: the same pass may stop the Jobs whose pods hold them.
+	if err := r.storeReportConfigMaps(ctx, s.reports); terminal(err) || errors.Is(err, errNotOurs) {
+		return refused(cbv1.ConditionWritersComplete, "storing writer reports", err)
+	} else if err != nil {
+		return status, err
 	}
 	if s.addFinalizer {
 		patch := client.MergeFrom(run.DeepCopy())

@@ -22,6 +22,7 @@ import (
 	"github.com/cassbench/cassbench/internal/datacenter"
 	"github.com/cassbench/cassbench/internal/jobs"
 	"github.com/cassbench/cassbench/internal/podenv"
+	"github.com/cassbench/cassbench/internal/reportstore"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
 )
@@ -61,6 +62,8 @@ type observation struct {
 	// foreign are Jobs with one of the run's Job names that the run does not control: left
 	// by an earlier run of the same name.
 	foreign map[string]*batchv1.Job
+	// reports are the writer reports stored in the run's ConfigMaps, with their summaries.
+	reports []cbv1.WriterReport
 	// progressInterval between progress updates while writers run.
 	progressInterval time.Duration
 	// podStartGrace is how long a pod of the run's Jobs may fail to start before the run fails.
@@ -98,6 +101,8 @@ type step struct {
 	deleteForeign *batchv1.Job
 	dc            *dcChange
 	create        *batchv1.Job
+	// reports are ConfigMaps of writer reports to store before anything else is done.
+	reports []*corev1.ConfigMap
 	// createStage is the condition a refusal of create fails.
 	createStage  string
 	requeueAfter time.Duration
@@ -644,8 +649,10 @@ func (d *decider) load(t jobs.Target) {
 	}
 	n := run.Spec.Writers.Replicas
 	pods := d.o.pods[jobs.ComponentWriter]
-	run.Status.WriterReports = storeReports(run.Status.WriterReports, jobs.TerminatedPods(pods, jobs.ComponentWriter), pods, n)
-	summaries, problems := readSummaries(run.Status.WriterReports)
+	full, fresh := gatherReports(run.Status.WriterReports, d.o.reports, jobs.TerminatedPods(pods, jobs.ComponentWriter), pods, n)
+	d.s.reports = reportstore.ConfigMaps(run, fresh)
+	run.Status.WriterReports = compactReports(run.Name, full)
+	summaries, problems := readSummaries(full)
 	if merged := results.Merge(summaries); merged != nil {
 		run.Status.Results = merged
 	}
