@@ -38,6 +38,12 @@ func (q *queryCounter) ObserveQuery(_ context.Context, o gocql.ObservedQuery) {
 // margin any writer had. The writers share 8 sessions rather than one each, so the client side
 // fits this machine; the load on Cassandra is the same queries either way. Run it with
 // -benchtime=1x.
+//
+// What bounds it: every waiting writer reads the run's whole barrier partition (one row per
+// writer that arrived) every poll (250 ms), at QUORUM, from the RF replicas that own that one
+// partition whatever the datacenter's size. That is N/0.25 s queries and up to 4·N² rows read
+// per second at N writers: 4,000 queries and 4 million rows a second at 1,000, on 2 or 3 nodes.
+// Writers that give up are counted in writers-gave-up.
 func BenchmarkBarrierThousandWriters(b *testing.B) {
 	writers := 1000
 	if n, err := strconv.Atoi(os.Getenv("CASSBENCH_BARRIER_WRITERS")); err == nil && n > 0 {
@@ -87,6 +93,7 @@ func measureBarrier(b *testing.B, sessions []*gocql.Session, counter *queryCount
 	learned := make([]time.Time, writers)
 	var start time.Time
 	var mu sync.Mutex
+	failed := 0
 	var wg sync.WaitGroup
 	began := time.Now()
 	for i := range writers {
@@ -96,13 +103,16 @@ func measureBarrier(b *testing.B, sessions []*gocql.Session, counter *queryCount
 			time.Sleep(time.Duration(i) * spread / time.Duration(writers))
 			at, err := writer.Barrier{Session: sessions[i%len(sessions)], Keyspace: keyspace, Run: run, Index: int32(i),
 				Writers: int32(writers), Consistency: writer.BarrierConsistency(2), Timeout: time.Minute}.Wait(context.Background())
+			mu.Lock()
+			defer mu.Unlock()
 			if err != nil {
-				b.Errorf("writer %d: %v", i, err)
+				// A writer that gives up is what is measured: the barrier did not hold.
+				if failed++; failed == 1 {
+					b.Logf("writer %d: %v", i, err)
+				}
 				return
 			}
 			learned[i] = time.Now()
-			mu.Lock()
-			defer mu.Unlock()
 			if !start.IsZero() && !start.Equal(at) {
 				b.Errorf("writer %d was told to start at %s, another at %s", i, at, start)
 			}
@@ -110,11 +120,13 @@ func measureBarrier(b *testing.B, sessions []*gocql.Session, counter *queryCount
 		}()
 	}
 	wg.Wait()
-	if b.Failed() {
-		return
-	}
 	waited := time.Since(began)
+	b.ReportMetric(float64(failed), "writers-gave-up")
 	late, margin := time.Duration(0), time.Duration(1<<62)
+	learned = slices.DeleteFunc(learned, time.Time.IsZero)
+	if len(learned) == 0 {
+		learned = []time.Time{began}
+	}
 	for _, at := range learned {
 		late = max(late, at.Sub(start))
 		margin = min(margin, start.Sub(at))
