@@ -67,6 +67,8 @@ type BenchmarkRunReconciler struct {
 	ProgressInterval time.Duration
 	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
 	PodStartGrace time.Duration
+	// decoded keeps the writer reports decoded from ConfigMaps between passes.
+	decoded decodedReports
 }
 
 // +kubebuilder:rbac:groups=cassbench.io,resources=benchmarkruns,verbs=get;list;watch;update;patch
