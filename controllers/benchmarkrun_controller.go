@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -59,6 +60,8 @@ type BenchmarkRunReconciler struct {
 	ProgressInterval time.Duration
 	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
 	PodStartGrace time.Duration
+	// decoded keeps the writer reports decoded from ConfigMaps between passes.
+	decoded decodedReports
 }
 
 // +kubebuilder:rbac:groups=cassbench.io,resources=benchmarkruns,verbs=get;list;watch;update;patch
@@ -108,6 +111,12 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 		conditions.Set(&st.Conditions, run.Generation, r.Clock.Now(), stage, metav1.ConditionFalse, reason, msg)
 		ctrl.LoggerFrom(ctx).Info("write refused", "what", what, "error", err.Error())
 		return st, nil
+	}
+	// Writer reports first: the same pass may stop the Jobs whose pods hold them.
+	if err := r.storeReportConfigMaps(ctx, s.reports); terminal(err) || errors.Is(err, errNotOurs) {
+		return refused(cbv1.ConditionWritersComplete, "storing writer reports", err)
+	} else if err != nil {
+		return status, err
 	}
 	if s.addFinalizer {
 		patch := client.MergeFrom(run.DeepCopy())

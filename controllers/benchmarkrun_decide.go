@@ -53,6 +53,8 @@ type observation struct {
 	// foreign are Jobs with one of the run's Job names that the run does not control: left
 	// by an earlier run of the same name.
 	foreign map[string]*batchv1.Job
+	// reports are the writer reports stored in the run's ConfigMaps, with their summaries.
+	reports []cbv1.WriterReport
 	// progressInterval between progress updates while writers run.
 	progressInterval time.Duration
 	// podStartGrace is how long a pod of the run's Jobs may fail to start before the run fails.
@@ -77,6 +79,8 @@ type step struct {
 	deleteForeign *batchv1.Job
 	dc            *lending.Change
 	create        *batchv1.Job
+	// reports are ConfigMaps of writer reports to store before anything else is done.
+	reports []*corev1.ConfigMap
 	// createStage is the condition a refusal of create fails.
 	createStage  string
 	requeueAfter time.Duration

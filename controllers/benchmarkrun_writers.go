@@ -14,6 +14,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/jobs"
+	"github.com/cassbench/cassbench/internal/reportstore"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
 )
@@ -33,8 +34,10 @@ func (d *decider) load(t jobs.Target) {
 	}
 	n := run.Spec.Writers.Replicas
 	pods := d.o.pods[jobs.ComponentWriter]
-	run.Status.WriterReports = storeReports(run.Status.WriterReports, jobs.TerminatedPods(pods, jobs.ComponentWriter), pods, n)
-	summaries, problems := readSummaries(run.Status.WriterReports)
+	full, fresh := gatherReports(run.Status.WriterReports, d.o.reports, jobs.TerminatedPods(pods, jobs.ComponentWriter), pods, n)
+	d.s.reports = reportstore.ConfigMaps(run, fresh)
+	run.Status.WriterReports = compactReports(run.Name, full)
+	summaries, problems := readSummaries(full)
 	if merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(d.o.dc)}); merged != nil {
 		run.Status.Results = merged
 	}

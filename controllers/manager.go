@@ -108,6 +108,8 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 			ByObject: map[client.Object]cache.ByObject{
 				&batchv1.Job{}: {Label: ours},
 				&corev1.Pod{}:  {Label: ours},
+				// Only the runs' report ConfigMaps, never the cluster's others.
+				&corev1.ConfigMap{}: {Label: ours},
 			},
 		},
 	})

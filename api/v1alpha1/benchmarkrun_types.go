@@ -142,12 +142,15 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Results *Results `json:"results,omitempty"`
 
-	// WriterReports keep what each writer's pod reported, stored the first time it is read,
-	// so that results survive the pod (a node drain, garbage collection) and are merged from
-	// what was stored, never from pods that may belong to someone else.
+	// WriterReports keep a row for each writer's pod that reported, stored the first time it
+	// is read, so that results survive the pod (a node drain, garbage collection) and are
+	// merged from what was stored, never from pods that may belong to someone else. The
+	// writer's raw summary is in the ConfigMap the row names (<run>-reports-<k>, owned by the
+	// run, which keeps 200 writers each), written before the row: status stays small at a
+	// thousand writers. Atomic, as only the controller writes it, whole: as a map, the
+	// apiserver's managedFields would list every index, 130 KB at a thousand writers.
 	// +optional
-	// +listType=map
-	// +listMapKey=index
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=1000
 	WriterReports []WriterReport `json:"writerReports,omitempty"`
 }
@@ -172,10 +175,16 @@ type WriterReport struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Reason string `json:"reason,omitempty"`
-	// Summary is the writer's termination message, exactly as written.
+	// Summary is the writer's termination message, exactly as written. Only runs from
+	// before configMap existed keep it here; the controller stores it in configMap.
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096
 	Summary string `json:"summary,omitempty"`
+	// ConfigMap holds the writer's raw summary, under the key writer-<index>.json.gz
+	// (gzip-compressed JSON of this row with its summary).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ConfigMap string `json:"configMap,omitempty"`
 }
 
 // ResolvedSettings are the values the controller filled in.

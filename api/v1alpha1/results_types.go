@@ -91,10 +91,9 @@ type Results struct {
 	// Slowest is the writer with the lowest throughput.
 	// +optional
 	Slowest *WriterResult `json:"slowest,omitempty"`
-	// PerWriter lists every writer's own figures.
+	// PerWriter lists every writer's own figures. Atomic for the reason writerReports is.
 	// +optional
-	// +listType=map
-	// +listMapKey=index
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=1000
 	PerWriter []WriterResult `json:"perWriter,omitempty"`
 	// Timeline is the window interval by interval, all writers together.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,7 +27,8 @@ or from a file that -o json wrote (no cluster needed). JSON and CSV are stable (
 fixed columns) so they can be committed next to the experiment; the JSON carries a schema
 version and the spec that produced it. --plot also draws a sweep's throughput and p99
 against its first axis, or a run's throughput and p99 over its window, as PNG or SVG by the
-file's extension.
+file's extension. --reports prints every writer's raw report instead (from the ConfigMaps
+the run owns, or from a file -o json wrote), and -o json carries them.
 
 Flags:
 `
@@ -48,6 +50,7 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
 	plotFile := fs.String("plot", "", "also draw a plot into this file: FILE.png or FILE.svg")
 	file := fs.String("f", "", "read a results file that -o json wrote instead of the cluster")
+	reports := fs.Bool("reports", false, "print every writer's raw report, one JSON line each, instead of the results")
 	names, fail, code, done := parseArgs(fs, args, stderr, resultsUsage)
 	if done {
 		return code
@@ -77,10 +80,22 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *file != "" {
 		obj, err = readResultsFile(*file)
 	} else {
-		obj, err = clusterExperiment(ctx, *kubeconfig, namespace, names[0], *kind)
+		// The raw reports are read only when they are printed: the table and CSV come from
+		// status alone, and need no access to ConfigMaps.
+		obj, err = clusterExperiment(ctx, *kubeconfig, namespace, names[0], *kind, *reports || format == report.JSON)
 	}
 	if err != nil {
 		return fail(1, "%v", err)
+	}
+	if *reports {
+		run, ok := obj.(*cbv1.BenchmarkRun)
+		if !ok {
+			return fail(2, "--reports needs a BenchmarkRun: a sweep keeps its runs' reports in the runs")
+		}
+		if err := printReports(stdout, stderr, run); err != nil {
+			return fail(1, "%v", err)
+		}
+		return 0
 	}
 
 	switch o := obj.(type) {
@@ -101,12 +116,16 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return 0
 }
 
-func clusterExperiment(ctx context.Context, kubeconfig, namespace, name, kind string) (client.Object, error) {
+func clusterExperiment(ctx context.Context, kubeconfig, namespace, name, kind string, reports bool) (client.Object, error) {
 	c, ns, err := resultsClient(kubeconfig, namespace)
 	if err != nil {
 		return nil, err
 	}
-	return findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: name}, kind)
+	obj, err := findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: name}, kind)
+	if run, ok := obj.(*cbv1.BenchmarkRun); ok && err == nil && reports {
+		err = withReports(ctx, c, run)
+	}
+	return obj, err
 }
 
 // readResultsFile reads what `-o json` wrote ("-" for standard input).
@@ -190,6 +209,10 @@ func resultsClient(kubeconfig, namespace string) (client.Client, string, error) 
 	}
 	scheme := runtime.NewScheme()
 	if err := cbv1.AddToScheme(scheme); err != nil {
+		return nil, "", err
+	}
+	// ConfigMaps hold the runs' raw writer reports.
+	if err := corev1.AddToScheme(scheme); err != nil {
 		return nil, "", err
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})

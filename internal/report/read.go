@@ -65,7 +65,8 @@ func (d *runDoc) run() *cbv1.BenchmarkRun {
 		run.Spec = *d.Spec
 	}
 	run.Spec.Writers.Replicas = d.Writers
-	run.Status = cbv1.BenchmarkRunStatus{Phase: d.Phase, Conditions: outcomeCondition(d.Phase, d.Message), Results: d.Results}
+	run.Status = cbv1.BenchmarkRunStatus{Phase: d.Phase, Conditions: outcomeCondition(d.Phase, d.Message), Results: d.Results,
+		WriterReports: d.WriterReports}
 	if dc := d.Datacenter; dc != nil {
 		run.Status.Datacenter = &cbv1.DatacenterStatus{Name: dc.Name, Nodes: dc.Nodes, Size: dc.Nodes, CassandraVersion: dc.CassandraVersion}
 	}

@@ -75,6 +75,9 @@ type runDoc struct {
 	Writers       int32                  `json:"writers"`
 	Spec          *cbv1.BenchmarkRunSpec `json:"spec,omitempty"`
 	Results       *cbv1.Results          `json:"results"`
+	// WriterReports are the writers' raw reports, when they were read (from the ConfigMaps
+	// the run owns); added with schema version 1, absent from older files.
+	WriterReports []cbv1.WriterReport `json:"writerReports,omitempty"`
 }
 
 type datacenterDoc struct {
@@ -94,6 +97,11 @@ func runDocument(run *cbv1.BenchmarkRun) runDoc {
 		Message:       outcomeMessage(run.Status.Conditions),
 		Writers:       run.Spec.Writers.Replicas,
 		Results:       run.Status.Results,
+	}
+	for _, r := range run.Status.WriterReports {
+		if r.Summary != "" {
+			d.WriterReports = append(d.WriterReports, r)
+		}
 	}
 	if st := run.Status.Datacenter; st != nil {
 		d.Datacenter = &datacenterDoc{Name: st.Name, Nodes: st.Size, CassandraVersion: st.CassandraVersion}

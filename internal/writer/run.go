@@ -173,7 +173,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	conn.ContextTimeouts = true
 	conn.NumConns = int(w.ConnectionsPerHost)
 	conn.Stock = w.DriverIO == cbv1.DriverIOStock
-	if ld.session, err = cql.Connect(conn); err != nil {
+	if ld.session, err = connectRetrying(ctx, conn, cfg.BarrierTimeout); err != nil {
 		if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(err.Error(), "does not exist") {
 			err = fmt.Errorf("%w (did cassbench setup run?)", err)
 		}
