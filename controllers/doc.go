@@ -4,7 +4,8 @@
 // How a pass flows through the files:
 //
 //	run    benchmarkrun_controller.go  Reconcile: observe (benchmarkrun_observe.go), decide, perform
-//	       benchmarkrun_decide.go      decide: deletion, outcome, or advance, which calls the stages:
+//	       benchmarkrun_decide.go      decide: deletion, outcome, or advance, which applies in order
+//	                                   the stageResult (conditions, change, requeue) each stage returns:
 //	         benchmarkrun_lock.go        find, admit, take the lock in queue order, record the originals
 //	         benchmarkrun_prepare.go     patch the datacenter to the target, wait for it, drift
 //	         benchmarkrun_jobstage.go    preflight and setup: one Job each, through runJob
