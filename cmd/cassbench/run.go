@@ -108,6 +108,12 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	}
 	stopProfiles()
 
+	return reportLocal(stdout, runID, spec, setupReport, sums, format)
+}
+
+// reportLocal merges what the writers reported, says which failed and whether the target rate
+// was reached, and writes the results as cassbench results would. It returns the exit code.
+func reportLocal(stdout io.Writer, runID string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format) int {
 	res := results.Merge(sums)
 	for _, s := range sums {
 		if s.Error != "" {
