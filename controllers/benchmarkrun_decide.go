@@ -94,23 +94,80 @@ func decide(o observation) step {
 	return d.s
 }
 
+// decider builds one step. The stages do not write onto it: each returns a stageResult,
+// and decide and advance apply the results in order (apply).
 type decider struct {
 	o   observation
 	run *cbv1.BenchmarkRun
 	s   step
 }
 
-func (d *decider) set(t string, status metav1.ConditionStatus, reason, msg string) {
-	conditions.Set(&d.run.Status.Conditions, d.run.Generation, d.o.now, t, status, reason, msg)
+// stageResult is what one stage decided, in the manner of cert-manager's policy chain: the
+// conditions it sets (in order), the one change the reconciler makes, and when to look again.
+// done tells whether the stage is complete, so that the next one may run. The run's other
+// status fields a stage records (the originals, the resolved settings, the results) are
+// written on the decider's copy of the run, which is the step's status.
+type stageResult struct {
+	conds []stageCondition
+	// dc is the change to make to the datacenter; stop the run's Jobs to suspend first.
+	dc   *lending.Change
+	stop []*batchv1.Job
+	// create is a Job to create, createStage the condition its refusal fails; deleteForeign
+	// a Job of the same name an earlier run left.
+	create        *batchv1.Job
+	createStage   string
+	deleteForeign *batchv1.Job
+	requeueAfter  time.Duration
+	done          bool
 }
 
-func (d *decider) fail(t, reason, msg string) { d.set(t, metav1.ConditionFalse, reason, msg) }
+// stageCondition is one condition a stage sets.
+type stageCondition struct {
+	typ, reason, msg string
+	status           metav1.ConditionStatus
+}
 
-func (d *decider) requeue(after time.Duration) {
-	after = max(after, 0) + time.Second
-	if d.s.requeueAfter == 0 || after < d.s.requeueAfter {
-		d.s.requeueAfter = after
+// complete is the result of a stage with nothing to do.
+var complete = stageResult{done: true}
+
+func (r *stageResult) set(t string, status metav1.ConditionStatus, reason, msg string) {
+	r.conds = append(r.conds, stageCondition{typ: t, status: status, reason: reason, msg: msg})
+}
+
+func (r *stageResult) fail(t, reason, msg string) { r.set(t, metav1.ConditionFalse, reason, msg) }
+
+// requeue asks to look again after at most this long (plus a second, so that a deadline has
+// passed when the next pass looks).
+func (r *stageResult) requeue(after time.Duration) {
+	r.requeueAt(max(after, 0) + time.Second)
+}
+
+func (r *stageResult) requeueAt(after time.Duration) {
+	if after > 0 && (r.requeueAfter == 0 || after < r.requeueAfter) {
+		r.requeueAfter = after
 	}
+}
+
+// apply combines a stage's result into the step: its conditions are set on the run in order,
+// its change and Jobs become the step's, the earliest requeue wins. It returns r.done.
+func (d *decider) apply(r stageResult) bool {
+	for _, c := range r.conds {
+		conditions.Set(&d.run.Status.Conditions, d.run.Generation, d.o.now, c.typ, c.status, c.reason, c.msg)
+	}
+	if r.dc != nil {
+		d.s.dc = r.dc
+	}
+	d.s.stop = append(d.s.stop, r.stop...)
+	if r.create != nil {
+		d.s.create, d.s.createStage = r.create, r.createStage
+	}
+	if r.deleteForeign != nil {
+		d.s.deleteForeign = r.deleteForeign
+	}
+	if r.requeueAfter > 0 && (d.s.requeueAfter == 0 || r.requeueAfter < d.s.requeueAfter) {
+		d.s.requeueAfter = r.requeueAfter
+	}
+	return r.done
 }
 
 func (d *decider) me() types.NamespacedName {
@@ -121,7 +178,7 @@ func (d *decider) decide() {
 	run := d.run
 	hasFinalizer := controllerutil.ContainsFinalizer(run, cbv1.Finalizer)
 	if !run.DeletionTimestamp.IsZero() {
-		if hasFinalizer && d.giveBack(run.DeletionTimestamp.Time) {
+		if hasFinalizer && d.apply(d.giveBack(run.DeletionTimestamp.Time)) {
 			d.s.removeFinalizer = true
 		}
 		return
@@ -132,7 +189,7 @@ func (d *decider) decide() {
 		return
 	}
 	if o := pendingOutcome(run); o != nil {
-		if !d.giveBack(o.since) {
+		if !d.apply(d.giveBack(o.since)) {
 			return
 		}
 		if run.Status.CompletionTime == nil {
@@ -143,7 +200,7 @@ func (d *decider) decide() {
 		if !o.succeeded {
 			status, reason = metav1.ConditionFalse, o.reason
 		}
-		d.set(cbv1.ConditionSucceeded, status, reason, o.message)
+		conditions.Set(&run.Status.Conditions, run.Generation, d.o.now, cbv1.ConditionSucceeded, status, reason, o.message)
 		// The one place a run finishes: no stage may go on saying it is under way.
 		conditions.Settle(&run.Status.Conditions, run.Generation, d.o.now, "run", runStages)
 		run.Status.Progress = nil
@@ -155,56 +212,54 @@ func (d *decider) decide() {
 	d.advance()
 }
 
-// advance takes the run one stage further: find, lock, record, check, patch, wait, set up,
-// load.
+// advance takes the run one stage further: find, lock, record, prepare (check, patch, wait),
+// set up, load. It only combines the stages' results: each runs once the one before it is
+// done, and the first that is not ends the pass.
 func (d *decider) advance() {
+	var t jobs.Target
+	stages := []func() stageResult{
+		func() stageResult { return d.find(&t) },
+		d.lock,
+		func() stageResult { return d.prepare(d.o.dc, t) },
+		func() stageResult { t.Nodes = d.run.Status.Datacenter.Size; return d.setUp(t) },
+		func() stageResult { return d.load(t) },
+	}
+	for _, stage := range stages {
+		if !d.apply(stage()) {
+			return
+		}
+	}
+}
+
+// find checks that the run's datacenter exists where the manager watches and resolves the
+// run's target on it (jobs.ResolveTarget): image, service, port, credentials.
+func (d *decider) find(t *jobs.Target) stageResult {
 	run, o := d.run, d.o
 	key := datacenter.Key(run)
+	var r stageResult
 	if o.notWatched {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, fmt.Sprintf(
+		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, fmt.Sprintf(
 			"CassandraDatacenter %s is in namespace %s, which this manager does not watch (--watch-namespaces); "+
 				"run it from a watched namespace or add the namespace to the manager's", key, key.Namespace))
-		return
+		return r
 	}
 	dc := o.dc
 	if dc == nil {
-		d.waitToFind(cbv1.ReasonDatacenterNotFound, fmt.Sprintf("CassandraDatacenter %s not found; waiting for it to be created", key))
-		return
+		return d.waitToFind(cbv1.ReasonDatacenterNotFound, fmt.Sprintf("CassandraDatacenter %s not found; waiting for it to be created", key))
 	}
-	holder, locked := datacenter.LockHolder(dc)
-	mine := locked && holder == datacenter.RunHolder(d.me())
-	lent := lentBy(o.lender, dc)
-	t, reason, msg := jobs.ResolveTarget(run, dc, o.image, o.allowedImages)
+	target, reason, msg := jobs.ResolveTarget(run, dc, o.image, o.allowedImages)
 	if reason != "" {
-		if !mine {
+		if holder, locked := datacenter.LockHolder(dc); !locked || holder != datacenter.RunHolder(d.me()) {
 			msg += "; the datacenter was not changed"
 		}
-		d.fail(cbv1.ConditionDatacenterReady, reason, msg)
-		return
+		r.fail(cbv1.ConditionDatacenterReady, reason, msg)
+		return r
 	}
+	*t = target
 	run.Status.Resolved = &cbv1.ResolvedSettings{
 		Image: t.Image, Service: t.Host, Port: t.Port, CredentialsSecret: t.CredentialsSecret, Namespace: run.Namespace,
 	}
-	if !mine && !lent {
-		d.take(dc, holder, locked)
-		return
-	}
-	st := run.Status.Datacenter
-	if run.Status.StartTime == nil || st == nil || st.OriginalSize == nil {
-		if lent && !d.admit(dc) {
-			return
-		}
-		d.record(dc)
-		return
-	}
-	if !d.prepare(dc, t) {
-		return
-	}
-	t.Nodes = st.Size
-	if !d.setUp(t) {
-		return
-	}
-	d.load(t)
+	return complete
 }
 
 func keyOf(dc *cassdcapi.CassandraDatacenter) types.NamespacedName {

@@ -34,25 +34,25 @@ type jobStage struct {
 // runJob creates the stage's Job and waits for it and its report. done tells whether the Job
 // finished and what it reported was read: failure is then empty when it succeeded. Until then
 // the stage's condition says why the run waits, or the run failed.
-func (d *decider) runJob(js jobStage) (report *summary.SetupReport, failure string, done bool) {
-	job, ok := d.ensureJob(js.component, js.stage, js.build)
+func (d *decider) runJob(r *stageResult, js jobStage) (report *summary.SetupReport, failure string, done bool) {
+	job, ok := d.ensureJob(r, js.component, js.stage, js.build)
 	if !ok {
 		return nil, "", false
 	}
 	if finished, _ := jobs.Finished(job); !finished {
-		if d.prepareExpired(js.late) {
+		if d.prepareExpired(r, js.late) {
 			return nil, "", false
 		}
-		note, failed := d.notStarting(job, js.component, js.stage, js.kept)
+		note, failed := d.notStarting(r, job, js.component, js.stage, js.kept)
 		if failed {
 			return nil, "", false
 		}
-		d.set(js.stage, metav1.ConditionFalse, js.running, fmt.Sprintf("Job %s %s%s", job.Name, js.doing, note))
-		d.requeue(prepareDeadline(d.run).Sub(d.o.now))
+		r.set(js.stage, metav1.ConditionFalse, js.running, fmt.Sprintf("Job %s %s%s", job.Name, js.doing, note))
+		r.requeue(prepareDeadline(d.run).Sub(d.o.now))
 		return nil, "", false
 	}
 	report, failure = setupReport(job, d.o.pods[js.component], js.component)
-	if d.awaitReport(job, report == nil && failure != "", js.stage, js.running) {
+	if d.awaitReport(r, job, report == nil && failure != "", js.stage, js.running) {
 		return nil, "", false
 	}
 	return report, failure, true
@@ -62,12 +62,12 @@ func (d *decider) runJob(js jobStage) (report *summary.SetupReport, failure stri
 // setting exists: cass-operator writes unknown keys into cassandra.yaml unchecked, and
 // Cassandra then refuses to start, so a typo would otherwise stall a rolling restart until
 // the prepare deadline instead of failing at once with the setting named.
-func (d *decider) preflight(t jobs.Target) bool {
+func (d *decider) preflight(r *stageResult, t jobs.Target) bool {
 	run := d.run
 	if settings, err := datacenter.CassandraYaml(run.Spec.Datacenter); err != nil || len(settings) == 0 {
 		return true
 	}
-	_, failure, done := d.runJob(jobStage{component: jobs.ComponentPreflight, stage: cbv1.ConditionDatacenterReady,
+	_, failure, done := d.runJob(r, jobStage{component: jobs.ComponentPreflight, stage: cbv1.ConditionDatacenterReady,
 		running: cbv1.ReasonCheckingSettings, late: "the settings check did not finish", kept: "the datacenter was not changed",
 		doing: "is checking that every cassandra-yaml setting exists before the datacenter is changed",
 		build: func() (*batchv1.Job, error) { return jobs.Preflight(run, t, int64(prepareTimeout(run)/time.Second)) }})
@@ -75,7 +75,7 @@ func (d *decider) preflight(t jobs.Target) bool {
 		return false
 	}
 	if failure != "" {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingsInvalid, failure+"; the datacenter was not changed")
+		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingsInvalid, failure+"; the datacenter was not changed")
 		return false
 	}
 	return true
@@ -83,25 +83,25 @@ func (d *decider) preflight(t jobs.Target) bool {
 
 // ensureJob returns the run's own Job of a component, or decides to create it (after deleting
 // a Job of the same name an earlier run left) and returns false.
-func (d *decider) ensureJob(component, stage string, build func() (*batchv1.Job, error)) (*batchv1.Job, bool) {
+func (d *decider) ensureJob(r *stageResult, component, stage string, build func() (*batchv1.Job, error)) (*batchv1.Job, bool) {
 	if job := d.o.jobs[component]; job != nil {
 		return job, true
 	}
 	want, err := build()
 	if err != nil {
-		d.fail(stage, cbv1.ReasonInvalidSpec, err.Error())
+		r.fail(stage, cbv1.ReasonInvalidSpec, err.Error())
 		return nil, false
 	}
 	if old := d.o.foreign[want.Name]; old != nil {
 		if old.DeletionTimestamp.IsZero() {
-			d.s.deleteForeign = old
+			r.deleteForeign = old
 		}
-		d.set(stage, metav1.ConditionFalse, reasonForStage(stage), fmt.Sprintf(
+		r.set(stage, metav1.ConditionFalse, reasonForStage(stage), fmt.Sprintf(
 			"Job %s belongs to an earlier BenchmarkRun of the same name; deleting it (and stopping its pods) before this run creates its own", old.Name))
 		return nil, false
 	}
-	d.s.create, d.s.createStage = want, stage
-	d.set(stage, metav1.ConditionFalse, reasonForStage(stage), "creating Job "+want.Name)
+	r.create, r.createStage = want, stage
+	r.set(stage, metav1.ConditionFalse, reasonForStage(stage), "creating Job "+want.Name)
 	return nil, false
 }
 
@@ -110,7 +110,7 @@ func (d *decider) ensureJob(component, stage string, build func() (*batchv1.Job,
 // leaves); otherwise it returns what to add to the stage's message, which names the first
 // such pod and why, and looks again when its grace ends. An unschedulable pod is only named:
 // a cluster autoscaler may add a node for it, and the deadlines bound the wait.
-func (d *decider) notStarting(job *batchv1.Job, component, stage, kept string) (note string, failed bool) {
+func (d *decider) notStarting(r *stageResult, job *batchv1.Job, component, stage, kept string) (note string, failed bool) {
 	pods := jobs.NotStartingPods(d.o.pods[component])
 	if len(pods) == 0 {
 		return "", false
@@ -124,14 +124,14 @@ func (d *decider) notStarting(job *batchv1.Job, component, stage, kept string) (
 			until = p.Since
 		}
 		if d.o.now.Before(until) {
-			d.requeue(until.Sub(d.o.now))
+			r.requeue(until.Sub(d.o.now))
 			continue
 		}
 		within := fmt.Sprintf("did not start within the manager's --pod-start-grace (%s)", d.o.podStartGrace)
 		if !p.Retried {
 			within = "cannot start"
 		}
-		d.fail(stage, cbv1.ReasonPodsNotStarting, fmt.Sprintf(
+		r.fail(stage, cbv1.ReasonPodsNotStarting, fmt.Sprintf(
 			"pod %s of Job %s %s: %s: %s; pods of the Job not starting: %d; %s. Correct what the kubelet names "+
 				"(the image, a Secret or ConfigMap the pods read, an image pull secret) and create the run again",
 			p.Pod, job.Name, within, p.Reason, p.Message, len(pods), kept))
@@ -152,19 +152,20 @@ func reasonForStage(stage string) string {
 }
 
 // setUp runs the setup Job once and reads its report.
-func (d *decider) setUp(t jobs.Target) bool {
+func (d *decider) setUp(t jobs.Target) stageResult {
 	run := d.run
+	var r stageResult
 	if meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionSchemaReady) {
-		return true
+		return complete
 	}
-	report, failure, done := d.runJob(jobStage{component: jobs.ComponentSetup, stage: cbv1.ConditionSchemaReady,
+	report, failure, done := d.runJob(&r, jobStage{component: jobs.ComponentSetup, stage: cbv1.ConditionSchemaReady,
 		running: cbv1.ReasonSetupRunning, late: "the setup Job did not finish", kept: "no schema was created",
 		doing: "is verifying settings and creating the schema",
 		build: func() (*batchv1.Job, error) {
 			return jobs.Setup(run, t, int64(max(prepareDeadline(run).Sub(d.o.now), time.Minute)/time.Second))
 		}})
 	if !done {
-		return false
+		return r
 	}
 	if report != nil {
 		st := run.Status.Datacenter
@@ -172,13 +173,14 @@ func (d *decider) setUp(t jobs.Target) bool {
 		st.SettingsUnverified = report.Unverified[:min(len(report.Unverified), 64)]
 	}
 	if failure != "" {
-		d.fail(cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, "setup failed: "+failure)
-		return false
+		r.fail(cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, "setup failed: "+failure)
+		return r
 	}
-	d.set(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded,
+	r.set(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded,
 		fmt.Sprintf("Cassandra %s on %d nodes; %d settings verified on every node; schema created",
 			orUnknown(report.CassandraVersion), report.Nodes, len(report.SettingsVerified)))
-	return true
+	r.done = true
+	return r
 }
 
 // reportGrace is how long after its Job finished a pod's report may take to be seen: the
@@ -187,7 +189,7 @@ const reportGrace = 30 * time.Second
 
 // awaitReport tells whether to wait for the pods of a Job that finished successfully when
 // reports are missing, rather than fail the run for want of them.
-func (d *decider) awaitReport(job *batchv1.Job, missing bool, stage, reason string) bool {
+func (d *decider) awaitReport(r *stageResult, job *batchv1.Job, missing bool, stage, reason string) bool {
 	if _, ok := jobs.Finished(job); !ok || !missing {
 		return false
 	}
@@ -195,8 +197,8 @@ func (d *decider) awaitReport(job *batchv1.Job, missing bool, stage, reason stri
 	if !d.o.now.Before(until) {
 		return false
 	}
-	d.set(stage, metav1.ConditionFalse, reason, fmt.Sprintf("Job %s finished; reading what its pods reported", job.Name))
-	d.requeue(until.Sub(d.o.now))
+	r.set(stage, metav1.ConditionFalse, reason, fmt.Sprintf("Job %s finished; reading what its pods reported", job.Name))
+	r.requeue(until.Sub(d.o.now))
 	return true
 }
 

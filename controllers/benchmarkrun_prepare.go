@@ -22,31 +22,32 @@ import (
 // prepare checks the settings, patches the datacenter and waits until cass-operator applied
 // the patch. Readiness gates this stage only: once the datacenter was ready, a change is
 // someone else's (drift), not something to wait for.
-func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool {
+func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) stageResult {
 	run := d.run
+	var r stageResult
 	st := run.Status.Datacenter
 	wantSize, wantConfig, err := target(run)
 	if err != nil {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, err.Error())
-		return false
+		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, err.Error())
+		return r
 	}
 	if st.PatchedGeneration == 0 {
-		d.patch(dc, t, wantSize, wantConfig)
-		return false
+		d.patch(&r, dc, t, wantSize, wantConfig)
+		return r
 	}
 	if drift := drifted(dc, st, wantSize, wantConfig, meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionDatacenterReady)); drift != "" {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterDrifted, fmt.Sprintf(
+		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterDrifted, fmt.Sprintf(
 			"CassandraDatacenter %s was changed by someone else while the run held it: %s; what the run measures would not be what it asked for",
 			keyOf(dc), drift))
-		return false
+		return r
 	}
 	if meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionDatacenterReady) {
-		return true
+		return complete
 	}
 	if invalid, msg := datacenter.Invalid(dc); invalid {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterInvalid,
+		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterInvalid,
 			"cass-operator marked CassandraDatacenter "+keyOf(dc).String()+" invalid: "+msg)
-		return false
+		return r
 	}
 	stale := datacenter.StaleConfigPods(d.o.dcPods, wantConfig)
 	ready, why := datacenter.Ready(dc, st.PatchedGeneration)
@@ -58,32 +59,33 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) bool
 		if len(d.o.dcPendingPods) > 0 {
 			why += "; pods not ready: " + strings.Join(d.o.dcPendingPods, ", ")
 		}
-		if d.prepareExpired("the datacenter did not become ready: " + why) {
-			return false
+		if d.prepareExpired(&r, "the datacenter did not become ready: "+why) {
+			return r
 		}
 		msg := "waiting for cass-operator: " + why
 		if datacenter.UpdateHeld(dc, st.PatchedGeneration, stale) {
-			d.s.dc = &lending.Change{What: "allowing cass-operator to roll out the run's change to", AllowUpdateOnce: true,
+			r.dc = &lending.Change{What: "allowing cass-operator to roll out the run's change to", AllowUpdateOnce: true,
 				Stage: cbv1.ConditionDatacenterReady}
 			msg += fmt.Sprintf("; cass-operator holds the change back, so the run sets %s=%s on the datacenter (cass-operator removes it)",
 				cassdcapi.UpdateAllowedAnnotation, cassdcapi.AllowUpdateOnce)
 		}
-		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating, msg)
-		d.requeue(prepareDeadline(run).Sub(d.o.now))
-		return false
+		r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating, msg)
+		r.requeue(prepareDeadline(run).Sub(d.o.now))
+		return r
 	}
-	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady,
+	r.set(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady,
 		fmt.Sprintf("CassandraDatacenter %s is ready with %d nodes", keyOf(dc), st.Size))
-	return true
+	r.done = true
+	return r
 }
 
 // patch brings the datacenter to the run's target: wait for an earlier change to settle,
 // check the settings, then patch it. The pass after the patch records it (PatchedGeneration)
 // and waits for cass-operator.
-func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSize int32, wantConfig json.RawMessage) {
+func (d *decider) patch(r *stageResult, dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSize int32, wantConfig json.RawMessage) {
 	run, st := d.run, d.run.Status.Datacenter
 	if invalid, msg := datacenter.Invalid(dc); invalid {
-		d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterInvalid,
+		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterInvalid,
 			"cass-operator marked CassandraDatacenter "+keyOf(dc).String()+" invalid: "+msg)
 		return
 	}
@@ -94,16 +96,16 @@ func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSi
 	// other. At the target, the change is this run's own and is waited for below.
 	if !atTarget {
 		if ready, why := datacenter.Ready(dc, dc.Generation); !ready {
-			if d.prepareExpired("cass-operator did not finish an earlier change of the datacenter: " + why) {
+			if d.prepareExpired(r, "cass-operator did not finish an earlier change of the datacenter: "+why) {
 				return
 			}
-			d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+			r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 				"waiting for cass-operator to finish an earlier change before the run's settings are checked and applied: "+why)
-			d.requeue(prepareDeadline(run).Sub(d.o.now))
+			r.requeue(prepareDeadline(run).Sub(d.o.now))
 			return
 		}
 	}
-	if !atTarget && !d.preflight(t) {
+	if !atTarget && !d.preflight(r, t) {
 		return
 	}
 	if atTarget {
@@ -112,23 +114,23 @@ func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSi
 		st.Size = wantSize
 		st.PatchedGeneration = dc.Generation
 		st.Changed = dc.Spec.Size != *st.OriginalSize || !datacenter.SameJSON(dc.Spec.Config, originalConfig(st))
-		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+		r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 			describeChange(st, wantSize, wantSize != *st.OriginalSize, st.Changed))
 		return
 	}
 	sizeChanges := dc.Spec.Size != wantSize
 	if sizeChanges && datacenter.Resizing(dc) {
-		if d.prepareExpired("cass-operator kept resizing the datacenter, so its size could not change") {
+		if d.prepareExpired(r, "cass-operator kept resizing the datacenter, so its size could not change") {
 			return
 		}
-		d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+		r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 			"cass-operator is resizing the datacenter; its size can change once that is done")
-		d.requeue(prepareDeadline(run).Sub(d.o.now))
+		r.requeue(prepareDeadline(run).Sub(d.o.now))
 		return
 	}
-	d.s.dc = &lending.Change{What: "sizing and tuning", Size: ptr.To(wantSize), Config: wantConfig, SetConfig: true,
+	r.dc = &lending.Change{What: "sizing and tuning", Size: ptr.To(wantSize), Config: wantConfig, SetConfig: true,
 		Stage: cbv1.ConditionDatacenterReady}
-	d.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
+	r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 		fmt.Sprintf("patching CassandraDatacenter %s to size %d with the run's config", keyOf(dc), wantSize))
 }
 
@@ -175,12 +177,12 @@ func originalConfig(st *cbv1.DatacenterStatus) json.RawMessage {
 	return nil
 }
 
-// prepareExpired fails the run if the prepare deadline has passed.
-func (d *decider) prepareExpired(why string) bool {
+// prepareExpired fails the run (in r) if the prepare deadline has passed.
+func (d *decider) prepareExpired(r *stageResult, why string) bool {
 	if d.o.now.Before(prepareDeadline(d.run)) {
 		return false
 	}
-	d.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExceeded,
+	r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExceeded,
 		fmt.Sprintf("%s within deadlines.prepare (%s)", why, prepareTimeout(d.run)))
 	return true
 }

@@ -20,14 +20,15 @@ import (
 // The restore stage: stop the run's Jobs, then give the datacenter back (internal/lending).
 
 // giveBack stops the run's own Jobs, then restores the datacenter from what status recorded
-// and releases the lock. It returns true once the datacenter is given back (or cannot be
+// and releases the lock. Its result is done once the datacenter is given back (or cannot be
 // given back, with the reason in DatacenterRestored), false while it must wait.
-func (d *decider) giveBack(since time.Time) bool {
+func (d *decider) giveBack(since time.Time) stageResult {
 	run := d.run
+	var r stageResult
 	deadline := since.Add(prepareTimeout(run))
 	expired := !d.o.now.Before(deadline)
 	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored); lending.Final(c) {
-		return true
+		return complete
 	}
 	// Writers of a failed run must not go on loading the datacenter once it is released:
 	// the next run would measure under their load.
@@ -41,7 +42,7 @@ func (d *decider) giveBack(since time.Time) bool {
 			continue
 		}
 		if !ptr.Deref(job.Spec.Suspend, false) {
-			d.s.stop = append(d.s.stop, job)
+			r.stop = append(r.stop, job)
 		}
 		// Suspended pods get their grace period: they may load the datacenter until gone.
 		if !ptr.Deref(job.Spec.Suspend, false) || job.Status.Active > 0 || ptr.Deref(job.Status.Terminating, 0) > 0 {
@@ -49,23 +50,25 @@ func (d *decider) giveBack(since time.Time) bool {
 		}
 	}
 	if len(running) > 0 && !expired {
-		d.set(cbv1.ConditionDatacenterRestored, metav1.ConditionFalse, cbv1.ReasonStoppingJobs, fmt.Sprintf(
+		r.set(cbv1.ConditionDatacenterRestored, metav1.ConditionFalse, cbv1.ReasonStoppingJobs, fmt.Sprintf(
 			"stopping Job(s) %s before the datacenter is given back", strings.Join(running, ", ")))
-		d.requeue(deadline.Sub(d.o.now))
-		return false
+		r.requeue(deadline.Sub(d.o.now))
+		return r
 	}
 	dc := d.o.dc
 	if d.o.notWatched || dc == nil {
-		d.set(cbv1.ConditionDatacenterRestored, metav1.ConditionTrue, cbv1.ReasonNothingToRestore, "the datacenter no longer exists or was never reachable")
-		return true
+		r.set(cbv1.ConditionDatacenterRestored, metav1.ConditionTrue, cbv1.ReasonNothingToRestore, "the datacenter no longer exists or was never reachable")
+		r.done = true
+		return r
 	}
 	plan := planRestore(run, dc, d.o.lender, d.o.dcPendingPods, expired)
-	d.s.dc = plan.Change
-	d.set(cbv1.ConditionDatacenterRestored, plan.Status, plan.Reason, plan.Message)
+	r.dc = plan.Change
+	r.set(cbv1.ConditionDatacenterRestored, plan.Status, plan.Reason, plan.Message)
 	if !plan.Done {
-		d.requeue(deadline.Sub(d.o.now))
+		r.requeue(deadline.Sub(d.o.now))
 	}
-	return plan.Done
+	r.done = plan.Done
+	return r
 }
 
 // planRestore decides how to give the datacenter back (lending.PlanRestore). A datacenter the

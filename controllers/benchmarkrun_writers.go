@@ -24,13 +24,14 @@ import (
 
 // load creates the writer Job, stores every writer's report the first time it is read,
 // merges the stored reports, and decides the outcome when the Job is finished.
-func (d *decider) load(t jobs.Target) {
+func (d *decider) load(t jobs.Target) stageResult {
 	run := d.run
-	job, ok := d.ensureJob(jobs.ComponentWriter, cbv1.ConditionWritersComplete, func() (*batchv1.Job, error) {
+	var r stageResult
+	job, ok := d.ensureJob(&r, jobs.ComponentWriter, cbv1.ConditionWritersComplete, func() (*batchv1.Job, error) {
 		return jobs.Writers(run, t, int64(runTimeout(run)/time.Second))
 	})
 	if !ok {
-		return
+		return r
 	}
 	n := run.Spec.Writers.Replicas
 	pods := d.o.pods[jobs.ComponentWriter]
@@ -48,14 +49,14 @@ func (d *decider) load(t jobs.Target) {
 	if !done {
 		deadline := job.CreationTimestamp.Add(runTimeout(run) + time.Minute)
 		if !d.o.now.Before(deadline) {
-			d.fail(cbv1.ConditionWritersComplete, cbv1.ReasonRunDeadlineExceeded, fmt.Sprintf(
+			r.fail(cbv1.ConditionWritersComplete, cbv1.ReasonRunDeadlineExceeded, fmt.Sprintf(
 				"the writers did not finish within deadlines.run (%s); results of the writers that reported are kept", runTimeout(run)))
-			return
+			return r
 		}
-		note, failed := d.notStarting(job, jobs.ComponentWriter, cbv1.ConditionWritersComplete,
+		note, failed := d.notStarting(&r, job, jobs.ComponentWriter, cbv1.ConditionWritersComplete,
 			fmt.Sprintf("results of the %d writers that reported are kept", len(summaries)))
 		if failed {
-			return
+			return r
 		}
 		msg := fmt.Sprintf("%d of %d writers running, %d done", active, n, succeeded)
 		if len(problems) > 0 {
@@ -63,21 +64,22 @@ func (d *decider) load(t jobs.Target) {
 			// so their results are kept.
 			msg = fmt.Sprintf("%d of %d writers running; failed so far: %s", active, n, strings.Join(problems, "; "))
 		}
-		d.set(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, msg+note)
+		r.set(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, msg+note)
 		run.Status.Progress = progress(run, lastStart(pods), d.o.now, d.o.progressInterval)
-		d.requeue(min(d.o.progressInterval, deadline.Sub(d.o.now)))
-		return
+		r.requeue(min(d.o.progressInterval, deadline.Sub(d.o.now)))
+		return r
 	}
 	missing := missingWriters(summaries, n)
-	if d.awaitReport(job, len(missing) > 0, cbv1.ConditionWritersComplete, cbv1.ReasonWritersRunning) {
-		return
+	if d.awaitReport(&r, job, len(missing) > 0, cbv1.ConditionWritersComplete, cbv1.ReasonWritersRunning) {
+		return r
 	}
 	run.Status.Progress = nil
-	d.targetRate()
+	d.targetRate(&r)
 	if len(problems) == 0 && len(missing) == 0 {
-		d.set(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded,
+		r.set(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded,
 			fmt.Sprintf("all %d writers finished and reported", n))
-		return
+		r.done = true
+		return r
 	}
 	if len(missing) > 0 {
 		problems = append(problems, fmt.Sprintf("no result from writer(s) %s", joinInts(missing)))
@@ -89,22 +91,23 @@ func (d *decider) load(t jobs.Target) {
 			reason = cbv1.ReasonRunDeadlineExceeded
 		}
 	}
-	d.fail(cbv1.ConditionWritersComplete, reason,
+	r.fail(cbv1.ConditionWritersComplete, reason,
 		fmt.Sprintf("%s; results of the %d writers that reported are kept", strings.Join(problems, "; "), n-int32(len(missing))))
+	return r
 }
 
 // targetRate reports whether an open loop achieved its target: a run that did not is still
 // a result (what the cluster did at that load), but its latency is not latency at that rate.
-func (d *decider) targetRate() {
+func (d *decider) targetRate(r *stageResult) {
 	res := d.run.Status.Results
 	if res == nil || res.Schedule == nil {
 		return
 	}
 	if msg, short := results.TargetShortfall(res); short {
-		d.set(cbv1.ConditionTargetRateReached, metav1.ConditionFalse, cbv1.ReasonTargetRateNotReached, msg)
+		r.set(cbv1.ConditionTargetRateReached, metav1.ConditionFalse, cbv1.ReasonTargetRateNotReached, msg)
 		return
 	}
-	d.set(cbv1.ConditionTargetRateReached, metav1.ConditionTrue, cbv1.ReasonTargetRateReached,
+	r.set(cbv1.ConditionTargetRateReached, metav1.ConditionTrue, cbv1.ReasonTargetRateReached,
 		fmt.Sprintf("achieved %d ops/s of the %d ops/s targeted", res.OpsPerSecond, res.Schedule.TargetOpsPerSecond))
 }
 

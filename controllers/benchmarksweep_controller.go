@@ -85,61 +85,110 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	return ctrl.Result{RequeueAfter: after}, nil
 }
 
-// pass runs the sweep's phases in order, each of which may stop the pass: validate the points,
-// take the datacenter (restore atEnd), create the next run, tabulate, and once every run is
-// done give the datacenter back and set the outcome. It returns when to look again for a
-// clock event.
+// pass is observe (observeSweep), decide (sweep.Decide, and sweep.DecideTake for a sweep that
+// holds its datacenter), perform. What performing does, in order, each of which may stop the
+// pass: mark the points valid, take the datacenter (restore atEnd), create the next run,
+// tabulate, and once every run is done give the datacenter back and set the outcome. It
+// returns when to look again for a clock event.
 func (r *BenchmarkSweepReconciler) pass(ctx context.Context, sw *cbv1.BenchmarkSweep) (time.Duration, error) {
-	points, err := sweep.Expand(&sw.Spec)
-	if err != nil {
-		return 0, r.invalid(sw, err.Error())
-	}
-	sw.Status.Points = int32(len(points))
-	if !meta.IsStatusConditionTrue(sw.Status.Conditions, cbv1.ConditionValid) {
-		problem, err := r.validate(ctx, sw, points)
-		if err != nil {
-			return 0, err
-		}
-		if problem != "" {
-			return 0, r.invalid(sw, problem)
-		}
+	o, err := r.observeSweep(ctx, sw)
+	if o.validated {
+		// Checked once: the points stay valid whatever the rest of the pass meets.
 		r.condition(sw, cbv1.ConditionValid, metav1.ConditionTrue, cbv1.ReasonPointsValid,
-			fmt.Sprintf("all %d points make BenchmarkRuns the apiserver accepts", len(points)))
+			fmt.Sprintf("all %d points make BenchmarkRuns the apiserver accepts", len(o.Points)))
 	}
-	runs, err := r.children(ctx, sw)
 	if err != nil {
 		return 0, err
 	}
-	o := sweep.Observed{Sweep: sw, Points: points, Runs: runs}
-	d := sweep.Decide(o)
+	if o.problem != "" {
+		return 0, r.invalid(sw, o.problem)
+	}
+	d := sweep.Decide(o.Observed)
+	var t *sweep.Take
+	if o.hold != nil && !d.Done {
+		take := sweep.DecideTake(*o.hold)
+		t = &take
+	}
+	return r.perform(ctx, sw, o, d, t)
+}
+
+// sweepObservation is what one pass of a sweep read.
+type sweepObservation struct {
+	sweep.Observed
+	// problem is why the points are not valid; validated says they were checked this pass.
+	problem   string
+	validated bool
+	// hold is the sweep's datacenter and its queue, for a sweep that holds it (restore atEnd).
+	hold *sweep.HoldObserved
+}
+
+// observeSweep reads what the pass decides from: the points (checked once with dry-run
+// creates), the sweep's runs and, for a sweep that holds its datacenter, the datacenter.
+func (r *BenchmarkSweepReconciler) observeSweep(ctx context.Context, sw *cbv1.BenchmarkSweep) (sweepObservation, error) {
+	var o sweepObservation
+	points, err := sweep.Expand(&sw.Spec)
+	if err != nil {
+		o.problem = err.Error()
+		return o, nil
+	}
+	sw.Status.Points = int32(len(points))
+	o.Points = points
+	if !meta.IsStatusConditionTrue(sw.Status.Conditions, cbv1.ConditionValid) {
+		if o.problem, err = r.validate(ctx, sw, points); err != nil || o.problem != "" {
+			return o, err
+		}
+		o.validated = true
+	}
+	runs, err := r.children(ctx, sw)
+	if err != nil {
+		return o, err
+	}
+	o.Observed = sweep.Observed{Sweep: sw, Points: points, Runs: runs}
+	// Read on every pass of a sweep that holds its datacenter, also the passes that only
+	// give it back: from the cache, so that deciding needs no further read.
+	if sweep.HoldsDatacenter(sw) {
+		hold, err := r.observeHold(ctx, sw)
+		if err != nil {
+			return o, err
+		}
+		o.hold = &hold
+	}
+	return o, nil
+}
+
+// perform carries out what the pass decided: t is how to take the datacenter, nil when the
+// sweep does not hold it or every point is done. Giving the datacenter back (conclude, lost)
+// still reads and decides inside giveBack: the stored sweep and the datacenter's pods are
+// read only then.
+func (r *BenchmarkSweepReconciler) perform(ctx context.Context, sw *cbv1.BenchmarkSweep, o sweepObservation, d sweep.Decision, t *sweep.Take) (time.Duration, error) {
 	var after time.Duration
 	held := true
-	if sweep.HoldsDatacenter(sw) && !d.Done {
+	if t != nil {
 		// The finalizer goes on before the sweep locks the datacenter, so that deleting the
 		// sweep can always put it back.
 		if err := r.setFinalizer(ctx, sw, true); err != nil {
 			return 0, err
 		}
-		t, err := r.take(ctx, sw)
-		switch {
-		case err != nil:
+		if err := r.performTake(ctx, sw, o.hold.DC, *t); err != nil {
 			return 0, err
+		}
+		switch {
 		case t.Fail:
 			r.condition(sw, cbv1.ConditionSucceeded, t.Status, t.Reason, t.Message)
 			return 0, nil
 		case t.Lost:
-			return r.lost(ctx, sw, o, t)
+			return r.lost(ctx, sw, o.Observed, *t)
 		}
 		held, after = t.Held, t.RequeueAfter
 	}
 	if d.Create != nil && held {
-		run, err := r.create(ctx, sw, points[d.Create.Point], *d.Create)
+		run, err := r.create(ctx, sw, o.Points[d.Create.Point], *d.Create)
 		if err != nil {
 			return 0, err
 		}
-		runs[run.Name] = run
+		o.Runs[run.Name] = run
 	}
-	r.tabulate(sw, o, d)
+	r.tabulate(sw, o.Observed, d)
 	if !d.Done {
 		return after, nil
 	}

@@ -18,34 +18,39 @@ import (
 	"github.com/cassbench/cassbench/internal/sweep"
 )
 
-// A sweep with restore atEnd holds its datacenter: it takes it (sweep.DecideTake) and gives it back
-// (internal/lending), reading and writing what those pure functions decide from and on.
+// A sweep with restore atEnd holds its datacenter: it takes it (observeHold, sweep.DecideTake,
+// performTake) and gives it back (internal/lending), reading and writing what those pure
+// functions decide from and on.
 
-// take observes the datacenter and its queue, and locks it and records its originals when it
-// is the sweep's turn.
-func (r *BenchmarkSweepReconciler) take(ctx context.Context, sw *cbv1.BenchmarkSweep) (sweep.Take, error) {
+// observeHold reads the sweep's datacenter, whether the holder of its lock (if another)
+// still needs it, and the run queued ahead of the sweep: what sweep.DecideTake decides from.
+func (r *BenchmarkSweepReconciler) observeHold(ctx context.Context, sw *cbv1.BenchmarkSweep) (sweep.HoldObserved, error) {
 	o := sweep.HoldObserved{Sweep: sw, Now: r.Clock.Now()}
 	dc, err := r.datacenter(ctx, sw)
 	if err != nil {
-		return sweep.Take{}, err
+		return o, err
 	}
 	o.DC = dc
 	if dc != nil {
 		me := datacenter.SweepHolder(client.ObjectKeyFromObject(sw))
 		if holder, locked := datacenter.LockHolder(dc); locked && holder != me {
 			if o.HolderAlive, err = holderAlive(ctx, r.Client, holder); err != nil {
-				return sweep.Take{}, err
+				return o, err
 			}
 		}
 		if o.Ahead, err = r.ahead(ctx, sw, dc); err != nil {
-			return sweep.Take{}, err
+			return o, err
 		}
 	}
-	t := sweep.DecideTake(o)
+	return o, nil
+}
+
+// performTake locks the datacenter and records its originals when sweep.DecideTake said so.
+func (r *BenchmarkSweepReconciler) performTake(ctx context.Context, sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter, t sweep.Take) error {
 	if t.Lock {
 		lock := datacenter.LockValue(datacenter.SweepHolder(client.ObjectKeyFromObject(sw)))
 		if _, err := patchDatacenter(ctx, r.Client, &lending.Change{What: "locking", Lock: &lock}, dc.DeepCopy()); err != nil {
-			return sweep.Take{}, err
+			return err
 		}
 	}
 	if t.Record != nil {
@@ -54,7 +59,7 @@ func (r *BenchmarkSweepReconciler) take(ctx context.Context, sw *cbv1.BenchmarkS
 	if !t.Fail {
 		r.condition(sw, cbv1.ConditionDatacenterLocked, t.Status, t.Reason, t.Message)
 	}
-	return t, nil
+	return nil
 }
 
 // datacenter reads the sweep's datacenter; nil when it does not exist.

@@ -74,19 +74,9 @@ func compareMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		load = func(name string) ([]*cbv1.BenchmarkRun, error) { return runsFromCluster(ctx, c, ns, name) }
 	}
-	var sides []compare.Side
-	var all []*cbv1.BenchmarkRun
-	for _, arg := range args0 {
-		side := compare.Side{Name: arg}
-		for _, one := range strings.Split(arg, ",") {
-			runs, err := load(one)
-			if err != nil {
-				return fail(1, "%v", err)
-			}
-			side.Runs = append(side.Runs, runs...)
-		}
-		sides = append(sides, side)
-		all = append(all, side.Runs...)
+	sides, all, err := loadSides(args0, load)
+	if err != nil {
+		return fail(1, "%v", err)
 	}
 	var cs []compare.Comparison
 	for _, s := range sides[1:] {
@@ -119,6 +109,26 @@ func compareMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		_, _ = fmt.Fprintf(stderr, "plot written to %s\n", *plotFile)
 	}
 	return 0
+}
+
+// loadSides loads each argument's runs (names joined by commas make one side) and returns
+// every run loaded, in order, for the plot.
+func loadSides(args []string, load func(string) ([]*cbv1.BenchmarkRun, error)) ([]compare.Side, []*cbv1.BenchmarkRun, error) {
+	var sides []compare.Side
+	var all []*cbv1.BenchmarkRun
+	for _, arg := range args {
+		side := compare.Side{Name: arg}
+		for _, one := range strings.Split(arg, ",") {
+			runs, err := load(one)
+			if err != nil {
+				return nil, nil, err
+			}
+			side.Runs = append(side.Runs, runs...)
+		}
+		sides = append(sides, side)
+		all = append(all, side.Runs...)
+	}
+	return sides, all, nil
 }
 
 func runsFromFile(path string) ([]*cbv1.BenchmarkRun, error) {

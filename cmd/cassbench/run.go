@@ -108,6 +108,16 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	}
 	stopProfiles()
 
+	name := runID // the barrier's key is unique; the results carry the manifest's name
+	if n := manifestName(*file); n != "" {
+		name = n
+	}
+	return reportLocal(stdout, name, spec, setupReport, sums, format)
+}
+
+// reportLocal merges what the writers reported, says which failed and whether the target rate
+// was reached, and writes the results as cassbench results would. It returns the exit code.
+func reportLocal(stdout io.Writer, name string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format) int {
 	res := results.Merge(sums)
 	for _, s := range sums {
 		if s.Error != "" {
@@ -118,10 +128,6 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "warning: target rate not reached: "+msg)
 	}
 	failure := writerFailures(sums)
-	name := runID // the barrier's key is unique; the results carry the manifest's name
-	if n := manifestName(*file); n != "" {
-		name = n
-	}
 	if err := report.Run(stdout, localRun(name, spec, setupReport, res, failure), format); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1

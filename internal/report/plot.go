@@ -173,7 +173,20 @@ func PlotSweep(w io.Writer, sw *cbv1.BenchmarkSweep, format ImageFormat) error {
 	// Head room above the highest error bar keeps the legend clear of the lines.
 	legendRoom := 1.1 + 0.07*float64(len(all))
 	top.Y.Max, bottom.Y.Max = topMax*legendRoom, bottomMax*1.1
-	for _, p := range []*plot.Plot{top, bottom} {
+	fitAxes([]*plot.Plot{top, bottom}, ticks, numeric)
+	return render(w, format, 8*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) {
+		tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
+			PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
+		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
+		top.Draw(canvases[0][0])
+		bottom.Draw(canvases[1][0])
+	})
+}
+
+// fitAxes starts each panel's y axis at zero and marks its x axis with the sweep's values:
+// named ticks for a nominal axis, a padded range for a numeric one.
+func fitAxes(plots []*plot.Plot, ticks []string, numeric bool) {
+	for _, p := range plots {
 		p.Y.Min = 0
 		p.Y.Tick.Marker = roundTicks{}
 		if !numeric {
@@ -188,13 +201,6 @@ func PlotSweep(w io.Writer, sw *cbv1.BenchmarkSweep, format ImageFormat) error {
 		}
 		p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
 	}
-	return render(w, format, 8*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) {
-		tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
-			PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
-		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
-		top.Draw(canvases[0][0])
-		bottom.Draw(canvases[1][0])
-	})
 }
 
 // valueTicks marks the swept values themselves on a numeric axis.

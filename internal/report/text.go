@@ -70,6 +70,23 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 	kindLines(w, r.OperationsByKind)
 	loadLines(w, run)
 
+	failureLines(w, r)
+
+	if len(r.PerWriter) > 0 {
+		w.printf("\n")
+		tw = w.table(0)
+		tw.row("writer\tops\tops/s\terrors\tp99\toutcome\n")
+		for _, wr := range r.PerWriter {
+			tw.row("%d\t%d\t%d\t%d\t%s\t%s\n", wr.Index, wr.Operations, wr.OpsPerSecond, wr.Errors, Micros(wr.P99Micros), wr.Outcome)
+		}
+		tw.flush()
+	}
+	serverTable(w, r)
+	return w.err
+}
+
+// failureLines writes the failed operations and attempts, and the run's timelines.
+func failureLines(w *errWriter, r *cbv1.Results) {
 	e, a := r.Errors, r.AttemptErrors
 	w.printf("\nfailed operations: write timeout %d, read timeout %d, unavailable %d, overloaded %d, client timeout %d, other %d\n",
 		e.WriteTimeout, e.ReadTimeout, e.Unavailable, e.Overloaded, e.ClientTimeout, e.Other)
@@ -85,18 +102,6 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		st := r.Server.Timeline
 		w.printf("queued tasks (peak) every %s: %s\n", time.Duration(st.IntervalMillis)*time.Millisecond, serverSparkline(st))
 	}
-
-	if len(r.PerWriter) > 0 {
-		w.printf("\n")
-		tw = w.table(0)
-		tw.row("writer\tops\tops/s\terrors\tp99\toutcome\n")
-		for _, wr := range r.PerWriter {
-			tw.row("%d\t%d\t%d\t%d\t%s\t%s\n", wr.Index, wr.Operations, wr.OpsPerSecond, wr.Errors, Micros(wr.P99Micros), wr.Outcome)
-		}
-		tw.flush()
-	}
-	serverTable(w, r)
-	return w.err
 }
 
 // kindLines says what the scans read and how the lightweight transactions came out.

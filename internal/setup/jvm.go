@@ -243,50 +243,61 @@ func CheckJVM(node string, want JVMWant, seen JVMSeen, pinned map[string]bool) (
 		return nil, nil, nil
 	}
 	if seen.Args != nil {
-		var xmx, xms int64
-		gc := ""
-		for _, a := range seen.Args {
-			switch {
-			case strings.HasPrefix(a, "-Xmx"):
-				xmx, _ = ParseJavaSize(a[4:])
-			case strings.HasPrefix(a, "-Xms"):
-				xms, _ = ParseJavaSize(a[4:])
-			default:
-				if m := gcFlag.FindStringSubmatch(a); m != nil {
-					gc = m[1]
-				}
-			}
-		}
-		checks := []struct {
-			key         string
-			want, found int64
-		}{
-			{want.MaxHeapKey, want.MaxHeap, xmx},
-			{want.InitialHeapKey, want.InitialHeap, xms},
-		}
-		for _, c := range checks {
-			if c.want == 0 {
-				continue
-			}
-			if c.found != c.want {
-				return verified, unread, fmt.Errorf("node %s: %s is %s (JVM arguments), wanted %s", node, c.key, FormatSize(c.found), FormatSize(c.want))
-			}
-			verified = append(verified, c.key)
-		}
-		if want.GC != "" {
-			if gc == "" {
-				gc = "UseG1GC" // the JVM's own default since Java 9
-			}
-			if gc != want.GC {
-				return verified, unread, fmt.Errorf("node %s: %s is -XX:+%s (JVM arguments), wanted -XX:+%s", node, want.GCKey, gc, want.GC)
-			}
-			verified = append(verified, want.GCKey)
-		}
-		return verified, unread, nil
+		verified, err := checkJVMArgs(node, want, seen.Args)
+		return verified, nil, err
 	}
+	return checkJVMSettings(node, want, seen.Settings, pinned)
+}
 
+// checkJVMArgs checks the heap and collector wanted against the JVM's own arguments.
+func checkJVMArgs(node string, want JVMWant, args []string) (verified []string, err error) {
+	var xmx, xms int64
+	gc := ""
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "-Xmx"):
+			xmx, _ = ParseJavaSize(a[4:])
+		case strings.HasPrefix(a, "-Xms"):
+			xms, _ = ParseJavaSize(a[4:])
+		default:
+			if m := gcFlag.FindStringSubmatch(a); m != nil {
+				gc = m[1]
+			}
+		}
+	}
+	checks := []struct {
+		key         string
+		want, found int64
+	}{
+		{want.MaxHeapKey, want.MaxHeap, xmx},
+		{want.InitialHeapKey, want.InitialHeap, xms},
+	}
+	for _, c := range checks {
+		if c.want == 0 {
+			continue
+		}
+		if c.found != c.want {
+			return verified, fmt.Errorf("node %s: %s is %s (JVM arguments), wanted %s", node, c.key, FormatSize(c.found), FormatSize(c.want))
+		}
+		verified = append(verified, c.key)
+	}
+	if want.GC != "" {
+		if gc == "" {
+			gc = "UseG1GC" // the JVM's own default since Java 9
+		}
+		if gc != want.GC {
+			return verified, fmt.Errorf("node %s: %s is -XX:+%s (JVM arguments), wanted -XX:+%s", node, want.GCKey, gc, want.GC)
+		}
+		verified = append(verified, want.GCKey)
+	}
+	return verified, nil
+}
+
+// checkJVMSettings checks what it can without the JVM's arguments: the maximum heap from the
+// memtable spaces Cassandra derives from it (system_views.settings); the rest is unread.
+func checkJVMSettings(node string, want JVMWant, settings map[string]string, pinned map[string]bool) (verified []string, unread []Unread, err error) {
 	if want.MaxHeap != 0 {
-		derived := DerivedHeaps(seen.Settings, pinned)
+		derived := DerivedHeaps(settings, pinned)
 		var matched bool
 		var names []string
 		var found int64

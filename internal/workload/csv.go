@@ -128,6 +128,38 @@ func parseCSVValue(k kind, s string) (any, int, error) {
 			return bad("a blob in hex (0x0a1b or 0a1b)")
 		}
 		return b, len(b), nil
+	case kBigint, kInt, kSmallint, kTinyint, kBoolean, kFloat, kDouble:
+		return parseCSVNumber(k, s)
+	case kUUID, kTimeUUID:
+		u, err := parseUUID(s)
+		if err != nil || (k == kTimeUUID && u[6]>>4 != 1) {
+			if k == kTimeUUID {
+				return bad("a version 1 (time) UUID")
+			}
+			return bad("a UUID")
+		}
+		return u, 16, nil
+	case kTimestamp, kDate, kTime:
+		return parseCSVTime(k, s)
+	case kInet:
+		ip := net.ParseIP(s)
+		if ip == nil {
+			return bad("an IP address")
+		}
+		if v4 := ip.To4(); v4 != nil {
+			ip = v4
+		}
+		return ip, len(ip), nil
+	}
+	return nil, 0, fmt.Errorf("no CSV parser for this type")
+}
+
+// parseCSVNumber parses the numeric and boolean kinds (parseCSVValue).
+func parseCSVNumber(k kind, s string) (any, int, error) {
+	bad := func(what string) (any, int, error) {
+		return nil, 0, fmt.Errorf("%q is not %s", s, what)
+	}
+	switch k {
 	case kBigint, kInt, kSmallint, kTinyint:
 		bitsOf := map[kind]int{kBigint: 64, kInt: 32, kSmallint: 16, kTinyint: 8}[k]
 		i, err := strconv.ParseInt(s, 10, bitsOf)
@@ -161,15 +193,16 @@ func parseCSVValue(k kind, s string) (any, int, error) {
 			return bad("a double")
 		}
 		return f, 8, nil
-	case kUUID, kTimeUUID:
-		u, err := parseUUID(s)
-		if err != nil || (k == kTimeUUID && u[6]>>4 != 1) {
-			if k == kTimeUUID {
-				return bad("a version 1 (time) UUID")
-			}
-			return bad("a UUID")
-		}
-		return u, 16, nil
+	}
+	return nil, 0, fmt.Errorf("no CSV parser for this type")
+}
+
+// parseCSVTime parses the kinds of time (parseCSVValue).
+func parseCSVTime(k kind, s string) (any, int, error) {
+	bad := func(what string) (any, int, error) {
+		return nil, 0, fmt.Errorf("%q is not %s", s, what)
+	}
+	switch k {
 	case kTimestamp:
 		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 			return t.UTC(), 8, nil
@@ -190,15 +223,6 @@ func parseCSVValue(k kind, s string) (any, int, error) {
 			return bad("a time of day as a duration below 24h (13h4m5s)")
 		}
 		return d, 8, nil
-	case kInet:
-		ip := net.ParseIP(s)
-		if ip == nil {
-			return bad("an IP address")
-		}
-		if v4 := ip.To4(); v4 != nil {
-			ip = v4
-		}
-		return ip, len(ip), nil
 	}
 	return nil, 0, fmt.Errorf("no CSV parser for this type")
 }

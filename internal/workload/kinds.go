@@ -172,13 +172,6 @@ func (g *Generator) kindOp(r *resolved, k OpKind, o cbv1.Operation, counterTable
 		return out
 	}
 	rowKey := keyOf(append(append([]int{}, t.partition...), t.clustering...))
-	where := func(cols []*colGen) string {
-		conds := make([]string, len(cols))
-		for i, c := range cols {
-			conds[i] = quoteIdent(c.name) + " = ?"
-		}
-		return " where " + strings.Join(conds, " and ")
-	}
 	ttl := ""
 	if tt := g.ttl; tt > 0 {
 		ttl = " using ttl " + strconv.Itoa(int(tt))
@@ -186,31 +179,9 @@ func (g *Generator) kindOp(r *resolved, k OpKind, o cbv1.Operation, counterTable
 	op := &kindOp{key: rowKey}
 	switch k {
 	case OpUpdate, OpCounterIncrement:
-		if (k == OpUpdate) == counterTable {
-			if counterTable {
-				return nil, fmt.Errorf("table %s has counter columns, which take counterIncrement, not update", t.name)
-			}
-			return nil, fmt.Errorf("table %s has no counter column: counterIncrement needs one (profile counters, or a cql table with counter columns)", t.name)
-		}
-		cols, err := g.setColumns(t, o.Columns, k == OpCounterIncrement)
-		if err != nil {
+		if err := g.updateOp(op, r, k, o, counterTable, ttl); err != nil {
 			return nil, err
 		}
-		sets := make([]string, len(cols))
-		for i, c := range cols {
-			n := quoteIdent(c.name)
-			if k == OpCounterIncrement {
-				sets[i] = n + " = " + n + " + 1"
-			} else {
-				sets[i] = n + " = ?"
-				op.set = append(op.set, c)
-			}
-		}
-		if k == OpCounterIncrement {
-			// A counter update takes no TTL.
-			ttl = ""
-		}
-		op.cql = "update " + r.qualified() + ttl + " set " + strings.Join(sets, ", ") + where(rowKey)
 	case OpDelete:
 		op.cql = "delete from " + r.qualified() + where(rowKey)
 	case OpInsertIfNotExists:
@@ -246,6 +217,47 @@ func (g *Generator) kindOp(r *resolved, k OpKind, o cbv1.Operation, counterTable
 		}
 	}
 	return op, nil
+}
+
+// updateOp makes an update, or a counter increment, of the columns o names (all but the key
+// when none) on the row op.key finds.
+func (g *Generator) updateOp(op *kindOp, r *resolved, k OpKind, o cbv1.Operation, counterTable bool, ttl string) error {
+	t := r.table
+	if (k == OpUpdate) == counterTable {
+		if counterTable {
+			return fmt.Errorf("table %s has counter columns, which take counterIncrement, not update", t.name)
+		}
+		return fmt.Errorf("table %s has no counter column: counterIncrement needs one (profile counters, or a cql table with counter columns)", t.name)
+	}
+	cols, err := g.setColumns(t, o.Columns, k == OpCounterIncrement)
+	if err != nil {
+		return err
+	}
+	sets := make([]string, len(cols))
+	for i, c := range cols {
+		n := quoteIdent(c.name)
+		if k == OpCounterIncrement {
+			sets[i] = n + " = " + n + " + 1"
+		} else {
+			sets[i] = n + " = ?"
+			op.set = append(op.set, c)
+		}
+	}
+	if k == OpCounterIncrement {
+		// A counter update takes no TTL.
+		ttl = ""
+	}
+	op.cql = "update " + r.qualified() + ttl + " set " + strings.Join(sets, ", ") + where(op.key)
+	return nil
+}
+
+// where is a WHERE clause binding each column by equality.
+func where(cols []*colGen) string {
+	conds := make([]string, len(cols))
+	for i, c := range cols {
+		conds[i] = quoteIdent(c.name) + " = ?"
+	}
+	return " where " + strings.Join(conds, " and ")
 }
 
 // setColumns are the columns an update or a counter increment names, by default every

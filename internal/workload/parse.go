@@ -109,29 +109,9 @@ func parseCreateTable(src string) (*tableDef, error) {
 		return nil, err
 	}
 	p := &parser{toks: toks}
-	if err := p.expect("CREATE"); err != nil {
-		return nil, err
-	}
-	if err := p.expect("TABLE"); err != nil {
-		return nil, err
-	}
-	if p.accept("IF") {
-		if err := p.expect("NOT"); err != nil {
-			return nil, err
-		}
-		if err := p.expect("EXISTS"); err != nil {
-			return nil, err
-		}
-	}
 	t := &tableDef{}
-	if t.name, err = p.name(); err != nil {
+	if t.keyspace, t.name, err = p.createTable(); err != nil {
 		return nil, err
-	}
-	if p.accept(".") {
-		t.keyspace = t.name
-		if t.name, err = p.name(); err != nil {
-			return nil, err
-		}
 	}
 	if err := p.expect("("); err != nil {
 		return nil, err
@@ -190,6 +170,34 @@ func parseCreateTable(src string) (*tableDef, error) {
 		return nil, err
 	}
 	return t, t.check()
+}
+
+// createTable reads CREATE TABLE [IF NOT EXISTS] [keyspace.]name.
+func (p *parser) createTable() (keyspace, name string, err error) {
+	if err := p.expect("CREATE"); err != nil {
+		return "", "", err
+	}
+	if err := p.expect("TABLE"); err != nil {
+		return "", "", err
+	}
+	if p.accept("IF") {
+		if err := p.expect("NOT"); err != nil {
+			return "", "", err
+		}
+		if err := p.expect("EXISTS"); err != nil {
+			return "", "", err
+		}
+	}
+	if name, err = p.name(); err != nil {
+		return "", "", err
+	}
+	if p.accept(".") {
+		keyspace = name
+		if name, err = p.name(); err != nil {
+			return "", "", err
+		}
+	}
+	return keyspace, name, nil
 }
 
 // keyClause reads "(a, b)", "((a, b), c, d)" or "((a), c)" after PRIMARY KEY.

@@ -77,23 +77,7 @@ func WantSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Want, error) {
 	w.DurableWrites = s.DurableWrites == nil || *s.DurableWrites
 
 	t := r.table
-	for i, c := range t.columns {
-		col := WantColumn{Name: c.name, Kind: "regular", Position: -1, Type: c.typ.String()}
-		if c.static {
-			col.Kind = "static"
-		}
-		for p, k := range t.partition {
-			if k == i {
-				col.Kind, col.Position = "partition_key", p
-			}
-		}
-		for p, k := range t.clustering {
-			if k == i {
-				col.Kind, col.Position = "clustering", p
-			}
-		}
-		w.Columns = append(w.Columns, col)
-	}
+	w.Columns = wantColumns(t)
 	for _, ix := range r.indexes {
 		w.Indexes = append(w.Indexes, WantIndex{Name: ix.name, Target: ix.target, SAI: ix.sai})
 	}
@@ -137,6 +121,30 @@ func WantSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Want, error) {
 		}
 	}
 	return w, nil
+}
+
+// wantColumns are the table's columns as system_schema.columns lists them: each one's kind
+// and its position in the partition or clustering key.
+func wantColumns(t *tableDef) []WantColumn {
+	var out []WantColumn
+	for i, c := range t.columns {
+		col := WantColumn{Name: c.name, Kind: "regular", Position: -1, Type: c.typ.String()}
+		if c.static {
+			col.Kind = "static"
+		}
+		for p, k := range t.partition {
+			if k == i {
+				col.Kind, col.Position = "partition_key", p
+			}
+		}
+		for p, k := range t.clustering {
+			if k == i {
+				col.Kind, col.Position = "clustering", p
+			}
+		}
+		out = append(out, col)
+	}
+	return out
 }
 
 // statementOptions reads the compared options a CREATE TABLE's WITH clause sets. A value it
