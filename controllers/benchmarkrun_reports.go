@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,7 +23,7 @@ import (
 // keeps a compact row per writer. This file holds the run controller's part of that: reading
 // the stored reports, choosing what to store, and storing it before anything else a pass does.
 
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;delete
 
 // errNotOurs is a ConfigMap with a report ConfigMap's name that the run does not control:
 // left by an earlier run of the same name. Retrying cannot help.
@@ -132,6 +133,17 @@ func (r *BenchmarkRunReconciler) storeReportConfigMaps(ctx context.Context, cms 
 		if err := reader.Get(ctx, client.ObjectKeyFromObject(cm), existing); err != nil {
 			return fmt.Errorf("reading ConfigMap %s of writer reports: %w", cm.Name, err)
 		}
+		if len(cm.OwnerReferences) > 0 && !ownedBySame(existing, cm) && earlierRunsReports(existing, cm) {
+			// A run of this name that was deleted with --cascade=orphan left it, as it leaves
+			// its Jobs: its reports are not this run's, and this run's take its place.
+			if err := r.Delete(ctx, existing, client.Preconditions{UID: &existing.UID}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("deleting ConfigMap %s of writer reports left by an earlier run of this name: %w", cm.Name, err)
+			}
+			if err := r.Create(ctx, cm.DeepCopy()); err != nil {
+				return fmt.Errorf("creating ConfigMap %s of writer reports: %w", cm.Name, err)
+			}
+			continue
+		}
 		if len(cm.OwnerReferences) > 0 && !ownedBySame(existing, cm) {
 			return fmt.Errorf("ConfigMap %s %w (left by an earlier run of this name?): delete it so the run can store its writers' reports", cm.Name, errNotOurs)
 		}
@@ -144,6 +156,26 @@ func (r *BenchmarkRunReconciler) storeReportConfigMaps(ctx context.Context, cms 
 		}
 	}
 	return nil
+}
+
+// earlierRunsReports tells whether a ConfigMap with a report ConfigMap's name holds the reports
+// of an earlier run of the same name: it carries the run's report labels, and no controller or
+// a BenchmarkRun of that name (not this one) controls it.
+func earlierRunsReports(existing, want *corev1.ConfigMap) bool {
+	for k, v := range want.Labels {
+		if k != cbv1.RunLabel && k != cbv1.ComponentLabel {
+			continue
+		}
+		if existing.Labels[k] != v {
+			return false
+		}
+	}
+	ref := metav1.GetControllerOf(existing)
+	if ref == nil {
+		return true
+	}
+	mine := want.OwnerReferences[0]
+	return ref.Kind == mine.Kind && ref.APIVersion == mine.APIVersion && ref.Name == mine.Name && ref.UID != mine.UID
 }
 
 func ownedBySame(existing, want *corev1.ConfigMap) bool {

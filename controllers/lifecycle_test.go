@@ -109,6 +109,11 @@ func TestRecreatedRunDoesNotAdoptTheEarlierRunsJobs(t *testing.T) {
 	pl.FinishJob(t, setup, []int32{0}, nil)
 	oldWriters := pl.WaitJob(t, ns, "again-writer")
 	pl.Pods(t, oldWriters, map[int32]play.PodResult{0: {Message: play.WriterSummary(t, 0, 1, 777, "")}})
+	// The earlier run stores its writer's report before it goes, in a ConfigMap of the name the
+	// second run's report takes: the second run must not be refused for it, nor read it.
+	play.Eventually(t, 20*time.Second, "the earlier run's report ConfigMap", func() error {
+		return env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "again-reports-0"}, &corev1.ConfigMap{})
+	})
 
 	if err := env.Client.Delete(ctx, first, client.PropagationPolicy(metav1.DeletePropagationOrphan)); err != nil {
 		t.Fatal(err)
@@ -191,6 +196,12 @@ func TestRecreatedRunDoesNotAdoptTheEarlierRunsJobs(t *testing.T) {
 	}
 	if len(done.Status.WriterReports) != 1 || done.Status.WriterReports[0].PodUID == "" {
 		t.Errorf("writer reports %+v", done.Status.WriterReports)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "again-reports-0"}, cm); err != nil {
+		t.Fatal(err)
+	} else if !metav1.IsControlledBy(cm, second) {
+		t.Errorf("ConfigMap again-reports-0 is not the second run's: %+v", cm.OwnerReferences)
 	}
 }
 
