@@ -93,7 +93,9 @@ func (s *Sketch) UnmarshalBinary(b []byte) error {
 		c := r.uvarint()
 		if c == 0 {
 			run := r.uvarint()
-			if run == 0 || uint64(len(out.counts))+run > n {
+			// Compared as what is left, not as a sum: a run near 2^64 wrapped the sum below n
+			// and made the append allocate it (found by FuzzUnmarshalBinary, input kept).
+			if run == 0 || run > n-uint64(len(out.counts)) {
 				return errCorrupt
 			}
 			out.counts = append(out.counts, make([]uint64, run)...)
