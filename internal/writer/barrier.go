@@ -3,6 +3,7 @@ package writer
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -21,25 +22,14 @@ func BarrierTableCQL(keyspace string) string {
 // quote makes a keyspace name as Cassandra stores it safe to use, whatever its case.
 func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
-// startLead is how long after the last writer arrived everyone starts: long enough for every
-// writer's next poll to see the last row.
+// startLead is how long after the decision everyone starts: long enough for every waiter's
+// next poll of the go row to find it.
 const startLead = 2 * time.Second
 
-// CommonStart is the measured start every writer derives from the same barrier rows: the
-// latest arrival plus startLead. It reports false until all writers have arrived.
-func CommonStart(arrivals []time.Time, writers int32) (time.Time, bool) {
-	if int32(len(arrivals)) < writers || len(arrivals) == 0 {
-		return time.Time{}, false
-	}
-	latest := arrivals[0]
-	for _, at := range arrivals[1:] {
-		if at.After(latest) {
-			latest = at
-		}
-	}
-	// Cassandra keeps timestamps to the millisecond; so must the computation.
-	return latest.Truncate(time.Millisecond).Add(startLead), true
-}
+// endRecheck is how often a writer waiting at the end barrier counts the arrivals itself:
+// ends are recorded and read at ONE, where the writer that completed the barrier may not see
+// a row another replica acknowledged, and no one decides until a waiter counts again.
+const endRecheck = 2 * time.Second
 
 // BarrierConsistency is QUORUM so that a writer's poll sees every acknowledged arrival, or
 // ONE where there is a single replica and QUORUM is the same thing.
@@ -62,13 +52,20 @@ type Barrier struct {
 	Timeout time.Duration
 	// RequestTimeout bounds each query (default 10s).
 	RequestTimeout time.Duration
-	Poll           time.Duration
-	Now            func() time.Time
+	// Poll is the mean interval between polls of the go row; each is jittered by half of it,
+	// so that writers that arrived together do not poll together.
+	Poll time.Duration
+	Now  func() time.Time
 	// Offset is this writer's clock minus Cassandra's: arrivals are recorded, and the start
 	// agreed, in Cassandra's time, so that writers whose clocks disagree still start together.
 	Offset time.Duration
 	// GiveUp, when set, is asked at every poll whether to stop waiting; its error says why.
 	GiveUp func() error
+
+	// ending marks the end barrier: its go row carries no start, and is a plain write.
+	ending bool
+	// recheck, when set, is how often a waiter counts the arrivals even before its deadline.
+	recheck time.Duration
 }
 
 // Wait records this writer's arrival and returns the common start, in Cassandra's time,
@@ -80,27 +77,30 @@ func (b Barrier) Wait(ctx context.Context) (time.Time, error) {
 	if err := b.arrive(ctx); err != nil {
 		return time.Time{}, fmt.Errorf("start barrier: recording arrival: %w", err)
 	}
-	arrivals, err := b.await(ctx)
+	start, err := b.await(ctx)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("start barrier: %w", err)
 	}
-	start, _ := CommonStart(arrivals, b.Writers)
 	return start, nil
 }
 
 // End records that this writer's window ended. With wait, it then waits, as Wait does, until
 // every writer's has: the nodes' figures are differences of counters read at the two ends of
 // the run's window, so the last read comes after the last writer's last operation. Writers
-// that do not read nodes do not wait.
+// that do not read nodes do not wait, but the last of them to end may be the one that
+// completes the barrier, so each counts once.
 func (b Barrier) End(ctx context.Context, wait bool) error {
 	b.Run += endSuffix
 	// A run ends as its cluster is: a replica down at the end (the runs that explain most)
 	// must not hold the writers' reports back by a barrier write that needs it.
 	b.Consistency = gocql.One
+	b.ending, b.recheck = true, endRecheck
 	if err := b.arrive(ctx); err != nil {
 		return fmt.Errorf("end barrier: recording the end: %w", err)
 	}
 	if !wait {
+		// A count that fails is made good by the waiters' own counts.
+		b.settle(ctx)
 		return nil
 	}
 	if _, err := b.await(ctx); err != nil {
@@ -112,16 +112,16 @@ func (b Barrier) End(ctx context.Context, wait bool) error {
 // endSuffix keys the end barrier's rows apart from the start's in the same partition space.
 const endSuffix = "/end"
 
-// arrive records this writer's row. It is retried: a barrier lost to one timeout would fail
-// the whole run.
+// arrive records this writer's row in its group. It is retried, with the same time, so that
+// a retry of an insert that was applied does not move the arrival: a barrier lost to one
+// timeout would fail the whole run.
 func (b Barrier) arrive(ctx context.Context) error {
 	now, poll := b.clock()
-	insert := fmt.Sprintf("INSERT INTO %s.%s (run, writer, at) VALUES (?, ?, ?)", quote(b.Keyspace), BarrierTable)
+	at := now().Add(-b.Offset)
+	key := groupKey(b.Run, b.Index/groupSize(b.Writers))
 	deadline := now().Add(b.Timeout)
 	for {
-		qctx, cancel := b.queryContext(ctx)
-		err := b.Session.Query(insert, b.Run, int(b.Index), now().Add(-b.Offset)).Consistency(b.Consistency).ExecContext(qctx)
-		cancel()
+		err := b.exec(ctx, b.insert(), key, int(b.Index), at)
 		if err == nil {
 			return nil
 		}
@@ -132,35 +132,59 @@ func (b Barrier) arrive(ctx context.Context) error {
 	}
 }
 
-// await polls until every writer's row is there and returns their times.
-func (b Barrier) await(ctx context.Context) ([]time.Time, error) {
+// await polls the go row until the barrier's decision is there and returns it. A writer
+// that has not counted its group yet (its count failed) counts again first; at its deadline,
+// or every recheck, it counts every group, decides if the barrier is complete (the writer
+// that completed it stopped before deciding), and gives up if no writer arrived since.
+func (b Barrier) await(ctx context.Context) (time.Time, error) {
 	now, poll := b.clock()
-	sel := fmt.Sprintf("SELECT at FROM %s.%s WHERE run = ?", quote(b.Keyspace), BarrierTable)
-	seen := 0
-	deadline := now().Add(b.Timeout)
+	var seen int32
+	deadline, counted := now().Add(b.Timeout), now()
+	settled := false
 	for {
-		arrivals, err := b.arrivals(ctx, sel)
-		if err == nil {
-			if int32(len(arrivals)) >= b.Writers && len(arrivals) > 0 {
-				return arrivals, nil
-			}
-			if len(arrivals) > seen {
-				seen, deadline = len(arrivals), now().Add(b.Timeout)
-			}
+		if !settled {
+			settled = b.settle(ctx)
+		}
+		if at, ok, err := b.decision(ctx); err == nil && ok {
+			return at, nil
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return time.Time{}, ctx.Err()
 		}
 		if b.GiveUp != nil {
 			if err := b.GiveUp(); err != nil {
-				return nil, fmt.Errorf("saw %d of %d writers, and gave up: %w", seen, b.Writers, err)
+				// Counted for the message only: a writer gives up once.
+				if t, cerr := b.recount(ctx); cerr == nil {
+					seen = max(seen, t.seen)
+				}
+				return time.Time{}, fmt.Errorf("saw %d of %d writers, and gave up: %w", seen, b.Writers, err)
 			}
 		}
-		if now().After(deadline) {
-			return nil, fmt.Errorf("saw %d of %d writers, and none more for %s", seen, b.Writers, b.Timeout)
+		if b.recountDue(now(), deadline, counted) {
+			counted = now()
+			t, err := b.recount(ctx)
+			if err == nil && t.complete && b.decide(ctx, t.latest) == nil {
+				continue
+			}
+			if err == nil {
+				deadline, seen = nextDeadline(t, seen, deadline, now(), b.Offset, b.Timeout, poll), max(seen, t.seen)
+			}
+			if now().After(deadline) {
+				return time.Time{}, fmt.Errorf("saw %d of %d writers, and none more for %s", seen, b.Writers, b.Timeout)
+			}
 		}
-		sleepCtx(ctx, poll)
+		sleepCtx(ctx, jittered(poll))
 	}
+}
+
+// recountDue says whether a waiter counts every group now.
+func (b Barrier) recountDue(now, deadline, counted time.Time) bool {
+	return !now.Before(deadline) || (b.recheck > 0 && now.Sub(counted) >= b.recheck)
+}
+
+// jittered spreads polls over [poll/2, 3·poll/2).
+func jittered(poll time.Duration) time.Duration {
+	return poll/2 + rand.N(poll)
 }
 
 func (b Barrier) clock() (func() time.Time, time.Duration) {
@@ -180,18 +204,6 @@ func (b Barrier) queryContext(ctx context.Context) (context.Context, context.Can
 		return context.WithTimeout(ctx, 10*time.Second)
 	}
 	return context.WithTimeout(ctx, b.RequestTimeout)
-}
-
-func (b Barrier) arrivals(ctx context.Context, sel string) ([]time.Time, error) {
-	ctx, cancel := b.queryContext(ctx)
-	defer cancel()
-	iter := b.Session.Query(sel, b.Run).Consistency(b.Consistency).IterContext(ctx)
-	var out []time.Time
-	var at time.Time
-	for iter.Scan(&at) {
-		out = append(out, at)
-	}
-	return out, iter.Close()
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) {
