@@ -24,7 +24,10 @@ point N with NAME@N), or with -f a results file that -o json wrote; join repeats
 configuration with commas (a1,a2,a3). Throughput is compared with Welch's t-test, over the
 repeats when both sides have two or more, else over the intervals of the runs' timelines;
 latency percentiles by bootstrap over the repeats' sketches, which needs two or more runs a
-side. When there is too little data to tell, it says so.
+side. When there is too little data to tell, it says so. --writers also prints each side's
+writers as their raw reports tell them (their spread of throughput and p99, timeouts, CPU):
+whether a few writers carry a difference, or their own CPU held a side back. That spread is
+no test of significance: the writers of one run share its cluster and its moment.
 
 Flags:
 `
@@ -43,6 +46,7 @@ func compareMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	files := fs.Bool("f", false, "the arguments are results files that -o json wrote, not names in the cluster")
 	alpha := fs.Float64("alpha", 0.05, "significance level")
 	plotFile := fs.String("plot", "", "also draw every run's throughput and p99 over time into FILE.png or FILE.svg")
+	writers := fs.Bool("writers", false, "also print each side's writers from their raw reports (ConfigMaps the runs own, or the files'): their spread, timeouts and CPU")
 	args0, fail, code, done := parseArgs(fs, args, stderr, compareUsage)
 	if done {
 		return code
@@ -54,6 +58,9 @@ func compareMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	format, err := report.ParseFormat(output)
 	if err != nil {
 		return fail(2, "%v", err)
+	}
+	if *writers && format != report.Table {
+		return fail(2, "--writers prints text; for the raw reports as JSON use cassbench results NAME --reports")
 	}
 	if *alpha <= 0 || *alpha >= 0.5 {
 		return fail(2, "--alpha must be between 0 and 0.5, not %g", *alpha)
@@ -72,25 +79,13 @@ func compareMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if err != nil {
 			return fail(1, "%v", err)
 		}
-		load = func(name string) ([]*cbv1.BenchmarkRun, error) { return runsFromCluster(ctx, c, ns, name) }
+		load = func(name string) ([]*cbv1.BenchmarkRun, error) { return runsFromCluster(ctx, c, ns, name, *writers) }
 	}
 	sides, all, err := loadSides(args0, load)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	var cs []compare.Comparison
-	for _, s := range sides[1:] {
-		cs = append(cs, compare.Compare(sides[0], s, *alpha))
-	}
-	switch format {
-	case report.JSON:
-		err = compare.JSON(stdout, cs)
-	case report.CSV:
-		err = compare.CSV(stdout, cs)
-	default:
-		err = compare.Text(stdout, cs)
-	}
-	if err != nil {
+	if err := writeComparisons(stdout, format, sides, *alpha, *writers); err != nil {
 		return fail(1, "%v", err)
 	}
 	if *plotFile != "" {
@@ -109,6 +104,32 @@ func compareMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		_, _ = fmt.Fprintf(stderr, "plot written to %s\n", *plotFile)
 	}
 	return 0
+}
+
+// writeComparisons compares every side with the first and, with writers, prints each side's
+// writers as their raw reports tell them.
+func writeComparisons(stdout io.Writer, format report.Format, sides []compare.Side, alpha float64, writers bool) error {
+	var cs []compare.Comparison
+	for _, s := range sides[1:] {
+		cs = append(cs, compare.Compare(sides[0], s, alpha))
+	}
+	switch format {
+	case report.JSON:
+		return compare.JSON(stdout, cs)
+	case report.CSV:
+		return compare.CSV(stdout, cs)
+	}
+	if err := compare.Text(stdout, cs); err != nil || !writers {
+		return err
+	}
+	var ws []compare.Writers
+	for _, s := range sides {
+		ws = append(ws, compare.WritersOf(s))
+	}
+	if _, err := fmt.Fprintln(stdout); err != nil {
+		return err
+	}
+	return compare.WritersText(stdout, ws)
 }
 
 // loadSides loads each argument's runs (names joined by commas make one side) and returns
@@ -146,8 +167,23 @@ func runsFromFile(path string) ([]*cbv1.BenchmarkRun, error) {
 	return []*cbv1.BenchmarkRun{run}, nil
 }
 
-// runsFromCluster reads a run, or the runs of a sweep's point (its best, or NAME@N).
-func runsFromCluster(ctx context.Context, c client.Client, ns, arg string) ([]*cbv1.BenchmarkRun, error) {
+// runsFromCluster reads a run, or the runs of a sweep's point (its best, or NAME@N), with
+// their writers' raw reports when reports is set.
+func runsFromCluster(ctx context.Context, c client.Client, ns, arg string, reports bool) ([]*cbv1.BenchmarkRun, error) {
+	runs, err := clusterRuns(ctx, c, ns, arg)
+	if err != nil || !reports {
+		return runs, err
+	}
+	for _, run := range runs {
+		if err := withReports(ctx, c, run); err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
+
+// clusterRuns reads a run, or the runs of a sweep's point (its best, or NAME@N).
+func clusterRuns(ctx context.Context, c client.Client, ns, arg string) ([]*cbv1.BenchmarkRun, error) {
 	name, point, hasPoint := strings.Cut(arg, "@")
 	obj, err := findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: name}, "")
 	if err != nil {

@@ -21,8 +21,9 @@ Writes one self-contained HTML page for a review (no script, no network needed t
 print it): with two runs or more, every run's verdict per figure against the first (better,
 worse, noise, too little data); each run's figures at a glance; the runs' throughput and p99
 over the window and their latency distributions on shared axes; each sweep's curve with its
-best point; then the tables and specs. With -f the arguments are results files that -o json
-wrote.
+best point; then the tables and specs, with every writer's own latency tail, timeouts and CPU
+from its raw report (the ConfigMaps the run owns, or a file that -o json wrote). With -f the
+arguments are results files that -o json wrote.
 
 Flags:
 `
@@ -57,7 +58,15 @@ func reportMain(ctx context.Context, args []string, stderr io.Writer) int {
 			return fail(1, "%v", err)
 		}
 		load = func(name string) (client.Object, error) {
-			return findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: name}, "")
+			obj, err := findExperiment(ctx, c, client.ObjectKey{Namespace: ns, Name: name}, "")
+			if run, ok := obj.(*cbv1.BenchmarkRun); ok && err == nil {
+				// The page is worth having without them: a reader who may not list
+				// ConfigMaps still gets every figure status holds.
+				if err := withReports(ctx, c, run); err != nil {
+					_, _ = fmt.Fprintf(stderr, "%s: the writers' own reports are left out: %v\n", fs.Name(), err)
+				}
+			}
+			return obj, err
 		}
 	}
 	var runs []*cbv1.BenchmarkRun

@@ -83,6 +83,7 @@ func TestResultsFromTheCluster(t *testing.T) {
 	}
 	t.Run("kubectl plugin", func(t *testing.T) { kubectlPlugin(t, kubeconfig, ns) })
 	t.Run("raw reports", func(t *testing.T) { rawReports(t, env, kubeconfig, ns) })
+	t.Run("raw reports in report and compare", func(t *testing.T) { rawReportsRead(t, env, kubeconfig, ns) })
 }
 
 func checkPlot(t *testing.T, path string) {

@@ -140,6 +140,9 @@ func newRunSection(run *cbv1.BenchmarkRun, i int) (runSection, error) {
 	if t, ok := writerTable(r); ok {
 		s.Tables = append(s.Tables, t)
 	}
+	if t, ok := rawWriterTable(run.Status.WriterReports); ok {
+		s.Tables = append(s.Tables, t)
+	}
 	if r.Server != nil {
 		s.Tables = append(s.Tables, nodeTable(r.Server))
 	}
