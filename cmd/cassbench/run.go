@@ -39,7 +39,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	schema.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
 	output := fs.String("o", "table", "output: table, json or csv (as cassbench results writes them)")
-	processes := fs.Bool("processes", false, "run each writer as a child process instead of a goroutine")
+	processes := fs.Bool("processes", false, "run each writer as a child process, "+writerBinaryName+" (beside this binary or on PATH), instead of a goroutine")
 	barrier := fs.Duration("barrier-timeout", 2*time.Minute, "how long a writer waits at the start barrier for one more to arrive")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (in-process writers)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
@@ -57,19 +57,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "cassbench run: -f FILE is required")
 		return 2
 	}
-	spec, err := loadSpec(*file)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
-		return 1
-	}
-	if *scaleBy != 0 {
-		if spec, err = scaled(ctx, spec, *scaleBy, &conn); err != nil {
-			fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
-			return 1
-		}
-	}
-	// Read before setup: a bad file is refused before anything is created.
-	csv, err := cli.LoadCSV(spec, *csvFile)
+	spec, csv, writerBin, err := loadLocal(ctx, *file, *scaleBy, *csvFile, *processes, &conn)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
@@ -102,7 +90,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	n := spec.Writers.Replicas
 	var sums []*summary.Summary
 	if *processes {
-		sums = runProcesses(ctx, spec, &conn, runID, n, *barrier, cli.CSVPath(csv))
+		sums = runProcesses(ctx, writerBin, spec, &conn, runID, n, *barrier, cli.CSVPath(csv))
 	} else {
 		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv)
 	}
@@ -113,6 +101,32 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		name = n
 	}
 	return reportLocal(stdout, name, spec, setupReport, sums, format)
+}
+
+// loadLocal reads the spec, scaled by scaleBy when set, its CSV file, and with processes
+// finds the writer binary: a bad file, or no writer binary to start, is refused before setup
+// creates anything.
+func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string, processes bool, conn *cli.ConnFlags) (*cbv1.BenchmarkRunSpec, *workload.CSV, string, error) {
+	spec, err := loadSpec(file)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if scaleBy != 0 {
+		if spec, err = scaled(ctx, spec, scaleBy, conn); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	csv, err := cli.LoadCSV(spec, csvFile)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var writerBin string
+	if processes {
+		if writerBin, err = findWriterBinary(os.Executable, exec.LookPath); err != nil {
+			return nil, nil, "", fmt.Errorf("--processes: %w", err)
+		}
+	}
+	return spec, csv, writerBin, nil
 }
 
 // reportLocal merges what the writers reported, says which failed and whether the target rate
@@ -214,27 +228,25 @@ func (f *firstEarlyFailure) get() error {
 	return f.err
 }
 
-// runProcesses starts each writer as `cassbench writer` with the spec in its environment, as
-// the writer Job does, and reads the summary line each prints.
-func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csvFile string) []*summary.Summary {
-	self, err := os.Executable()
-	specJSON, jerr := json.Marshal(spec)
+// runProcesses starts each writer as bin, the lean writer binary writer pods run, with the
+// admitted spec in its environment, as the writer Job does, and reads the summary line each
+// prints.
+func runProcesses(ctx context.Context, bin string, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csvFile string) []*summary.Summary {
+	specJSON, err := json.Marshal(spec)
 	sums := make([]*summary.Summary, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		if err != nil || jerr != nil {
-			sums[i] = &summary.Summary{Index: i, Writers: n, Error: fmt.Sprintf("starting writer: %v%v", err, jerr)}
+		if err != nil {
+			sums[i] = &summary.Summary{Index: i, Writers: n, Error: fmt.Sprintf("starting writer: %v", err)}
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			args := append([]string{"writer", "--index", strconv.Itoa(int(i)), "--writers", strconv.Itoa(int(n)),
+		wg.Go(func() {
+			args := append([]string{"--index", strconv.Itoa(int(i)), "--writers", strconv.Itoa(int(n)),
 				"--run-id", runID, "--barrier-timeout", barrier.String(), "--metrics-addr", "", "--termination-log", ""}, conn.Args()...)
 			if csvFile != "" {
 				args = append(args, "--csv-file", csvFile)
 			}
-			cmd := exec.CommandContext(ctx, self, args...)
+			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Env = append(os.Environ(), podenv.Spec+"="+string(specJSON), podenv.Username+"="+conn.Username, podenv.Password+"="+conn.Password)
 			cmd.Stderr = os.Stderr
 			out, runErr := cmd.Output()
@@ -242,7 +254,7 @@ func runProcesses(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.Co
 			if sums[i] == nil {
 				sums[i] = &summary.Summary{Index: i, Writers: n, Error: fmt.Sprintf("writer process reported no summary: %v", runErr)}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return sums
