@@ -163,10 +163,12 @@ func (b Barrier) await(ctx context.Context) (time.Time, error) {
 		if b.recountDue(now(), deadline, counted) {
 			counted = now()
 			t, err := b.recount(ctx)
-			if err == nil && t.complete && b.decide(ctx, t.latest) == nil {
-				continue
-			}
-			if err == nil {
+			switch {
+			case err == nil && t.complete && b.decide(ctx, t.latest) == nil:
+				// The next poll reads the decision; one that cannot be read is waited for as
+				// long as one more writer would be.
+				deadline, seen = now().Add(b.Timeout), t.seen
+			case err == nil:
 				deadline, seen = nextDeadline(t, seen, deadline, now(), b.Offset, b.Timeout, poll), max(seen, t.seen)
 			}
 			if now().After(deadline) {
