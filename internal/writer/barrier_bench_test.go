@@ -74,14 +74,29 @@ func (q *queryCounter) ObserveQuery(_ context.Context, o gocql.ObservedQuery) {
 // met 32 query errors, which it did not record (the benchmark logs the first one since), and
 // no writer was late; the others met none.
 func BenchmarkBarrierThousandWriters(b *testing.B) {
+	writers, spread := benchWriters(10 * time.Second)
+	sessions, counter, keyspace := barrierBench(b)
+	for i := 0; b.Loop(); i++ {
+		measureBarrier(b, sessions, counter, keyspace, fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i), writers, spread)
+	}
+}
+
+// benchWriters is how many writers a barrier benchmark meets (CASSBENCH_BARRIER_WRITERS,
+// default 1,000) and over how long they arrive (CASSBENCH_BARRIER_SPREAD, default spread).
+func benchWriters(spread time.Duration) (int, time.Duration) {
 	writers := 1000
 	if n, err := strconv.Atoi(os.Getenv("CASSBENCH_BARRIER_WRITERS")); err == nil && n > 0 {
 		writers = n
 	}
-	spread := 10 * time.Second
 	if d, err := time.ParseDuration(os.Getenv("CASSBENCH_BARRIER_SPREAD")); err == nil {
 		spread = d
 	}
+	return writers, spread
+}
+
+// barrierBench makes the benchmarks' keyspace at replication factor 2, and 8 sessions whose
+// queries counter counts.
+func barrierBench(b *testing.B) ([]*gocql.Session, *queryCounter, string) {
 	c := cassandra.Start(b, clusterOptions)
 	const keyspace = "it_barrier_bench"
 	admin, err := cql.Connect(connOptions(c))
@@ -109,12 +124,10 @@ func BenchmarkBarrierThousandWriters(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer s.Close()
+		b.Cleanup(s.Close)
 		sessions = append(sessions, s)
 	}
-	for i := 0; b.Loop(); i++ {
-		measureBarrier(b, sessions, counter, keyspace, fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i), writers, spread)
-	}
+	return sessions, counter, keyspace
 }
 
 func measureBarrier(b *testing.B, sessions []*gocql.Session, counter *queryCounter, keyspace, run string, writers int, spread time.Duration) {
