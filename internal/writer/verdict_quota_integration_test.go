@@ -2,10 +2,12 @@ package writer_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,7 +49,12 @@ func TestVerdictWritersWhenThrottledByAQuota(t *testing.T) {
 	}
 	cassandra.Alone(t)
 	dir := t.TempDir()
-	child := exec.Command(os.Args[0], "-test.run=^TestVerdictWritersWhenThrottledByAQuota$", "-test.v", "-test.count=1")
+	// A stopped process cannot time out by itself: the writer is killed if it hangs, and if
+	// this test binary dies (Pdeathsig), so that no writer is left stopped.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestVerdictWritersWhenThrottledByAQuota$", "-test.v", "-test.count=1")
+	child.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	child.Env = append(os.Environ(), quotaCgroupEnv+"="+dir)
 	var out bytes.Buffer
 	child.Stdout, child.Stderr = &out, &out
