@@ -59,7 +59,7 @@ func TestVerdictClusterWhenANodeSaturatesItsCPU(t *testing.T) {
 	// The node takes one core, so the writers have one: as many threads as that, or two
 	// would share it by time slices. They get that core first, as the node gets its own: on
 	// a machine shared with builds their goroutines otherwise waited 7 ms for a thread (p99),
-	// a writer-side sign; they use a fifth of it.
+	// a writer-side sign; they use about a quarter of it (270m measured).
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	prioritize(t, os.Getpid())
 	sums, errs := runWriters(context.Background(), t, c, s)
