@@ -66,50 +66,69 @@ func (l *Limiter) Stop() Stat {
 	return <-l.done
 }
 
-// run is the bandwidth controller: one pass per period.
+// run is the bandwidth controller: one pass per period. A period whose budget the debt
+// has used up keeps the process stopped throughout, as the kernel keeps a cgroup throttled
+// until a refill leaves it runtime.
 func (l *Limiter) run(used time.Duration) {
 	var st Stat
-	var debt time.Duration
+	var debt, spent time.Duration
+	stopped := false
+	// account adds the CPU time used since the last reading to spent; false once the
+	// process is gone.
+	account := func() bool {
+		cpu, err := CPU(l.pid)
+		if err != nil {
+			return false
+		}
+		spent, used = spent+cpu-used, cpu
+		return true
+	}
 	defer func() {
 		_ = syscall.Kill(l.pid, syscall.SIGCONT)
+		if account() {
+			st.Usage += spent
+			_ = l.write(st)
+		}
 		l.done <- st
 	}()
 	for start := time.Now(); ; start = start.Add(l.period) {
 		budget := l.quota - debt
-		var spent time.Duration
-		stoppedAt := time.Time{}
-		end := start.Add(l.period)
+		if stopped && budget > 0 {
+			_ = syscall.Kill(l.pid, syscall.SIGCONT)
+			stopped = false
+		}
+		throttledAt, end := start, start.Add(l.period)
+		spent = 0
 		for now := time.Now(); now.Before(end); now = time.Now() {
 			select {
 			case <-l.stop:
 				return
 			case <-time.After(min(poll, end.Sub(now))):
 			}
-			if stoppedAt.IsZero() {
-				cpu, err := CPU(l.pid)
-				if err != nil {
-					return // the process is gone
-				}
-				spent, used = spent+cpu-used, cpu
-				if spent >= budget {
-					_ = syscall.Kill(l.pid, syscall.SIGSTOP)
-					stoppedAt = time.Now()
-				}
+			if stopped {
+				continue
+			}
+			if !account() {
+				return // the process is gone
+			}
+			if spent >= budget {
+				_ = syscall.Kill(l.pid, syscall.SIGSTOP)
+				stopped, throttledAt = true, time.Now()
 			}
 		}
-		if !stoppedAt.IsZero() {
-			_ = syscall.Kill(l.pid, syscall.SIGCONT)
+		if stopped {
 			st.NrThrottled++
-			st.Throttled += time.Since(stoppedAt)
+			st.Throttled += time.Since(throttledAt)
 		}
-		// Time used past the budget (the last poll's overrun, and what a stopped process
-		// finished) is owed to the next period.
-		if cpu, err := CPU(l.pid); err == nil {
-			spent, used = spent+cpu-used, cpu
+		// Time used past the budget (the last poll's overrun, and what the process ran
+		// before the stop took hold) is owed to the next period.
+		if !account() {
+			return
 		}
 		debt = max(spent-budget, 0)
 		st.Periods++
 		st.Usage += spent
+		spent = 0
 		if err := l.write(st); err != nil {
 			return
 		}
