@@ -26,8 +26,8 @@ import (
 const quotaCgroupEnv = "CASSBENCH_TEST_QUOTA_CGROUP"
 
 // A writer held to a CPU quota of 100m (10 ms of every 100 ms) against nodes with headroom
-// gets the Writers verdict, naming its quota and its throttling (the verdict's fourth
-// scenario). The writer is a process of its own, this test binary run again, and
+// gets the Writers verdict, naming its throttling (the verdict's fourth scenario). The writer
+// is a process of its own, this test binary run again, and
 // internal/testutil/cpuquota throttles it for real as the kernel's CFS bandwidth control
 // would a container: it is stopped whenever it has used its quota of a period, until the
 // period ends. This machine's cgroups are shared and not the tests' to write, so what the
@@ -93,10 +93,11 @@ func TestVerdictWritersWhenThrottledByAQuota(t *testing.T) {
 	if r.Bottleneck.Verdict != cbv1.BottleneckWriters {
 		t.Errorf("verdict %s, want Writers", r.Bottleneck.Verdict)
 	}
-	for _, want := range []string{"of its 100m CPU limit", "was CPU-throttled in"} {
-		if !strings.Contains(evidence, want) {
-			t.Errorf("the evidence lacks %q: %s", want, evidence)
-		}
+	// The throttling is the sign that names the quota. Whether the writer also used 90% of
+	// its limit depends on how much of each period it spent waiting for the node: 81m to
+	// 100m of its 100m were measured, throttled in 90% to 96% of periods.
+	if want := "was CPU-throttled in"; !strings.Contains(evidence, want) {
+		t.Errorf("the evidence lacks %q: %s", want, evidence)
 	}
 }
 
