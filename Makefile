@@ -146,15 +146,16 @@ test: verify vet lint envtest-assets cass-operator-crds cass-operator-manifests 
 
 # Tests that measure time (schedule lag, achieved rates, the run-to-run noise compare sees) run
 # alone, after every other package: with other tests on the same cores their bounds would
-# measure the machine. They skip themselves elsewhere (CASSBENCH_TIMING_TESTS). So does the
-# local-Cassandra test that starts a cluster of its own beside the shared one
-# (CASSBENCH_ALONE_TESTS): two more JVMs starting on the same cores starved the shared nodes
-# of the other packages' tests until their writers' connections timed out.
+# measure the machine. They skip themselves elsewhere (CASSBENCH_TIMING_TESTS). So do the
+# tests that start a cluster of their own beside the shared one (CASSBENCH_ALONE_TESTS): two
+# more JVMs starting on the same cores starved the shared nodes of the other packages' tests
+# until their writers' connections timed out. Those run one package at a time (-p 1).
 TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec|TestVerdictWritersWhenOneRequestInFlight
+ALONE_TESTS := TestClusterLifecycle|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota
 .PHONY: test-timing
 test-timing: ## Run alone the real-Cassandra tests that measure time or start a cluster of their own (make test runs them last).
 	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/
-	CASSBENCH_ALONE_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^TestClusterLifecycle$$' ./internal/localcassandra/
+	CASSBENCH_ALONE_TESTS=1 $(GO) test -count=1 -p 1 -timeout 15m -run '^($(ALONE_TESTS))$$' -v ./internal/localcassandra/ ./internal/testutil/cassandra/ ./internal/writer/
 
 # Decoders of bytes from pods and files (issue 24): `go test` runs each fuzzer's seed corpus
 # (testdata/fuzz and f.Add) in make test; this target fuzzes each one for FUZZTIME, one after

@@ -13,7 +13,8 @@ import (
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
-// cgroupDir is where a container sees its own cgroup (v2); tests point it elsewhere.
+// cgroupDir is where a container sees its own cgroup: the cgroup itself under v2, the
+// hierarchies' mounts under v1 (its cpu controller in cgroupDir/cpu). Tests point it elsewhere.
 var cgroupDir = "/sys/fs/cgroup"
 
 const schedMetric = "/sched/latencies:seconds"
@@ -60,16 +61,23 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// cpuLimit reads the cgroup v2 quota as millicores; 0 when there is none.
+// cpuLimit reads the cgroup's CPU quota as millicores; 0 when there is none. A pod on a
+// cgroup v1 node has no cpu.max but cpu.cfs_quota_us over cpu.cfs_period_us: without them a
+// writer held to its quota would be told to raise its concurrency.
 func cpuLimit() int64 {
-	b, err := os.ReadFile(cgroupDir + "/cpu.max")
-	if err != nil {
+	if b, err := os.ReadFile(cgroupDir + "/cpu.max"); err == nil {
+		return parseCPUMax(string(b))
+	}
+	quota, err1 := os.ReadFile(cgroupDir + "/cpu/cpu.cfs_quota_us")
+	period, err2 := os.ReadFile(cgroupDir + "/cpu/cpu.cfs_period_us")
+	if err1 != nil || err2 != nil {
 		return 0
 	}
-	return parseCPUMax(string(b))
+	return parseCPUMax(strings.TrimSpace(string(quota)) + " " + strings.TrimSpace(string(period)))
 }
 
-// parseCPUMax reads "QUOTA PERIOD" ("max 100000" when unlimited) as millicores.
+// parseCPUMax reads "QUOTA PERIOD" ("max 100000" when unlimited, v1's quota -1) as
+// millicores.
 func parseCPUMax(s string) int64 {
 	f := strings.Fields(s)
 	if len(f) != 2 || f[0] == "max" {
@@ -77,17 +85,20 @@ func parseCPUMax(s string) int64 {
 	}
 	quota, err1 := strconv.ParseInt(f[0], 10, 64)
 	period, err2 := strconv.ParseInt(f[1], 10, 64)
-	if err1 != nil || err2 != nil || period <= 0 {
+	if err1 != nil || err2 != nil || quota <= 0 || period <= 0 {
 		return 0
 	}
 	return quota * 1000 / period
 }
 
-// throttling reads the cgroup's scheduler periods and the periods it was throttled in.
+// throttling reads the cgroup's scheduler periods and the periods it was throttled in, from
+// cpu.stat (v2), else the cpu controller's cpu.stat (v1), which counts them alike.
 func throttling() (periods, throttled int64) {
 	b, err := os.ReadFile(cgroupDir + "/cpu.stat")
 	if err != nil {
-		return 0, 0
+		if b, err = os.ReadFile(cgroupDir + "/cpu/cpu.stat"); err != nil {
+			return 0, 0
+		}
 	}
 	return parseCPUStat(string(b))
 }

@@ -1,8 +1,12 @@
 package writer
 
 import (
+	"os"
+	"path/filepath"
 	"runtime/metrics"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestParseCPUMax(t *testing.T) {
@@ -31,5 +35,47 @@ func TestQuantileOfDelta(t *testing.T) {
 	}
 	if got := quantileOfDelta(after, after, 0.99); got != 0 {
 		t.Errorf("p99 of nothing = %v", got)
+	}
+}
+
+// The writer reads its quota and throttling where a container sees its cgroup: cpu.max and
+// cpu.stat under v2, the cpu controller's cpu.cfs_quota_us, cpu.cfs_period_us and cpu.stat
+// under v1 (a pod on a cgroup v1 node).
+func TestCgroupReadings(t *testing.T) {
+	type reading struct{ Limit, Periods, Throttled int64 }
+	const stat = "nr_periods 400\nnr_throttled 100\nthrottled_time 9\n"
+	tests := map[string]struct {
+		files map[string]string
+		want  reading
+	}{
+		"v2": {files: map[string]string{"cpu.max": "50000 100000\n", "cpu.stat": "usage_usec 1\n" + stat},
+			want: reading{500, 400, 100}},
+		"v2 without a quota": {files: map[string]string{"cpu.max": "max 100000\n", "cpu.stat": stat},
+			want: reading{0, 400, 100}},
+		"v1": {files: map[string]string{"cpu/cpu.cfs_quota_us": "150000\n", "cpu/cpu.cfs_period_us": "100000\n", "cpu/cpu.stat": stat},
+			want: reading{1500, 400, 100}},
+		"v1 without a quota": {files: map[string]string{"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n", "cpu/cpu.stat": stat},
+			want: reading{0, 400, 100}},
+		"neither": {want: reading{}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for path, text := range tc.files {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, path), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			defer SetCgroupDir(dir)()
+			var got reading
+			got.Limit = cpuLimit()
+			got.Periods, got.Throttled = throttling()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("readings (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -12,6 +12,11 @@
 // with one of other options, or stopping or pausing a node (StopNode, PauseNode), takes it
 // exclusively, so it waits until no other test process is using the cluster. cluster.lock
 // serialises the decisions.
+//
+// The cluster is the one internal/localcassandra's DefaultLayout names: like
+// hack/cassandra.sh, Start honours CASSBENCH_CASSANDRA_DIR (nodes and lock files elsewhere)
+// and CASSBENCH_CASSANDRA_OFFSET=k (node i on 127.0.0.(k+i)), so a test process can run on a
+// cluster of its own beside the shared one. Private gives one test such a cluster.
 package cassandra
 
 import (
@@ -22,7 +27,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +52,8 @@ type Cluster struct {
 	Username string // "cassandra" when Options.Auth, else ""
 	Password string
 
-	opts Options
+	opts   Options
+	layout localcassandra.Layout
 }
 
 // CQLPort is the native protocol port of every node.
@@ -61,25 +66,42 @@ const CQLPort = 9042
 const lockWait = 30 * time.Minute
 
 var (
-	mu        sync.Mutex
-	usersFile *localcassandra.Lock
-	stopped   = map[int]bool{} // nodes this process stopped and has not started again
+	mu sync.Mutex
+	// used holds, for each cluster directory this process used, its users.lock and the nodes
+	// it stopped.
+	used = map[string]*use{}
 )
+
+// use is this process's hold on one cluster directory.
+type use struct {
+	users   *localcassandra.Lock // kept open (and locked) for the life of the process
+	stopped map[int]bool         // nodes this process stopped and has not started again
+}
 
 // Start returns a running cluster with the given options, starting (or replacing) it if needed.
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
+	return start(t, localcassandra.DefaultLayout(), opts)
+}
+
+// start returns the running cluster of layout l with the given options.
+func start(t testing.TB, l localcassandra.Layout, opts Options) *Cluster {
+	t.Helper()
 	tier.Require(t, tier.Cassandra)
 	opts = normalize(opts)
+	if last := l.Offset + opts.Nodes; last > 254 {
+		t.Fatalf("cassandra: %d nodes from offset %d reach 127.0.0.%d, beyond 127.0.0.254", opts.Nodes, l.Offset, last)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 
-	do(t, "fetch", func(lc *localcassandra.Cluster) error { return lc.Fetch(context.Background()) })
+	do(t, l, "fetch", func(lc *localcassandra.Cluster) error { return lc.Fetch(context.Background()) })
 	lo := clusterOptions(opts)
 
-	mutex := openLock(t, "cluster.lock")
+	mutex := openLock(t, l, "cluster.lock")
 	defer func() { _ = mutex.Close() }() // closing releases the lock; nothing was written
-	users := usersLock(t)
+	u := using(t, l)
+	users := u.users
 	deadline := time.Now().Add(lockWait)
 	logged, loggedMutex := false, false
 	var err error
@@ -92,20 +114,20 @@ func Start(t testing.TB, opts Options) *Cluster {
 		}); werr != nil {
 			t.Fatalf("cassandra: %v", werr)
 		}
-		same := cluster(nil).Check(lo)
+		same := cluster(l, nil).Check(lo)
 		if same && users.Mode() == localcassandra.Exclusive {
 			break // this process stopped nodes of this very cluster: leave them as they are
 		}
 		if same {
 			if users.Mode() == localcassandra.Shared || users.Try(localcassandra.Shared) {
-				err = startCluster(t, "start", lo)
+				err = startCluster(t, l, "start", lo)
 				break
 			}
 		} else if users.Try(localcassandra.Exclusive) {
-			stopped = map[int]bool{}
+			u.stopped = map[int]bool{}
 			reset := lo
 			reset.Reset = true
-			err = startCluster(t, "start --reset", reset)
+			err = startCluster(t, l, "start --reset", reset)
 			users.Try(localcassandra.Shared)
 			break
 		}
@@ -124,9 +146,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 		t.Fatal(err)
 	}
 
-	c := &Cluster{Port: CQLPort, opts: opts}
+	c := &Cluster{Port: CQLPort, opts: opts, layout: l}
 	for i := 1; i <= opts.Nodes; i++ {
-		c.Hosts = append(c.Hosts, nodeIP(i))
+		c.Hosts = append(c.Hosts, l.NodeIP(i))
 	}
 	if opts.Auth {
 		c.Username, c.Password = "cassandra", "cassandra"
@@ -142,13 +164,14 @@ func (c *Cluster) StopNode(t testing.TB, i int) {
 	mu.Lock()
 	defer mu.Unlock()
 	c.own(t, i)
-	stopped[i] = true
-	do(t, "stop", func(lc *localcassandra.Cluster) error {
+	u := using(t, c.layout)
+	u.stopped[i] = true
+	do(t, c.layout, "stop", func(lc *localcassandra.Cluster) error {
 		return lc.Stop(context.Background(), localcassandra.Options{Node: i})
 	})
 	t.Cleanup(func() {
 		mu.Lock()
-		isStopped := stopped[i]
+		isStopped := u.stopped[i]
 		mu.Unlock()
 		if isStopped {
 			c.StartNode(t, i)
@@ -164,12 +187,12 @@ func (c *Cluster) PauseNode(t testing.TB, i int, d time.Duration) {
 	mu.Lock()
 	defer mu.Unlock()
 	c.own(t, i)
-	resume := sync.OnceFunc(func() { do(t, "resume", func(lc *localcassandra.Cluster) error { return lc.Resume(i) }) })
+	resume := sync.OnceFunc(func() { do(t, c.layout, "resume", func(lc *localcassandra.Cluster) error { return lc.Resume(i) }) })
 	t.Cleanup(resume)
-	do(t, "pause", func(lc *localcassandra.Cluster) error { return lc.Pause(i) })
+	do(t, c.layout, "pause", func(lc *localcassandra.Cluster) error { return lc.Pause(i) })
 	time.Sleep(d)
 	resume()
-	share()
+	share(using(t, c.layout))
 }
 
 // StartNode starts node i again with its data and configuration and waits until it answers
@@ -182,9 +205,10 @@ func (c *Cluster) StartNode(t testing.TB, i int) {
 	c.own(t, i)
 	o := localcassandra.DefaultOptions()
 	o.Node = i
-	do(t, "restart", func(lc *localcassandra.Cluster) error { return lc.Restart(context.Background(), o) })
-	delete(stopped, i)
-	share()
+	do(t, c.layout, "restart", func(lc *localcassandra.Cluster) error { return lc.Restart(context.Background(), o) })
+	u := using(t, c.layout)
+	delete(u.stopped, i)
+	share(u)
 }
 
 // own checks that node i exists and makes this process the only user of the cluster.
@@ -192,14 +216,14 @@ func (c *Cluster) StartNode(t testing.TB, i int) {
 func (c *Cluster) own(t testing.TB, i int) {
 	t.Helper()
 	c.checkNode(t, i)
-	exclusive(t)
+	exclusive(t, c.layout)
 }
 
 // exclusive makes this process the only user of the cluster: it takes users.lock exclusively,
 // waiting for other test processes to let go, unless it holds it so already. Callers hold mu.
-func exclusive(t testing.TB) {
+func exclusive(t testing.TB, l localcassandra.Layout) {
 	t.Helper()
-	users := usersLock(t)
+	users := using(t, l).users
 	if users.Mode() == localcassandra.Exclusive {
 		return
 	}
@@ -212,11 +236,11 @@ func exclusive(t testing.TB) {
 
 // share lets other test processes use the cluster again once no node this process stopped is
 // down. Callers hold mu.
-func share() {
-	if len(stopped) != 0 || usersFile.Mode() != localcassandra.Exclusive {
+func share(u *use) {
+	if len(u.stopped) != 0 || u.users.Mode() != localcassandra.Exclusive {
 		return
 	}
-	usersFile.Try(localcassandra.Shared)
+	u.users.Try(localcassandra.Shared)
 }
 
 func (c *Cluster) checkNode(t testing.TB, i int) {
@@ -252,31 +276,27 @@ func clusterOptions(o Options) localcassandra.Options {
 	return lo
 }
 
-func nodeIP(i int) string { return "127.0.0." + strconv.Itoa(i) }
-
-// cluster is the shared cluster as this process drives it: it holds users.lock itself, so
-// the cluster's commands must not wait for it.
-func cluster(log io.Writer) *localcassandra.Cluster {
-	lc := localcassandra.New(log)
-	lc.UsersLockHeld = true
-	return lc
+// cluster is the cluster of layout l as this process drives it: it holds users.lock itself,
+// so the cluster's commands must not wait for it.
+func cluster(l localcassandra.Layout, log io.Writer) *localcassandra.Cluster {
+	return &localcassandra.Cluster{Layout: l, Log: log, UsersLockHeld: true}
 }
 
-// do runs what on the shared cluster and fails the test with its log if it fails.
-func do(t testing.TB, name string, what func(*localcassandra.Cluster) error) {
+// do runs what on the cluster of l and fails the test with its log if it fails.
+func do(t testing.TB, l localcassandra.Layout, name string, what func(*localcassandra.Cluster) error) {
 	t.Helper()
-	if err := doErr(t, name, what); err != nil {
+	if err := doErr(t, l, name, what); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// doErr runs what on the shared cluster; its error carries the cluster's log, which is also
+// doErr runs what on the cluster of l; its error carries the cluster's log, which is also
 // logged when what took long.
-func doErr(t testing.TB, name string, what func(*localcassandra.Cluster) error) error {
+func doErr(t testing.TB, l localcassandra.Layout, name string, what func(*localcassandra.Cluster) error) error {
 	t.Helper()
 	var out bytes.Buffer
 	start := time.Now()
-	if err := what(cluster(&out)); err != nil {
+	if err := what(cluster(l, &out)); err != nil {
 		return fmt.Errorf("cassandra: %s: %w\n%s", name, err, out.String())
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -285,29 +305,31 @@ func doErr(t testing.TB, name string, what func(*localcassandra.Cluster) error) 
 	return nil
 }
 
-// startCluster starts the cluster of o.
-func startCluster(t testing.TB, name string, o localcassandra.Options) error {
+// startCluster starts the cluster of o in layout l.
+func startCluster(t testing.TB, l localcassandra.Layout, name string, o localcassandra.Options) error {
 	t.Helper()
-	return doErr(t, name, func(lc *localcassandra.Cluster) error { return lc.Start(context.Background(), o) })
+	return doErr(t, l, name, func(lc *localcassandra.Cluster) error { return lc.Start(context.Background(), o) })
 }
 
-func openLock(t testing.TB, name string) *localcassandra.Lock {
+func openLock(t testing.TB, l localcassandra.Layout, name string) *localcassandra.Lock {
 	t.Helper()
-	l, err := localcassandra.OpenLock(localcassandra.DefaultLayout().LockPath(name))
+	lock, err := localcassandra.OpenLock(l.LockPath(name))
 	if err != nil {
 		t.Fatalf("cassandra: %v", err)
 	}
-	return l
+	return lock
 }
 
-// usersLock returns the process-wide users.lock, kept open (and locked) for the life of the
-// process.
-func usersLock(t testing.TB) *localcassandra.Lock {
+// using returns this process's hold on the cluster directory of l, opening its users.lock
+// the first time. Callers hold mu.
+func using(t testing.TB, l localcassandra.Layout) *use {
 	t.Helper()
-	if usersFile == nil {
-		usersFile = openLock(t, "users.lock")
+	u := used[l.Dir]
+	if u == nil {
+		u = &use{users: openLock(t, l, "users.lock"), stopped: map[int]bool{}}
+		used[l.Dir] = u
 	}
-	return usersFile
+	return u
 }
 
 // RestartNodeWith restarts node i with another heap (when heap is not empty) and extra JVM
@@ -324,9 +346,10 @@ func (c *Cluster) RestartNodeWith(t testing.TB, i int, heap string, jvmOpts ...s
 	if heap != "" {
 		o.Heap, o.HeapSet = heap, true
 	}
-	do(t, "restart", func(lc *localcassandra.Cluster) error { return lc.Restart(context.Background(), o) })
-	delete(stopped, i)
-	share()
+	do(t, c.layout, "restart", func(lc *localcassandra.Cluster) error { return lc.Restart(context.Background(), o) })
+	u := using(t, c.layout)
+	delete(u.stopped, i)
+	share(u)
 }
 
 // SystemLogsConfig writes (once) a logback configuration that also routes the node's log to

@@ -11,14 +11,15 @@ import (
 	"time"
 
 	"github.com/cassbench/cassbench/internal/cql"
+	"github.com/cassbench/cassbench/internal/localcassandra"
 )
 
 // TestStartAnswersCQL starts (or reuses) a one-node cluster and performs a real CQL native
 // protocol v4 handshake: OPTIONS must be answered with SUPPORTED listing CQL_VERSION.
 func TestStartAnswersCQL(t *testing.T) {
 	c := Start(t, Options{Nodes: 1})
-	if len(c.Hosts) != 1 || c.Hosts[0] != "127.0.0.1" || c.Port != 9042 {
-		t.Fatalf("cluster = %+v, want one host 127.0.0.1:9042", c)
+	if want := localcassandra.DefaultLayout().NodeIP(1); len(c.Hosts) != 1 || c.Hosts[0] != want || c.Port != 9042 {
+		t.Fatalf("cluster = %+v, want one host %s:9042", c, want)
 	}
 	supported, err := cqlOptions(net.JoinHostPort(c.Hosts[0], strconv.Itoa(c.Port)))
 	if err != nil {
