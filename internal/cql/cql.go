@@ -152,6 +152,20 @@ func Connect(o Options) (*gocql.Session, error) {
 	return s, nil
 }
 
+// ConnectDirect opens a session and, unless o.Stock, a Direct beside it for the statements
+// the caller executes directly (see Direct); the caller closes both.
+func ConnectDirect(o Options) (*gocql.Session, *Direct, error) {
+	c, err := o.Cluster()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := c.CreateSession()
+	if err != nil {
+		return nil, nil, explain(o, err)
+	}
+	return s, newDirect(o, c), nil
+}
+
 // explain turns the driver's nested session errors into one sentence naming the cause.
 func explain(o Options, err error) error {
 	where := o.address()
