@@ -26,6 +26,8 @@ type dconn struct {
 	calls []*call
 	free  []int16
 	err   error
+	// bc is c, whose writeAlone a request alone in flight is sent with.
+	bc *batchConn
 
 	// prepared says, by statement index, whether this connection's node holds the statement;
 	// prepareMu lets one caller prepare while the others wait for it.
@@ -77,7 +79,7 @@ func dialDirect(ctx context.Context, d *hostDialer, addr, user, password string,
 		_ = bc.Close()
 		return nil, fmt.Errorf("starting a connection to %s: %w", addr, err)
 	}
-	dc := &dconn{c: bc, addr: addr, done: make(chan struct{})}
+	dc := &dconn{c: bc, bc: bc, addr: addr, done: make(chan struct{})}
 	dc.lastSent.Store(time.Now().UnixNano())
 	go dc.read(br)
 	go dc.heartbeat(d.ioTimeout / 4)
@@ -171,10 +173,17 @@ func (d *dconn) start(cl *call, frame []byte) (int16, error) {
 		return 0, errStreamsExhausted
 	}
 	d.calls[s] = cl
+	alone := len(d.free) == len(d.calls)-1
 	d.mu.Unlock()
 	binary.BigEndian.PutUint16(frame[2:4], uint16(s))
 	d.lastSent.Store(time.Now().UnixNano())
-	if _, err := d.c.Write(frame); err != nil {
+	var err error
+	if alone {
+		_, err = d.bc.writeAlone(frame)
+	} else {
+		_, err = d.bc.Write(frame)
+	}
+	if err != nil {
 		// fail answers every call, cl's included.
 		d.fail(err)
 	}
