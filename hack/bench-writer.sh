@@ -8,7 +8,7 @@
 # admits, as a pod is given the spec the API server admitted. Throughput itself
 # is the node's, not the client's: on a small machine the node is the bottleneck for both.
 #
-#   hack/bench-writer.sh [--duration 20s] [--concurrency 128] [--threads "1 2"] [--rounds 3]
+#   hack/bench-writer.sh [--duration 20s] [--concurrency "128"] [--threads "1 2"] [--rounds 3]
 #                        [--node-warmup 10s|0] [--no-latte] [--profile] [--baseline REV] [--stock]
 #
 # --stock also runs the writer with writers.driverIO: Stock (the driver's own sends and
@@ -16,7 +16,9 @@
 # --baseline REV also builds the writer of git revision REV and runs it as a third client in
 # every round, so that a change's cost is a ratio against the code before it, measured side
 # by side on the same node (cassbench/baseline in the report).
-# Each thread count is measured in its own rounds, the two clients alternating within a round
+# --concurrency and --threads take lists: every pair (concurrency, threads) is measured, so
+# `--concurrency "1 8 128 1024" --threads 1` gives the curve of efficiency against requests in
+# flight, where each client saturates. Each pair is measured in its own rounds, the two clients alternating within a round
 # so that a node that speeds up or slows down over the benchmark (JIT, compaction) weighs on
 # both alike; the report gives every run and the medians. Threads are GOMAXPROCS for the writer
 # (what a writer pod's CPU limit sets) and --threads for latte, whose --concurrency is per
@@ -31,7 +33,7 @@ ARGS=("$@") # for the run under `hack/cassandra.sh use`
 
 LATTE_VERSION=0.29.0
 DURATION=20s
-CONCURRENCY=128
+CONCURRENCIES=128
 THREADS="1 2"
 ROUNDS=3
 NODE_WARMUP=10s
@@ -42,7 +44,7 @@ STOCK=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
-    --concurrency) CONCURRENCY="$2"; shift 2 ;;
+    --concurrency) CONCURRENCIES="$2"; shift 2 ;;
     --threads) THREADS="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --node-warmup) NODE_WARMUP="$2"; shift 2 ;;
@@ -91,20 +93,28 @@ fi
 # --- clients ---------------------------------------------------------------------------------
 log "building cassbench and cassbench-writer"
 (cd "$ROOT" && go build -o "$OUT/cassbench" ./cmd/cassbench && go build -o "$OUT/cassbench-writer" ./cmd/cassbench-writer)
-# A baseline from before cassbench-writer existed runs `cassbench writer`, as its pods did.
+# A baseline from before cassbench-writer existed runs `cassbench writer`, as its pods did,
+# given the spec rather than the admitted form; baseline_spec C names the file.
 BASELINE_WRITER=()
 if [[ -n $BASELINE ]]; then
   log "building the baseline writer at $BASELINE"
   git -C "$ROOT" worktree add --detach -q "$OUT/baseline-src" "$BASELINE"
   if [[ -d $OUT/baseline-src/cmd/cassbench-writer ]]; then
     (cd "$OUT/baseline-src" && go build -o "$OUT/cassbench-writer-baseline" ./cmd/cassbench-writer)
-    BASELINE_WRITER=("$OUT/cassbench-writer-baseline" -f "$OUT/spec.admitted.json")
+    BASELINE_WRITER=("$OUT/cassbench-writer-baseline" -f)
   else
     (cd "$OUT/baseline-src" && go build -o "$OUT/cassbench-baseline" ./cmd/cassbench)
-    BASELINE_WRITER=("$OUT/cassbench-baseline" writer -f "$OUT/spec.yaml")
+    BASELINE_WRITER=("$OUT/cassbench-baseline" writer -f)
   fi
   git -C "$ROOT" worktree remove --force "$OUT/baseline-src"
 fi
+baseline_spec() {
+  if [[ ${BASELINE_WRITER[0]} == */cassbench-writer-baseline ]]; then
+    echo "$OUT/spec-$1.admitted.json"
+  else
+    echo "$OUT/spec-$1.yaml"
+  fi
+}
 if [[ $RUN_LATTE == 1 && ! -x $LATTE ]]; then
   log "installing latte $LATTE_VERSION into $CACHE/latte-$LATTE_VERSION (a few minutes, once)"
   if ! cargo install latte-cli --locked --version "$LATTE_VERSION" --root "$CACHE/latte-$LATTE_VERSION" >"$OUT/latte-install.log" 2>&1; then
@@ -113,7 +123,11 @@ if [[ $RUN_LATTE == 1 && ! -x $LATTE ]]; then
   fi
 fi
 
-cat >"$OUT/spec.yaml" <<EOF
+# spec_for C writes the writer's specs for C requests in flight: spec-C (batched I/O) and
+# spec-stock-C, admitted as a pod is given them.
+spec_for() {
+  local c=$1
+  cat >"$OUT/spec-$c.yaml" <<EOF
 apiVersion: cassbench.io/v1alpha1
 kind: BenchmarkRun
 metadata: {name: bench-writer}
@@ -121,18 +135,22 @@ spec:
   datacenterRef: {name: local}
   schema: {keyspace: bench_writer, recreate: true, table: {profile: key-value}}
   workload: {valueSize: {min: 100, max: 100}}
-  writers: {replicas: 1, concurrency: $CONCURRENCY, duration: $DURATION, connectionsPerHost: 1}
+  writers: {replicas: 1, concurrency: $c, duration: $DURATION, connectionsPerHost: 1}
 EOF
-
-sed "s/connectionsPerHost: 1}/connectionsPerHost: 1, driverIO: Stock}/" "$OUT/spec.yaml" >"$OUT/spec-stock.yaml"
-SPECS=(spec spec-stock)
+  sed "s/connectionsPerHost: 1}/connectionsPerHost: 1, driverIO: Stock}/" "$OUT/spec-$c.yaml" >"$OUT/spec-stock-$c.yaml"
+  for s in "spec-$c" "spec-stock-$c"; do
+    "$OUT/cassbench" validate -o json "$OUT/$s.yaml" >"$OUT/$s.admitted.json"
+  done
+}
+for c in $CONCURRENCIES; do spec_for "$c"; done
+# The first concurrency's spec sets up the table, warms the node up and is profiled.
+read -r FIRST_C _ <<<"$CONCURRENCIES"
+cp "$OUT/spec-$FIRST_C.yaml" "$OUT/spec.yaml"
+cp "$OUT/spec-$FIRST_C.admitted.json" "$OUT/spec.admitted.json"
 if [[ $NODE_WARMUP != 0 ]]; then
   sed "s/duration: $DURATION/duration: $NODE_WARMUP/" "$OUT/spec.yaml" >"$OUT/warmup.yaml"
-  SPECS+=(warmup)
+  "$OUT/cassbench" validate -o json "$OUT/warmup.yaml" >"$OUT/warmup.admitted.json"
 fi
-for s in "${SPECS[@]}"; do
-  "$OUT/cassbench" validate -o json "$OUT/$s.yaml" >"$OUT/$s.admitted.json"
-done
 
 cat >"$OUT/latte.rn" <<'EOF'
 use latte::*;
@@ -175,62 +193,66 @@ if [[ $NODE_WARMUP != 0 ]]; then
 fi
 
 # --- the runs --------------------------------------------------------------------------------
-# Each run appends "client threads round writes failed cpu-seconds peak-rss-kib" to runs.txt.
+# Each run appends "client threads concurrency round writes failed cpu-seconds peak-rss-kib"
+# to runs.txt.
 RUNS="$OUT/runs.txt"
 : >"$RUNS"
 
-# run_cassbench THREADS ROUND [CLIENT WRITER-COMMAND...]
+# run_cassbench THREADS CONCURRENCY ROUND [CLIENT WRITER-COMMAND...]
 run_cassbench() {
-  local t=$1 r=$2 client=${3:-cassbench} cpu rss ok failed
-  local writer=("${@:4}")
-  [[ ${#writer[@]} -gt 0 ]] || writer=("$OUT/cassbench-writer" -f "$OUT/spec.admitted.json")
+  local t=$1 c=$2 r=$3 client=${4:-cassbench} cpu rss ok failed
+  local writer=("${@:5}")
+  [[ ${#writer[@]} -gt 0 ]] || writer=("$OUT/cassbench-writer" -f "$OUT/spec-$c.admitted.json")
   "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
     { cat "$OUT/setup.log" >&2; exit 1; }
-  GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/$client-$t-$r.time" \
-    "${writer[@]}" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$r" \
-    --metrics-addr "" --termination-log "" >"$OUT/$client-$t-$r.json" 2>"$OUT/$client-$t-$r.log"
+  GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/$client-$t-$c-$r.time" \
+    "${writer[@]}" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$c-$r" \
+    --metrics-addr "" --termination-log "" >"$OUT/$client-$t-$c-$r.json" 2>"$OUT/$client-$t-$c-$r.log"
   check_node "$client"
-  read -r cpu rss < <(cpu_rss "$OUT/$client-$t-$r.time")
-  read -r ok failed < <(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["w"]; print(w["ok"], sum(v for k, v in w.items() if k in ("wto","rto","una","ovl","cto","oth")))' "$OUT/$client-$t-$r.json")
-  echo "$client $t $r $ok $failed $cpu $rss" >>"$RUNS"
+  read -r cpu rss < <(cpu_rss "$OUT/$client-$t-$c-$r.time")
+  read -r ok failed < <(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["w"]; print(w["ok"], sum(v for k, v in w.items() if k in ("wto","rto","una","ovl","cto","oth")))' "$OUT/$client-$t-$c-$r.json")
+  echo "$client $t $c $r $ok $failed $cpu $rss" >>"$RUNS"
 }
 
-# run_latte THREADS ROUND
+# run_latte THREADS CONCURRENCY ROUND
 run_latte() {
-  local t=$1 r=$2 cpu rss ok failed
+  local t=$1 c=$2 r=$3 cpu rss ok failed
   # latte writes a log file into its working directory: keep it with the reports.
   (
     cd "$OUT"
     "$LATTE" schema latte.rn "${LATTE_AUTH[@]}" 127.0.0.1 >latte-schema.log 2>&1
-    /usr/bin/time -f "%U %S %M" -o "latte-$t-$r.time" \
-      "$LATTE" run latte.rn -d "$DURATION" -w 0 -t "$t" -p $((CONCURRENCY / t)) -c 1 -q \
-      -o "latte-$t-$r.json" "${LATTE_AUTH[@]}" 127.0.0.1 >"latte-$t-$r.log" 2>&1
+    /usr/bin/time -f "%U %S %M" -o "latte-$t-$c-$r.time" \
+      "$LATTE" run latte.rn -d "$DURATION" -w 0 -t "$t" -p $((c / t)) -c 1 -q \
+      -o "latte-$t-$c-$r.json" "${LATTE_AUTH[@]}" 127.0.0.1 >"latte-$t-$c-$r.log" 2>&1
   )
   check_node latte
-  read -r cpu rss < <(cpu_rss "$OUT/latte-$t-$r.time")
-  read -r ok failed < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print(r["request_count"] - r["error_count"], r["error_count"])' "$OUT/latte-$t-$r.json")
-  echo "latte $t $r $ok $failed $cpu $rss" >>"$RUNS"
+  read -r cpu rss < <(cpu_rss "$OUT/latte-$t-$c-$r.time")
+  read -r ok failed < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print(r["request_count"] - r["error_count"], r["error_count"])' "$OUT/latte-$t-$c-$r.json")
+  echo "latte $t $c $r $ok $failed $cpu $rss" >>"$RUNS"
 }
 
-for t in $THREADS; do
-  if (( CONCURRENCY % t != 0 )); then
-    log "concurrency $CONCURRENCY does not split evenly over $t threads"; exit 2
-  fi
-  for r in $(seq 1 "$ROUNDS"); do
-    log "$t thread(s), round $r of $ROUNDS: cassbench writer, $CONCURRENCY in flight for $DURATION"
-    run_cassbench "$t" "$r"
-    if [[ -n $BASELINE ]]; then
-      log "$t thread(s), round $r of $ROUNDS: baseline writer ($BASELINE)"
-      run_cassbench "$t" "$r" baseline "${BASELINE_WRITER[@]}"
+for c in $CONCURRENCIES; do
+  for t in $THREADS; do
+    if (( c % t != 0 )); then
+      log "skipping $c in flight over $t threads: latte's requests in flight are per thread"
+      continue
     fi
-    if [[ $STOCK == 1 ]]; then
-      log "$t thread(s), round $r of $ROUNDS: the writer with the driver's stock I/O"
-      run_cassbench "$t" "$r" stock "$OUT/cassbench-writer" -f "$OUT/spec-stock.admitted.json"
-    fi
-    if [[ $RUN_LATTE == 1 ]]; then
-      log "$t thread(s), round $r of $ROUNDS: latte $LATTE_VERSION, $CONCURRENCY in flight for $DURATION"
-      run_latte "$t" "$r"
-    fi
+    for r in $(seq 1 "$ROUNDS"); do
+      log "$t thread(s), $c in flight, round $r of $ROUNDS: cassbench writer for $DURATION"
+      run_cassbench "$t" "$c" "$r"
+      if [[ -n $BASELINE ]]; then
+        log "$t thread(s), $c in flight, round $r of $ROUNDS: baseline writer ($BASELINE)"
+        run_cassbench "$t" "$c" "$r" baseline "${BASELINE_WRITER[@]}" "$(baseline_spec "$c")"
+      fi
+      if [[ $STOCK == 1 ]]; then
+        log "$t thread(s), $c in flight, round $r of $ROUNDS: the writer with the driver's stock I/O"
+        run_cassbench "$t" "$c" "$r" stock "$OUT/cassbench-writer" -f "$OUT/spec-stock-$c.admitted.json"
+      fi
+      if [[ $RUN_LATTE == 1 ]]; then
+        log "$t thread(s), $c in flight, round $r of $ROUNDS: latte $LATTE_VERSION"
+        run_latte "$t" "$c" "$r"
+      fi
+    done
   done
 done
 W_RUNTIME=$(grep -h '^runtime:' "$OUT"/cassbench-*.log | tail -n 1 || true)
@@ -238,34 +260,34 @@ W_RUNTIME=$(grep -h '^runtime:' "$OUT"/cassbench-*.log | tail -n 1 || true)
 # --- report ----------------------------------------------------------------------------------
 {
   echo
-  echo "table: bigint key, 100-byte blob; $CONCURRENCY requests in flight; $DURATION per run; one connection"
+  echo "table: bigint key, 100-byte blob; $DURATION per run; one connection; in flight: $CONCURRENCIES"
   python3 - "$RUNS" "$LATTE_VERSION" <<'PY'
 import statistics, sys
 runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
 rows = {}
-print("%-16s %7s %5s %10s %8s %8s %13s %13s" % ("client", "threads", "round", "writes", "failed", "CPU-s", "writes/CPU-s", "peak RSS MiB"))
-for client, t, r, ok, failed, cpu, rss in runs:
+print("%-16s %7s %9s %5s %10s %8s %8s %13s %13s" % ("client", "threads", "in flight", "round", "writes", "failed", "CPU-s", "writes/CPU-s", "peak RSS MiB"))
+for client, t, c, r, ok, failed, cpu, rss in runs:
     eff = int(ok) / float(cpu)
-    rows.setdefault((int(t), client), []).append((eff, int(rss) / 1024))
+    rows.setdefault((int(c), int(t), client), []).append((eff, int(rss) / 1024))
     name = "latte " + sys.argv[2] if client == "latte" else client
-    print("%-16s %7s %5s %10s %8s %8.2f %13.0f %13.1f" % (name, t, r, ok, failed, float(cpu), eff, int(rss) / 1024))
+    print("%-16s %7s %9s %5s %10s %8s %8.2f %13.0f %13.1f" % (name, t, c, r, ok, failed, float(cpu), eff, int(rss) / 1024))
 print()
-print("medians per thread count:")
-for t in sorted({t for t, _ in rows}):
-    w = rows.get((t, "cassbench"))
-    l = rows.get((t, "latte"))
-    line = "  %d thread(s): cassbench %.0f writes/CPU-s, %.1f MiB" % (t, statistics.median(e for e, _ in w), max(m for _, m in w))
+print("medians per (requests in flight, threads):")
+for c, t in sorted({(c, t) for c, t, _ in rows}):
+    w = rows.get((c, t, "cassbench"))
+    l = rows.get((c, t, "latte"))
+    line = "  %4d in flight, %d thread(s): cassbench %.0f writes/CPU-s, %.1f MiB" % (c, t, statistics.median(e for e, _ in w), max(m for _, m in w))
     if l:
         line += "; latte %.0f writes/CPU-s, %.1f MiB; cassbench/latte %.2f (per round: %s)" % (
             statistics.median(e for e, _ in l), max(m for _, m in l),
             statistics.median(e for e, _ in w) / statistics.median(e for e, _ in l),
             " ".join("%.2f" % (a[0] / b[0]) for a, b in zip(w, l)))
     for other in ("baseline", "stock"):
-        b = rows.get((t, other))
+        b = rows.get((c, t, other))
         if b:
             line += "; %s %.0f writes/CPU-s; cassbench/%s %.3f (per round: %s)" % (
                 other, statistics.median(e for e, _ in b), other, statistics.median(e for e, _ in w) / statistics.median(e for e, _ in b),
-                " ".join("%.3f" % (a[0] / c[0]) for a, c in zip(w, b)))
+                " ".join("%.3f" % (a[0] / x[0]) for a, x in zip(w, b)))
     print(line)
 PY
   [[ $RUN_LATTE == 1 ]] || echo "latte: not run"
@@ -287,9 +309,9 @@ for line in sys.stdin:
 def share(suffix):
     return sum(v for k, v in cum.items() if k.endswith(suffix))
 rows = [
-    ("requests inside the driver (load goroutines)", share("writer.(*cqlOp).exec")),
+    ("requests: encode, send, wait (load goroutines)", share("writer.(*cqlOp).exec")),
     ("cassbench per operation: generate, time, record", share("writer.(*engine).closed") + share("writer.(*engine).paced") - share("writer.(*cqlOp).exec")),
-    ("driver connection reader (responses)", share("v2.(*Conn).serve")),
+    ("connection readers (responses)", share("v2.(*Conn).serve") + share("cql.(*dconn).read")),
     ("batched sends (one write per batch)", share("cql.(*batchConn).flush")),
     ("Go scheduler (parking, waking, idle)", share("runtime.mcall")),
     ("garbage collector (background)", share("runtime.gcBgMarkWorker") + share("runtime.bgsweep")),

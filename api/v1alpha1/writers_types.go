@@ -91,10 +91,11 @@ type WritersSpec struct {
 	// +kubebuilder:validation:Maximum=64
 	ConnectionsPerHost int32 `json:"connectionsPerHost,omitempty"`
 
-	// DriverIO chooses how the writers' requests reach the driver's connections: Batched
-	// sends whatever requests queued while a send was under way in one write and routes each
-	// request to its replica itself (cassbench's own layer, the cheaper in client CPU), Stock
-	// leaves both to the driver as it ships, to rule that layer out of a result.
+	// DriverIO chooses how the writers' requests reach the nodes: Batched sends whatever
+	// requests queued while a send was under way in one write, routes each request to its
+	// replica itself, and executes single-row inserts on connections of its own, past the
+	// driver's request path (cassbench's own layer, the cheaper in client CPU); Stock leaves
+	// all of it to the driver as it ships, to rule that layer out of a result.
 	// +optional
 	// +kubebuilder:default=Batched
 	DriverIO DriverIO `json:"driverIO,omitempty"`

@@ -367,3 +367,37 @@ func selfSigned(t *testing.T) tls.Certificate {
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
+
+// A request alone in flight is sent by its own writer when nothing is queued or being sent
+// (it returns only once the socket took it); what is written meanwhile queues for the
+// flusher and goes out in one send after it.
+func TestBatchConnSendsALoneRequestAtOnce(t *testing.T) {
+	client, server := loopback(t)
+	cc := &countingConn{Conn: client, hold: make(chan struct{})}
+	b := newBatchConn(cc, 10*time.Second)
+	defer func() { _ = b.Close() }()
+	go func() { _, _ = io.Copy(io.Discard, server) }()
+
+	alone := make(chan error, 1)
+	go func() { _, err := b.writeAlone([]byte("alone")); alone <- err }()
+	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.sending })
+	for range 10 {
+		if _, err := b.writeAlone([]byte("request")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-alone:
+		t.Fatalf("the lone write returned (%v) while its send was held", err)
+	default:
+	}
+	close(cc.hold)
+	if err := <-alone; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return cc.count() >= 2 })
+	time.Sleep(20 * time.Millisecond)
+	if n := cc.count(); n != 2 {
+		t.Errorf("11 writes reached the socket in %d sends, want 2 (the lone one, then the 10 queued behind it)", n)
+	}
+}

@@ -3,7 +3,8 @@
 // connection errors a user can act on.
 //
 // The driver is the Apache one (github.com/apache/cassandra-gocql-driver/v2), with cassbench's
-// batched sends and routing on top (conn.go, route.go; Options.Stock turns them off). ScyllaDB's
+// batched sends and routing on top (conn.go, route.go), and Direct (direct.go) executing the
+// writer's single-row inserts on connections of its own; Options.Stock turns all three off. ScyllaDB's
 // fork (github.com/scylladb/gocql) has request-path savings the Apache driver has not merged,
 // but it is the v1 API under the module path github.com/gocql/gocql, so it cannot be swapped in
 // by a replace directive: adopting it means porting this package. hack/bench-driver.sh measures
@@ -150,6 +151,20 @@ func Connect(o Options) (*gocql.Session, error) {
 		return nil, explain(o, err)
 	}
 	return s, nil
+}
+
+// ConnectDirect opens a session and, unless o.Stock, a Direct beside it for the statements
+// the caller executes directly (see Direct); the caller closes both.
+func ConnectDirect(o Options) (*gocql.Session, *Direct, error) {
+	c, err := o.Cluster()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := c.CreateSession()
+	if err != nil {
+		return nil, nil, explain(o, err)
+	}
+	return s, newDirect(o, c), nil
 }
 
 // explain turns the driver's nested session errors into one sentence naming the cause.

@@ -22,7 +22,7 @@ const connectWindow = 2 * time.Minute
 // one of the cluster not answering in time or refusing the connection, for at most
 // connectWindow (or limit, when shorter and set). Wrong credentials or a missing keyspace are
 // returned at once.
-func connectRetrying(ctx context.Context, o cql.Options, limit time.Duration) (*gocql.Session, error) {
+func connectRetrying(ctx context.Context, o cql.Options, limit time.Duration) (*gocql.Session, *cql.Direct, error) {
 	window := connectWindow
 	if limit > 0 {
 		window = min(window, limit)
@@ -30,9 +30,9 @@ func connectRetrying(ctx context.Context, o cql.Options, limit time.Duration) (*
 	deadline := time.Now().Add(window)
 	pause := time.Second
 	for {
-		s, err := cql.Connect(o)
+		s, d, err := cql.ConnectDirect(o)
 		if err == nil || !retryableConnect(err) || ctx.Err() != nil || time.Now().Add(pause).After(deadline) {
-			return s, err
+			return s, d, err
 		}
 		sleepCtx(ctx, pause/2+rand.N(pause))
 		pause = min(2*pause, 10*time.Second)

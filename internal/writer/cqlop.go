@@ -51,6 +51,8 @@ type cqlOp struct {
 	// readSeq is the read it compares.
 	verify  *verifier
 	readSeq int64
+	// direct sends the single-row inserts past the driver's request path (see goDirect).
+	direct *directInsert
 }
 
 // statements holds what preparing told about the insert, read and workload.operations
@@ -208,6 +210,11 @@ func (c *cqlOp) exec(k Kind) (int, int, error) {
 	case c.batch != nil:
 		return 0, 0, c.batch.ExecContext(c.insertCtx)
 	default:
+		if c.direct != nil {
+			if sent, err := c.execDirect(); sent {
+				return 0, 0, err
+			}
+		}
 		return 0, 0, c.insert.ExecContext(c.insertCtx)
 	}
 }

@@ -103,9 +103,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 
 // load is one writer's load: the session, the workload and the engine that drives it.
 type load struct {
-	cfg         Config
-	schema      *workload.Schema
-	session     *gocql.Session
+	cfg     Config
+	schema  *workload.Schema
+	session *gocql.Session
+	// direct executes the single-row inserts beside the session (nil with driverIO Stock).
+	direct      *cql.Direct
 	timeout     time.Duration
 	concurrency int
 	// rate is this writer's share of an open loop's rate; 0 in a closed loop.
@@ -173,7 +175,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	conn.ContextTimeouts = true
 	conn.NumConns = int(w.ConnectionsPerHost)
 	conn.Stock = w.DriverIO == cbv1.DriverIOStock
-	if ld.session, err = connectRetrying(ctx, conn, cfg.BarrierTimeout); err != nil {
+	if ld.session, ld.direct, err = connectRetrying(ctx, conn, cfg.BarrierTimeout); err != nil {
 		if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(err.Error(), "does not exist") {
 			err = fmt.Errorf("%w (did cassbench setup run?)", err)
 		}
@@ -191,6 +193,9 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 		ld.close()
 		return nil, err
 	}
+	if ld.direct != nil {
+		ld.direct.Warm(ctx)
+	}
 	ld.kinds = gen.Kinds()
 	ld.gen, ld.writeCL, ld.meta = gen, writeCL, meta
 	ld.st = newState(ld.concurrency)
@@ -198,8 +203,9 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: first %s error: %v\n", cfg.Index, cfg.Writers, o, err)
 	}}
 	ld.deadlines = cql.NewDeadlines(ld.timeout)
-	for range ld.concurrency {
+	for i := range ld.concurrency {
 		op := newCQLOp(ld.session, gen, spec.Workload, writeCL, readCL, meta, ld.deadlines.New())
+		op.goDirect(ld.direct, gen, writeCL, meta, i)
 		if spec.Workload.VerifyReads && spec.Workload.ReadRatio > 0 {
 			op.verify = newVerifier(gen)
 			ld.verifiers = append(ld.verifiers, op.verify)
@@ -215,6 +221,9 @@ func (ld *load) close() {
 	}
 	if ld.restoreGC != nil {
 		ld.restoreGC()
+	}
+	if ld.direct != nil {
+		ld.direct.Close()
 	}
 	ld.session.Close()
 }

@@ -1,0 +1,318 @@
+package cql
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// Direct executes single prepared statements on connections of its own, beside the driver's
+// session. The driver's request path is synchronous and general: per request it builds a
+// framer for the request and one for the response, a call record with two channels, the
+// query options, an internal query and an iterator, and it hashes a string to find the
+// prepared id; 18 allocations, and about half the client CPU of a write at 128 in flight
+// (hack/bench-writer.sh --profile). A Direct request is one reusable buffer and one
+// reusable channel per load goroutine: the goroutine encodes the EXECUTE frame in place,
+// queues it on the batched connection and waits on its channel; the connection's reader
+// parses the answer where it lies in the read buffer.
+//
+// The driver's session stays in charge of everything else: it discovers the nodes and
+// their tokens (routedPolicy's ring, which Direct routes by), marks them up and down, runs
+// schema and setup statements, prepares with metadata and runs everything Direct does not
+// (reads, batches, paging, lightweight transactions). When Direct has no connection for a
+// request's replicas it says so (ErrNoRoute) and the caller runs the request through the
+// driver instead.
+type Direct struct {
+	policy         *routedPolicy
+	dialer         *hostDialer
+	user, password string
+	local          string
+	conns          int
+	// setup bounds dialling, the handshake and preparing.
+	setup time.Duration
+
+	mu     sync.Mutex
+	pools  map[string]*hostPool
+	stmts  []*Statement
+	closed bool
+	cur    atomic.Pointer[ringPools]
+}
+
+// maxStatements bounds the statements one Direct prepares.
+const maxStatements = 8
+
+// ErrNoRoute says Direct has no live connection to any node that could take the request.
+var ErrNoRoute = errors.New("cql: no direct connection to a replica")
+
+// ringPools is the driver's ring with each entry's pool and whether it is a host the
+// requests may go to (its datacenter), computed once per ring.
+type ringPools struct {
+	ring    *tokenRing
+	pools   []*hostPool
+	allowed []bool
+}
+
+// newDirect returns a Direct for the session configured by c, or nil when the session does
+// not route by itself (Options.Stock).
+func newDirect(o Options, c *gocql.ClusterConfig) *Direct {
+	p, ok := c.PoolConfig.HostSelectionPolicy.(*routedPolicy)
+	d, ok2 := c.HostDialer.(*hostDialer)
+	if !ok || !ok2 {
+		return nil
+	}
+	return &Direct{
+		policy: p, dialer: d, user: o.Username, password: o.Password, local: o.LocalDatacenter,
+		conns: max(c.NumConns, 1), setup: max(c.ConnectTimeout, 10*time.Second), pools: map[string]*hostPool{},
+	}
+}
+
+// Prepare registers query for direct execution; each connection prepares it on first use.
+func (x *Direct) Prepare(query string) (*Statement, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, st := range x.stmts {
+		if st.query == query {
+			return st, nil
+		}
+	}
+	if len(x.stmts) == maxStatements {
+		return nil, fmt.Errorf("cql: more than %d statements for direct execution", maxStatements)
+	}
+	st := &Statement{x: x, index: len(x.stmts), query: query}
+	x.stmts = append(x.stmts, st)
+	return st, nil
+}
+
+// Warm opens the connections to every node of the ring, waiting for them up to the connect
+// timeout, so the first requests do not go through the driver for want of them.
+func (x *Direct) Warm(ctx context.Context) {
+	ring := x.policy.ring.Load()
+	if ring == nil {
+		return
+	}
+	rp := x.pools4(ring)
+	deadline := time.Now().Add(x.setup)
+	for _, p := range rp.pools {
+		for i := range p.slots {
+			p.redial(i)
+		}
+	}
+	for _, p := range rp.pools {
+		for i := range p.slots {
+			for p.dialing[i].Load() && time.Now().Before(deadline) && ctx.Err() == nil {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+	}
+}
+
+// Close closes every direct connection.
+func (x *Direct) Close() {
+	x.mu.Lock()
+	x.closed = true
+	pools := x.pools
+	x.mu.Unlock()
+	for _, p := range pools {
+		for i := range p.slots {
+			if c := p.slots[i].Load(); c != nil {
+				c.close()
+			}
+		}
+	}
+}
+
+// pools4 returns ring's pools, building them when the driver replaced its ring.
+func (x *Direct) pools4(ring *tokenRing) *ringPools {
+	if rp := x.cur.Load(); rp != nil && rp.ring == ring {
+		return rp
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	rp := &ringPools{ring: ring, pools: make([]*hostPool, len(ring.hosts)), allowed: make([]bool, len(ring.hosts))}
+	for i, h := range ring.hosts {
+		addr := h.ConnectAddressAndPort()
+		p := x.pools[addr]
+		if p == nil {
+			p = newHostPool(x, addr, x.conns)
+			x.pools[addr] = p
+		}
+		rp.pools[i] = p
+		rp.allowed[i] = x.local == "" || h.DataCenter() == x.local
+	}
+	x.cur.Store(rp)
+	return rp
+}
+
+// pick returns a live connection to the first replica of r's token that is up, walking the
+// ring as replicas are placed (in the local datacenter when one is set), or nil.
+func (x *Direct) pick(r *Route, slot int) *dconn {
+	ring := x.policy.ring.Load()
+	if ring == nil || r == nil || r.key == nil {
+		return nil
+	}
+	rp := x.pools4(ring)
+	n := len(ring.hosts)
+	first := ring.owner(r.token)
+	for k := range n {
+		j := first + k
+		if j >= n {
+			j -= n
+		}
+		if !rp.allowed[j] || !ring.hosts[j].IsUp() {
+			continue
+		}
+		if c := rp.pools[j].conn(slot); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+func (x *Direct) isClosed() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.closed
+}
+
+// hostPool is a node's direct connections, one per slot; a dead one is dialled again in the
+// background, at most once a second.
+type hostPool struct {
+	x       *Direct
+	addr    string
+	slots   []atomic.Pointer[dconn]
+	dialing []atomic.Bool
+	next    []atomic.Int64
+}
+
+func newHostPool(x *Direct, addr string, n int) *hostPool {
+	return &hostPool{x: x, addr: addr, slots: make([]atomic.Pointer[dconn], n), dialing: make([]atomic.Bool, n), next: make([]atomic.Int64, n)}
+}
+
+func (p *hostPool) conn(slot int) *dconn {
+	i := slot % len(p.slots)
+	if c := p.slots[i].Load(); c != nil && !c.dead.Load() {
+		return c
+	}
+	p.redial(i)
+	return nil
+}
+
+func (p *hostPool) redial(i int) {
+	if time.Now().UnixNano() < p.next[i].Load() || !p.dialing[i].CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer p.dialing[i].Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), p.x.setup)
+		defer cancel()
+		c, err := dialDirect(ctx, p.x.dialer, p.addr, p.x.user, p.x.password, p.x.setup)
+		p.next[i].Store(time.Now().Add(time.Second).UnixNano())
+		if err != nil {
+			return
+		}
+		if p.x.isClosed() {
+			c.close()
+			return
+		}
+		if old := p.slots[i].Swap(c); old != nil {
+			old.close()
+		}
+	}()
+}
+
+// tlsClient runs the TLS handshake on raw, verifying the server's name unless the
+// configuration says otherwise.
+func tlsClient(ctx context.Context, raw net.Conn, addr string, base *tls.Config) (net.Conn, error) {
+	tc := base.Clone()
+	if tc.ServerName == "" {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		tc.ServerName = host
+	}
+	c := tls.Client(raw, tc)
+	if err := c.HandshakeContext(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Statement is a query registered for direct execution. Its prepared id is the same on every
+// node (Cassandra derives it from the keyspace and the query text).
+type Statement struct {
+	x     *Direct
+	index int
+	query string
+	id    atomic.Pointer[[]byte]
+}
+
+func (st *Statement) setID(id []byte) {
+	if cur := st.id.Load(); cur == nil || string(*cur) != string(id) {
+		own := append([]byte(nil), id...)
+		st.id.Store(&own)
+	}
+}
+
+// Request is one load goroutine's execution of a Statement: its frame buffer, its call and
+// its values, all reused.
+type Request struct {
+	st   *Statement
+	cons uint16
+	slot int
+	call *call
+	buf  []byte
+	// Values are the bound values in order, serialized; nil is a null. The caller refills
+	// them before each Exec.
+	Values [][]byte
+}
+
+// NewRequest returns a Request of arity values at consistency cons; slot spreads the
+// goroutines over a node's connections.
+func (st *Statement) NewRequest(cons gocql.Consistency, slot, arity int) *Request {
+	return &Request{st: st, cons: uint16(cons), slot: slot, call: newCall(), buf: make([]byte, 0, 256), Values: make([][]byte, arity)}
+}
+
+// Exec runs the statement with q's values on the first replica of r's token, until its
+// answer or until deadline is done (context.DeadlineExceeded). ErrNoRoute means it was not
+// sent: no direct connection could take it.
+func (q *Request) Exec(deadline *Deadline, r *Route) error {
+	c := q.st.x.pick(r, q.slot)
+	if c == nil {
+		return ErrNoRoute
+	}
+	for again := true; ; again = false {
+		if err := c.prepare(q.st, q.st.x.setup); err != nil {
+			return err
+		}
+		q.encode()
+		err := c.roundTrip(q.call, q.buf, deadline.Done())
+		if se, ok := err.(*ServerError); ok && again && se.code == errUnprepared { //nolint:errorlint // the connection returns it unwrapped; errors.As would allocate
+			// The node lost it (a restart keeps no prepared statements in memory).
+			c.prepared[q.st.index].Store(false)
+			continue
+		}
+		return err
+	}
+}
+
+func (q *Request) encode() {
+	id := *q.st.id.Load()
+	b := appendHeader(q.buf[:0], opExecute)
+	b = appendShort(b, uint16(len(id)))
+	b = append(b, id...)
+	b = appendShort(b, q.cons)
+	b = append(b, queryValues|querySkipMetadata)
+	b = appendShort(b, uint16(len(q.Values)))
+	for _, v := range q.Values {
+		b = appendBytes(b, v)
+	}
+	q.buf = finishFrame(b)
+}

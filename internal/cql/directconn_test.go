@@ -1,0 +1,163 @@
+package cql
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// peer is a scripted CQL node for what a real one cannot be made to do on cue: hold one
+// answer back while answering the next, or drop the connection with requests in flight.
+// It answers STARTUP with READY, PREPARE with the id "id1", and each EXECUTE when the test
+// says, through answer.
+type peer struct {
+	l        net.Listener
+	conn     chan net.Conn
+	executes chan int16 // streams of the EXECUTEs received, in order
+}
+
+func newPeer(t *testing.T) *peer {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &peer{l: l, conn: make(chan net.Conn, 1), executes: make(chan int16, 16)}
+	t.Cleanup(func() { _ = l.Close() })
+	go p.serve()
+	return p
+}
+
+func (p *peer) serve() {
+	c, err := p.l.Accept()
+	if err != nil {
+		return
+	}
+	p.conn <- c
+	for {
+		var h [headerLen]byte
+		if _, err := io.ReadFull(c, h[:]); err != nil {
+			return
+		}
+		body := make([]byte, binary.BigEndian.Uint32(h[5:]))
+		if _, err := io.ReadFull(c, body); err != nil {
+			return
+		}
+		s := int16(binary.BigEndian.Uint16(h[2:4]))
+		switch h[4] {
+		case opStartup:
+			respond(c, s, opReady, nil)
+		case opPrepare:
+			b := binary.BigEndian.AppendUint32(nil, resultPrepared)
+			respond(c, s, opResult, appendString(b, "id1"))
+		case opExecute:
+			p.executes <- s
+		}
+	}
+}
+
+func respond(c net.Conn, stream int16, op byte, body []byte) {
+	h := []byte{protoResponse, 0, byte(uint16(stream) >> 8), byte(stream), op, 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(h[5:], uint32(len(body)))
+	_, _ = c.Write(append(h, body...))
+}
+
+// answer answers the EXECUTE on stream s with a void result.
+func answer(c net.Conn, s int16) {
+	respond(c, s, opResult, binary.BigEndian.AppendUint32(nil, 1))
+}
+
+func dialPeer(t *testing.T, p *peer) (*dconn, net.Conn, *Statement) {
+	t.Helper()
+	d := &hostDialer{ioTimeout: time.Minute}
+	c, err := dialDirect(context.Background(), d, p.l.Addr().String(), "", "", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	st := &Statement{query: "INSERT INTO ks.t (k) VALUES (?)"}
+	if err := c.prepare(st, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(*st.id.Load()); got != "id1" {
+		t.Fatalf("prepared id %q, want id1", got)
+	}
+	return c, <-p.conn, st
+}
+
+// A request that runs out of time returns at once; its stream stays taken until the node's
+// late answer arrives, so the next request, answered first, gets a stream of its own, and
+// the late answer reaches no one.
+func TestDirectLateAnswerFreesItsStreamOnly(t *testing.T) {
+	p := newPeer(t)
+	c, server, st := dialPeer(t, p)
+	first, second := st.NewRequest(gocql.One, 0, 1), st.NewRequest(gocql.One, 0, 1)
+	first.Values[0], second.Values[0] = []byte{1}, []byte{2}
+
+	first.encode()
+	expired := make(chan struct{})
+	time.AfterFunc(50*time.Millisecond, func() { close(expired) })
+	if err := c.roundTrip(first.call, first.buf, expired); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("unanswered request: err = %v, want context.DeadlineExceeded", err)
+	}
+	late := <-p.executes
+
+	second.encode()
+	s, err := c.start(second.call, second.buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := <-p.executes; got != s || s == late {
+		t.Fatalf("second request on stream %d (peer saw %d); the abandoned one holds %d", s, got, late)
+	}
+	answer(server, late)
+	answer(server, s)
+	if err := c.wait(second.call, s, make(chan struct{})); err != nil {
+		t.Fatalf("second request: %v", err)
+	}
+	select {
+	case <-first.call.done:
+		t.Fatal("the late answer was delivered to the request that had given up")
+	default:
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls[late] != nil || c.calls[s] != nil || len(c.free) != 2 {
+		t.Errorf("after both answers: calls[%d]=%v calls[%d]=%v, %d free streams; want both free", late, c.calls[late], s, c.calls[s], len(c.free))
+	}
+}
+
+// A node that drops the connection fails the requests waiting on it with the connection's
+// error, and the connection refuses new ones.
+func TestDirectDroppedConnectionFailsWaitingRequests(t *testing.T) {
+	p := newPeer(t)
+	c, server, st := dialPeer(t, p)
+	q := st.NewRequest(gocql.One, 0, 1)
+	q.Values[0] = []byte{1}
+	q.encode()
+	errc := make(chan error, 1)
+	go func() { errc <- c.roundTrip(q.call, q.buf, make(chan struct{})) }()
+	<-p.executes
+	_ = server.Close()
+	select {
+	case err := <-errc:
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("waiting request: err = %v, want the connection's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request waited on a dropped connection for 10 s")
+	}
+	if !c.dead.Load() {
+		t.Error("connection not marked dead")
+	}
+	q.encode()
+	if _, err := c.start(q.call, q.buf); err == nil {
+		t.Error("a dead connection took a new request")
+	}
+}
