@@ -19,14 +19,19 @@ import (
 // headroom sets the writer pod's peak RSS: cassbench-writer at 128 in flight, one thread,
 // measured 44 MiB with 32 MiB of headroom (GC 2.0% of the CPU), 35 MiB with 22 MiB (3.5%) and
 // 31 MiB with 18 MiB (6.6%); the peak is the limit plus some 11 MiB of mapped binary.
+//
+// Each load goroutine adds its stack and its statistics after the limit is set, about 16 KiB:
+// at 1,024 in flight that took 16 MiB of the headroom, and the collector ran all the time
+// (10.5% of the CPU, bench-writer --concurrency 1024), so the headroom grows with them.
 const (
 	gcPercent     = 800
 	gcMemoryLimit = 24 << 20
+	gcPerInFlight = 16 << 10
 )
 
 // tuneGC sets the writer's collector and returns what restores the previous settings. A
 // GOGC or GOMEMLIMIT in the environment is the operator's choice and is left as it is.
-func tuneGC() (restore func()) {
+func tuneGC(inFlight int) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
@@ -34,7 +39,7 @@ func tuneGC() (restore func()) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	percent := debug.SetGCPercent(gcPercent)
-	limit := debug.SetMemoryLimit(int64(ms.HeapAlloc) + gcMemoryLimit)
+	limit := debug.SetMemoryLimit(int64(ms.HeapAlloc) + gcMemoryLimit + int64(inFlight)*gcPerInFlight)
 	return func() {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)

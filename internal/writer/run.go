@@ -181,7 +181,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 		}
 		return nil, err
 	}
-	ld.restoreGC = tuneGC()
+	ld.restoreGC = tuneGC(ld.concurrency)
 	if spec.Workload.Dataset != nil {
 		if gen, err = onDataset(ctx, cfg, ld.session, schema, gen, ld.setupTimeout()); err != nil {
 			ld.close()
