@@ -2,6 +2,8 @@ package cql
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -28,6 +30,10 @@ func newPeer(t *testing.T) *peer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startPeer(t, l)
+}
+
+func startPeer(t *testing.T, l net.Listener) *peer {
 	p := &peer{l: l, conn: make(chan net.Conn, 1), executes: make(chan int16, 16)}
 	t.Cleanup(func() { _ = l.Close() })
 	go p.serve()
@@ -159,5 +165,44 @@ func TestDirectDroppedConnectionFailsWaitingRequests(t *testing.T) {
 	q.encode()
 	if _, err := c.start(q.call, q.buf); err == nil {
 		t.Error("a dead connection took a new request")
+	}
+}
+
+// Over TLS, a direct connection verifies the node's certificate for the address it dials
+// (here an IP address in the certificate's SANs) and speaks CQL inside the session; a
+// certificate its CAs do not vouch for fails the dial.
+func TestDirectOverTLS(t *testing.T) {
+	cert := selfSigned(t)
+	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startPeer(t, l)
+	leaf, err := x509.ParseCertificate(cert.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(leaf)
+	d := &hostDialer{tls: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}, ioTimeout: time.Minute}
+	c, err := dialDirect(context.Background(), d, l.Addr().String(), "", "", 5*time.Second)
+	if err != nil {
+		t.Fatalf("dialing a node whose certificate the CA pool holds: %v", err)
+	}
+	defer c.close()
+	<-p.conn
+	st := &Statement{query: "INSERT INTO ks.t (k) VALUES (?)"}
+	if err := c.prepare(st, 5*time.Second); err != nil {
+		t.Fatalf("preparing over TLS: %v", err)
+	}
+
+	other, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startPeer(t, other)
+	if c, err := dialDirect(context.Background(), d, other.Addr().String(), "", "", 5*time.Second); err == nil {
+		c.close()
+		t.Error("a node whose certificate no CA in the pool signed was accepted")
 	}
 }
