@@ -37,20 +37,25 @@ func directSession(t *testing.T) (*gocql.Session, *Direct) {
 	return s, x
 }
 
-// Every insert sent directly is in the table afterwards, each was sent to the node that owns
-// its key by Cassandra's own token() and the ring the nodes publish in system.local and
-// system.peers, and a value Cassandra refuses comes back as its error, classified by code.
-func TestDirectInsertsReachTheOwnerOfTheirKey(t *testing.T) {
-	s, x := directSession(t)
+// directInsert prepares the table's insert on x and returns it with a deadline, a request
+// and a route for one goroutine.
+func directInsert(t *testing.T, x *Direct) (*Statement, *Deadline, *Request, *Route) {
+	t.Helper()
 	st, err := x.Prepare(`INSERT INTO it_direct.t (k, v) VALUES (?, ?)`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ds := NewDeadlines(5 * time.Second)
-	defer ds.Stop()
-	dl := ds.New()
-	req := st.NewRequest(gocql.One, 0, 2)
-	r := NewRoute()
+	t.Cleanup(ds.Stop)
+	return st, ds.New(), st.NewRequest(gocql.One, 0, 2), NewRoute()
+}
+
+// Every insert sent directly is in the table afterwards, each was sent to the node that owns
+// its key by Cassandra's own token() and the ring the nodes publish in system.local and
+// system.peers, and a value Cassandra refuses comes back as its error, classified by code.
+func TestDirectInsertsReachTheOwnerOfTheirKey(t *testing.T) {
+	s, x := directSession(t)
+	_, dl, req, r := directInsert(t, x)
 	owners := ringFromNodes(t, s)
 	const n = 500
 	sentTo := map[string]int{}
@@ -93,7 +98,7 @@ func TestDirectInsertsReachTheOwnerOfTheirKey(t *testing.T) {
 	// A bigint of 3 bytes is refused by the node: Invalid (0x2200).
 	req.Values[0] = []byte{1, 2, 3}
 	dl.Arm()
-	err = req.Exec(dl, r)
+	err := req.Exec(dl, r)
 	dl.Disarm()
 	re, ok := err.(gocql.RequestError) //nolint:errorlint // the direct path returns it unwrapped
 	if !ok || re.Code() != gocql.ErrCodeInvalid {
@@ -105,15 +110,7 @@ func TestDirectInsertsReachTheOwnerOfTheirKey(t *testing.T) {
 // answers UNPREPARED; the request prepares it again on that connection and succeeds.
 func TestDirectPreparesAgainWhenTheNodeForgot(t *testing.T) {
 	s, x := directSession(t)
-	st, err := x.Prepare(`INSERT INTO it_direct.t (k, v) VALUES (?, ?)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := NewDeadlines(5 * time.Second)
-	defer ds.Stop()
-	dl := ds.New()
-	req := st.NewRequest(gocql.One, 0, 2)
-	r := NewRoute()
+	st, dl, req, r := directInsert(t, x)
 	insert := func(k int64) error {
 		r.SetKey(bigintKey(k))
 		req.Values[0], req.Values[1] = bigintKey(k), []byte("v")
