@@ -83,12 +83,15 @@ func TestBarrierOneStartLinearReads(t *testing.T) {
 	}
 	queries, rows := counter.queries.Load(), counter.rows.Load()
 	// Every query reads at most one row but the counts: a writer's group (⌈√60⌉ = 8 rows),
-	// the groups' marks (8), and, once per group, a mark's write.
+	// the groups' marks (8), and, once per group, a mark's write. A count that fails is
+	// made again at the writer's next poll: on a loaded machine (a CI run read 1,844 rows
+	// where one count a writer allows 1,585) some are made twice, so two counts a writer are
+	// allowed. The old barrier read every arrival at every poll, 60 rows a query.
 	perWriter := 2 * int64(math.Ceil(math.Sqrt(writers)))
-	if limit := writers*perWriter + queries; rows > limit {
+	if limit := 2*writers*perWriter + queries; rows > limit {
 		t.Errorf("%d writers read %d rows in %d queries, more than %d: the reads grow faster than the writers", writers, rows, queries, limit)
 	}
-	t.Logf("%d writers: %d queries, %d rows read, start %s after the first arrived", writers, queries, rows, starts[0].Sub(began).Round(time.Millisecond))
+	t.Logf("%d writers: %d queries (%d failed), %d rows read, start %s after the first arrived", writers, queries, counter.errors.Load(), rows, starts[0].Sub(began).Round(time.Millisecond))
 }
 
 // A writer that arrives and stops before counting may be the one that completed the
