@@ -75,7 +75,10 @@ func run(ctx context.Context, cfg Config, report *summary.SetupReport) error {
 	if conn.Timeout == 0 {
 		conn.Timeout = ddlTimeout
 	}
-	s, err := cql.Connect(conn)
+	// Retried as a writer's is: the setup pod may start while the nodes' service has no
+	// ready pod to resolve to, or the nodes do not answer yet; for 30 s, so that a wrong
+	// address still fails soon.
+	s, err := writer.ConnectRetrying(ctx, conn, 30*time.Second)
 	if err != nil {
 		return err
 	}
