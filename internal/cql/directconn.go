@@ -20,15 +20,15 @@ import (
 // leaves its stream marked abandoned, and the reader frees the stream when the late answer
 // arrives: a stream is never reused while the node may still answer on it.
 type dconn struct {
-	c    net.Conn
+	// bc is the batched connection the frames are queued on (writeAlone for a request alone
+	// in flight).
+	bc   *batchConn
 	addr string
 
 	mu    sync.Mutex
 	calls []*call
 	free  []int16
 	err   error
-	// bc is c, whose writeAlone a request alone in flight is sent with.
-	bc *batchConn
 
 	// prepared says, by statement index, whether this connection's node holds the statement;
 	// prepareMu lets one caller prepare while the others wait for it.
@@ -80,7 +80,7 @@ func dialDirect(ctx context.Context, d *hostDialer, addr, user, password string,
 		_ = bc.Close()
 		return nil, fmt.Errorf("starting a connection to %s: %w", addr, err)
 	}
-	dc := &dconn{c: bc, bc: bc, addr: addr, done: make(chan struct{})}
+	dc := &dconn{bc: bc, addr: addr, done: make(chan struct{})}
 	dc.lastSent.Store(time.Now().UnixNano())
 	go dc.read(br)
 	go dc.heartbeat(d.ioTimeout / 4)
@@ -315,7 +315,7 @@ func (d *dconn) fail(err error) {
 	d.calls = nil
 	d.mu.Unlock()
 	close(d.done)
-	_ = d.c.Close()
+	_ = d.bc.Close()
 	for _, cl := range calls {
 		if cl != nil && cl != abandoned {
 			cl.err = err
