@@ -176,6 +176,19 @@ func TestDecide(t *testing.T) {
 				{Name: "CONFIG_FILE_DATA", Value: `{"cluster-info":{"name":"c1"},"cassandra-yaml":{"concurrent_writes":64}}`}}}}
 			return o
 		}(), create: "setup", conds: map[string]string{cbv1.ConditionDatacenterReady: "True/DatacenterReady"}},
+		// A pod the StatefulSet controller replaces is terminating while cass-operator's
+		// conditions still say ready: setup would find no node behind the service.
+		"ready by its status while a pod restarts": {o: func() observation {
+			o := observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget))
+			o.dcPendingPods = []string{"c1-dc1-r1-sts-0 (Running; terminating)"}
+			return o
+		}(), requeue: true, conds: map[string]string{cbv1.ConditionDatacenterReady: "False/DatacenterUpdating"},
+			check: func(t *testing.T, s step) {
+				c := meta.FindStatusCondition(s.status.Conditions, cbv1.ConditionDatacenterReady)
+				if !strings.Contains(c.Message, "pods are not ready; pods not ready: c1-dc1-r1-sts-0 (Running; terminating)") {
+					t.Errorf("message %q does not name the pod that is not ready", c.Message)
+				}
+			}},
 		"cass-operator never finishes: the prepare deadline": {o: at(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Obj(), aDC(mine, atTarget, dcCondition(cassdcapi.DatacenterUpdating))), 31*time.Minute),
 			conds: map[string]string{cbv1.ConditionDatacenterReady: "False/PrepareDeadlineExceeded"}},
 		"a node refuses its config: the prepare deadline names the pod": {o: func() observation {

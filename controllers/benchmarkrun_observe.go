@@ -103,6 +103,9 @@ func notReady(pods []corev1.Pod) []string {
 			continue
 		}
 		why := string(p.Status.Phase)
+		if p.DeletionTimestamp != nil {
+			why += "; terminating"
+		}
 		for _, c := range p.Status.Conditions {
 			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message != "" {
 				why += ": " + c.Message

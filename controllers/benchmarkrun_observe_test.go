@@ -3,6 +3,7 @@ package controllers
 import (
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -56,11 +57,15 @@ func TestNotReadyNamesPendingPods(t *testing.T) {
 	badInit.Status.Phase = corev1.PodPending
 	badInit.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "server-config-init",
 		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 20s"}}}}
-	got := notReady([]corev1.Pod{ready, pending, starting, refused, badInit})
+	// A pod the StatefulSet controller replaces: still ready, but on its way out.
+	leaving := *ready.DeepCopy()
+	leaving.Name = "sts-5"
+	leaving.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	got := notReady([]corev1.Pod{ready, pending, starting, refused, badInit, leaving})
 	want := []string{
 		"sts-1 (Running; container cassandra running, not ready, last terminated: Error (exit code 143): liveness probe failed, restarted 2 times)",
 		"sts-2 (Pending; container server-config-init waiting: CrashLoopBackOff: back-off 20s)",
-		"sts-3 (Running)", "sts-4 (Pending: 0/3 nodes are available)",
+		"sts-3 (Running)", "sts-4 (Pending: 0/3 nodes are available)", "sts-5 (Running; terminating)",
 	}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("notReady = %q, want %q", got, want)

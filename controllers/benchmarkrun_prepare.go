@@ -55,6 +55,13 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) stag
 		ready, why = false, fmt.Sprintf("cass-operator reports generation %d applied, but pods run an earlier config: %s",
 			dc.Status.ObservedGeneration, strings.Join(stale, ", "))
 	}
+	// Nor is it ready while one of its pods is not: cass-operator's status can trail its pods
+	// (a pod the StatefulSet controller is replacing is terminating while the conditions, read
+	// from the manager's cache, still say ready), and a node that is not ready has no address
+	// behind the datacenter's service, so setup would find no node to connect to.
+	if ready && len(d.o.dcPendingPods) > 0 {
+		ready, why = false, fmt.Sprintf("cass-operator reports generation %d applied, but pods are not ready", dc.Status.ObservedGeneration)
+	}
 	if !ready {
 		if len(d.o.dcPendingPods) > 0 {
 			why += "; pods not ready: " + strings.Join(d.o.dcPendingPods, ", ")
