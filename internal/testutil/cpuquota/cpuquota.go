@@ -7,6 +7,10 @@
 // throttled_usec), into a directory, so a program that reads its own cgroup can be pointed
 // there. Tests use it to throttle a writer for real on a shared machine whose cgroups they
 // must not write.
+//
+// The arithmetic (bandwidth) is apart from the loop that reads the clock and the process and
+// sends the signals, so that it is tested exactly; how closely a real process is held depends
+// on how promptly this loop is scheduled, which a loaded machine delays.
 package cpuquota
 
 import (
@@ -30,13 +34,79 @@ type Stat struct {
 	Periods, NrThrottled int64
 }
 
+// signal is what bandwidth asks of the process after a reading.
+type signal int
+
+const (
+	leave signal = iota
+	stopProcess
+	continueProcess
+)
+
+// bandwidth is the controller's arithmetic for one process, fed readings by the loop: a
+// period's budget is the quota less the debt the last period ran up; the process is stopped
+// once it has spent the budget and stays stopped until a period begins with budget left, as
+// the kernel keeps a cgroup throttled until a refill leaves it runtime.
+type bandwidth struct {
+	quota       time.Duration
+	budget      time.Duration // this period's: quota less the debt
+	spent       time.Duration // CPU used in this period
+	debt        time.Duration // used past the budget, owed to the next period
+	stopped     bool
+	throttledAt time.Time
+	stat        Stat
+}
+
+// begin opens a period at now: a stopped process with budget left is continued, a running one
+// with none left is stopped.
+func (b *bandwidth) begin(now time.Time) signal {
+	b.budget, b.spent = b.quota-b.debt, 0
+	switch {
+	case b.stopped && b.budget > 0:
+		b.stopped = false
+		return continueProcess
+	case b.stopped:
+		b.throttledAt = now
+	case b.budget <= 0:
+		b.stopped, b.throttledAt = true, now
+		return stopProcess
+	}
+	return leave
+}
+
+// use counts cpu, the CPU time the process used since the last reading, and stops the process
+// once its budget is spent.
+func (b *bandwidth) use(now time.Time, cpu time.Duration) signal {
+	b.spent += cpu
+	if b.stopped || b.spent < b.budget {
+		return leave
+	}
+	b.stopped, b.throttledAt = true, now
+	return stopProcess
+}
+
+// end closes the period at now, cpu being what the process used since the last reading (what
+// it ran before a stop took hold).
+func (b *bandwidth) end(now time.Time, cpu time.Duration) {
+	b.spent += cpu
+	if b.stopped {
+		b.stat.NrThrottled++
+		b.stat.Throttled += now.Sub(b.throttledAt)
+	}
+	b.debt = max(b.spent-b.budget, 0)
+	b.stat.Periods++
+	b.stat.Usage += b.spent
+	b.spent = 0
+}
+
 // Limiter holds one process to its quota until Stop.
 type Limiter struct {
-	pid           int
-	dir           string
-	quota, period time.Duration
-	stop          chan struct{}
-	done          chan Stat
+	pid    int
+	dir    string
+	period time.Duration
+	bw     bandwidth
+	stop   chan struct{}
+	done   chan Stat
 }
 
 // Start writes cpu.max into dir and holds process pid to quota CPU time in every period.
@@ -48,7 +118,8 @@ func Start(pid int, quota, period time.Duration, dir string) (*Limiter, error) {
 	if err := os.WriteFile(filepath.Join(dir, "cpu.max"), []byte(cpuMax), 0o644); err != nil {
 		return nil, fmt.Errorf("writing cpu.max: %w", err)
 	}
-	l := &Limiter{pid: pid, dir: dir, quota: quota, period: period, stop: make(chan struct{}), done: make(chan Stat, 1)}
+	l := &Limiter{pid: pid, dir: dir, period: period, bw: bandwidth{quota: quota},
+		stop: make(chan struct{}), done: make(chan Stat, 1)}
 	if err := l.write(Stat{}); err != nil {
 		return nil, err
 	}
@@ -60,90 +131,82 @@ func Start(pid int, quota, period time.Duration, dir string) (*Limiter, error) {
 	return l, nil
 }
 
-// Stop ends the limiting, continues the process if it is stopped, and returns the last Stat.
+// Stop ends the limiting, continues the process if it is stopped, and returns the last Stat:
+// its Usage counts the CPU time the process used from Start until the process was continued.
 func (l *Limiter) Stop() Stat {
 	close(l.stop)
 	return <-l.done
 }
 
-// run is the bandwidth controller: one pass per period. A period whose budget the debt
-// has used up keeps the process stopped throughout, as the kernel keeps a cgroup throttled
-// until a refill leaves it runtime.
+// run is the loop: it reads the process's CPU time every poll and carries out what bandwidth
+// decides.
 func (l *Limiter) run(used time.Duration) {
-	var st Stat
-	var debt, spent time.Duration
-	stopped := false
-	// account adds the CPU time used since the last reading to spent; false once the
-	// process is gone.
-	account := func() bool {
+	// since is the CPU time used since the last reading, and false once the process is gone.
+	since := func() (time.Duration, bool) {
 		cpu, err := CPU(l.pid)
 		if err != nil {
-			return false
+			return 0, false
 		}
-		spent, used = spent+cpu-used, cpu
-		return true
+		d := cpu - used
+		used = cpu
+		return d, true
 	}
 	defer func() {
-		_ = syscall.Kill(l.pid, syscall.SIGCONT)
-		if account() {
-			st.Usage += spent
-			_ = l.write(st)
+		// The last part period counts its usage, read before the process may run again.
+		if cpu, ok := since(); ok {
+			l.bw.stat.Usage += l.bw.spent + cpu
+			_ = l.write(l.bw.stat)
 		}
-		l.done <- st
+		_ = syscall.Kill(l.pid, syscall.SIGCONT)
+		l.done <- l.bw.stat
 	}()
 	for start := time.Now(); ; start = start.Add(l.period) {
-		budget := l.quota - debt
-		if stopped && budget > 0 {
-			_ = syscall.Kill(l.pid, syscall.SIGCONT)
-			stopped = false
-		}
-		throttledAt, end := start, start.Add(l.period)
-		spent = 0
-		for now := time.Now(); now.Before(end); now = time.Now() {
+		l.send(l.bw.begin(time.Now()))
+		for end := start.Add(l.period); time.Now().Before(end); {
 			select {
 			case <-l.stop:
 				return
-			case <-time.After(min(poll, end.Sub(now))):
+			case <-time.After(min(poll, time.Until(end))):
 			}
-			if stopped {
-				continue
+			cpu, ok := since()
+			if !ok {
+				return
 			}
-			if !account() {
-				return // the process is gone
-			}
-			if spent >= budget {
-				_ = syscall.Kill(l.pid, syscall.SIGSTOP)
-				stopped, throttledAt = true, time.Now()
-			}
+			l.send(l.bw.use(time.Now(), cpu))
 		}
-		if stopped {
-			st.NrThrottled++
-			st.Throttled += time.Since(throttledAt)
-		}
-		// Time used past the budget (the last poll's overrun, and what the process ran
-		// before the stop took hold) is owed to the next period.
-		if !account() {
+		cpu, ok := since()
+		if !ok {
 			return
 		}
-		debt = max(spent-budget, 0)
-		st.Periods++
-		st.Usage += spent
-		spent = 0
-		if err := l.write(st); err != nil {
+		l.bw.end(time.Now(), cpu)
+		if err := l.write(l.bw.stat); err != nil {
 			return
 		}
 	}
 }
 
+func (l *Limiter) send(s signal) {
+	switch s {
+	case stopProcess:
+		_ = syscall.Kill(l.pid, syscall.SIGSTOP)
+	case continueProcess:
+		_ = syscall.Kill(l.pid, syscall.SIGCONT)
+	}
+}
+
 // write replaces cpu.stat in one rename, so that a reader never sees half of it.
 func (l *Limiter) write(st Stat) error {
-	text := fmt.Sprintf("usage_usec %d\nnr_periods %d\nnr_throttled %d\nthrottled_usec %d\n",
-		st.Usage.Microseconds(), st.Periods, st.NrThrottled, st.Throttled.Microseconds())
 	tmp := filepath.Join(l.dir, ".cpu.stat.tmp")
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(st.text()), 0o644); err != nil {
 		return fmt.Errorf("writing cpu.stat: %w", err)
 	}
 	return os.Rename(tmp, filepath.Join(l.dir, "cpu.stat"))
+}
+
+// text is st as cgroup v2's cpu.stat shows it.
+func (st Stat) text() string {
+	return fmt.Sprintf("usage_usec %d\nnr_periods %d\nnr_throttled %d\nthrottled_usec %d\n",
+		st.Usage.Microseconds(), st.Periods, st.NrThrottled, st.Throttled.Microseconds())
 }
 
 // CPU is the CPU time the threads of process pid have run so far, from each thread's
