@@ -9,6 +9,10 @@
 FROM --platform=$BUILDPLATFORM golang:1.26 AS builder
 ARG TARGETOS
 ARG TARGETARCH
+# The commit and its date, which the build context (no .git) cannot tell hack/build.sh:
+# docker build --build-arg COMMIT=$(git rev-parse HEAD) --build-arg DATE=$(git log -1 --format=%cI) .
+ARG COMMIT
+ARG DATE
 WORKDIR /src
 # Modules first: this layer is reused until go.mod or go.sum change.
 COPY go.mod go.sum ./
@@ -20,9 +24,11 @@ COPY internal/ internal/
 # The CRDs, which the binaries embed to admit a spec as the API server would.
 COPY config/ config/
 COPY hack/build.sh hack/build.sh
+# Its appVersion is the version the binaries report and the image's tag.
+COPY charts/cassbench/Chart.yaml charts/cassbench/Chart.yaml
 # hack/build.sh holds the build flags `make build` uses too (static, -trimpath, -s -w).
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} hack/build.sh /out
+    GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} COMMIT=${COMMIT} DATE=${DATE} hack/build.sh /out
 
 # distroless/static: no shell, no libc, CA certificates and tzdata only. The nonroot tag runs
 # as uid 65532, the runAsUser of the manager Deployment and of the setup and writer pods.

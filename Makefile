@@ -67,9 +67,13 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: generate manifests verify-tidy verify-tiers ## Regenerate everything and fail if the tree changed.
-	@test -z "$$(git status --porcelain -- api config charts docs)" || { git status --short -- api config charts docs; git diff -- api config charts docs | head -50; echo "generated files are out of date or not committed: run 'make generate manifests' and commit"; exit 1; }
+verify: generate manifests notice verify-tidy verify-tiers ## Regenerate everything and fail if the tree changed.
+	@test -z "$$(git status --porcelain -- api config charts docs NOTICE)" || { git status --short -- api config charts docs NOTICE; git diff -- api config charts docs NOTICE | head -50; echo "generated files are out of date or not committed: run 'make generate manifests notice' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+.PHONY: notice
+notice: ## Write NOTICE: ours, then the NOTICE files of the modules the binaries link (hack/notice.sh).
+	@hack/notice.sh
 
 .PHONY: verify-tidy
 verify-tidy: ## Fail if go.mod or go.sum differ from what `go mod tidy` makes of them (test/verify shows it fails).
@@ -239,7 +243,7 @@ docker-check:
 
 .PHONY: docker-build
 docker-build: docker-check ## Build the image $(IMG).
-	docker build -t $(IMG) .
+	docker build --build-arg COMMIT="$$(git rev-parse HEAD)" --build-arg DATE="$$(git log -1 --format=%cI)" -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: docker-check ## Push the image $(IMG).

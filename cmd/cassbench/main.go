@@ -25,6 +25,7 @@ Usage:
   cassbench report A... -o F one self-contained HTML page of experiments, side by side
   cassbench validate FILE... check BenchmarkRun and BenchmarkSweep manifests as the API server
                              would admit them, without a cluster (- reads stdin)
+  cassbench version          version, commit and its date (-o json)
 
 Run "cassbench COMMAND -h" for a command's flags. Flags override the CASSBENCH_* variables
 the controller sets on its pods.
@@ -53,6 +54,8 @@ func main() {
 		code = reportCommand(ctx, args)
 	case "validate":
 		code = validateCommand(ctx, args)
+	case "version", "--version":
+		code = versionCommand(args)
 	case "-h", "--help", "help":
 		fmt.Print(named(usage))
 	default:

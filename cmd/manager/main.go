@@ -12,6 +12,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/controllers"
+	"github.com/cassbench/cassbench/internal/version"
 )
 
 func main() {
@@ -57,6 +58,8 @@ func main() {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("manager")
+	v := version.Get()
+	log.Info("starting", "version", v.Version, "commit", v.Commit, "date", v.Date, "goVersion", v.GoVersion)
 
 	mgr, err := controllers.NewManager(ctrl.GetConfigOrDie(), o)
 	if err != nil {
