@@ -13,12 +13,26 @@ KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
 HELM_VERSION ?= v3.20.2
 KIND_VERSION ?= v0.30.0
+# Release tooling (hack/release.sh and its test): the CNCF distribution registry that tests push
+# the chart to on 127.0.0.1, the workflow linter, krew and its manifest validator, and the SBOM
+# writer that reads a binary's Go build information.
+# The registry's version is the one hack/registry/go.mod pins.
+DISTRIBUTION_VERSION := $(shell awk '$$1 == "require" && $$2 == "github.com/distribution/distribution/v3" {print $$3}' hack/registry/go.mod)
+ACTIONLINT_VERSION ?= v1.7.12
+KREW_VERSION ?= v0.4.3
+CYCLONEDX_GOMOD_VERSION ?= v1.10.0
 
 CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
 KUSTOMIZE := $(TOOLS)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 HELM := $(TOOLS)/helm-$(HELM_VERSION)
 KIND := $(TOOLS)/kind-$(KIND_VERSION)
+DISTRIBUTION := $(TOOLS)/registry-$(DISTRIBUTION_VERSION)
+ACTIONLINT := $(TOOLS)/actionlint-$(ACTIONLINT_VERSION)
+KREW := $(TOOLS)/krew-$(KREW_VERSION)
+VALIDATE_KREW_MANIFEST := $(TOOLS)/validate-krew-manifest-$(KREW_VERSION)
+CYCLONEDX_GOMOD := $(TOOLS)/cyclonedx-gomod-$(CYCLONEDX_GOMOD_VERSION)
+RELEASE_TOOLS := $(HELM) $(DISTRIBUTION) $(KREW) $(VALIDATE_KREW_MANIFEST) $(CYCLONEDX_GOMOD)
 
 CASS_OPERATOR_VERSION := v1.31.0
 CASS_OPERATOR_CRDS := $(CACHE)/crds/cass-operator-$(CASS_OPERATOR_VERSION).yaml
@@ -142,9 +156,9 @@ cass-operator: ## Build the real cass-operator manager at the version go.mod pin
 # Every tier in one `go test ./...`, so that packages of all tiers run in parallel; verify
 # checks that every test package is in a tier (hack/test-tiers.sh). Tools the tests call are
 # built first, so that parallel test packages never race to build them.
-test: verify vet lint envtest-assets cass-operator-crds cass-operator-manifests cass-operator chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
+test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operator-crds cass-operator-manifests cass-operator chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
-		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
 		$(GO) test -count=1 -timeout 40m ./...
 	$(MAKE) test-timing
 
@@ -184,7 +198,7 @@ test-unit: ## Run the unit tests: Go alone, no control plane, no Java.
 	CASSBENCH_TEST_TIERS=unit $(GO) test -count=1 $$(hack/test-tiers.sh unit)
 
 .PHONY: test-integration
-test-integration: envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run the packages that need a control plane (envtest): controllers, validation, packaging.
+test-integration: $(RELEASE_TOOLS) envtest-assets cass-operator-crds chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run the packages that need a control plane (envtest): controllers, validation, packaging.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh integration)
 
@@ -198,15 +212,15 @@ chromium: ## Find, or install from Debian's packages, the headless Chromium the 
 	@hack/chromium.sh >/dev/null
 
 .PHONY: test-local
-test-local: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
+test-local: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) $(DISTRIBUTION) ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
-		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
 		$(GO) test -count=1 -v -timeout 40m $$(hack/test-tiers.sh local)
 
 .PHONY: local-cluster
-local-cluster: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
+local-cluster: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) $(DISTRIBUTION) ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
-		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
 		GO=$(GO) hack/local-cluster.sh
 
 ##@ Benchmarks
@@ -298,6 +312,20 @@ kind-deploy: docker-check $(KIND) $(HELM) ## Build $(IMG), load it into kind and
 test-e2e: docker-check $(KIND) ## Run a BenchmarkRun end to end on the kind cluster (after kind-up and kind-deploy).
 	KIND=$(KIND) GO=$(GO) hack/kind-e2e.sh
 
+##@ Release
+
+.PHONY: release
+release: $(HELM) $(CYCLONEDX_GOMOD) ## Make a release into dist/release/VERSION: plugin archives, chart, krew manifest, SBOMs, checksums, notes (REGISTRY=host/path pushes the chart; see hack/release.sh).
+	HELM=$(HELM) CYCLONEDX_GOMOD=$(CYCLONEDX_GOMOD) hack/release.sh
+
+.PHONY: release-tools
+release-tools: $(RELEASE_TOOLS) ## Build the release tools (cached) and print their paths, one per line, in the order helm, registry, krew, validate-krew-manifest, cyclonedx-gomod.
+	@printf '%s\n' $(RELEASE_TOOLS)
+
+.PHONY: lint-workflows
+lint-workflows: $(ACTIONLINT) ## Check .github/workflows with actionlint.
+	$(ACTIONLINT) -no-color
+
 .PHONY: kind-down
 kind-down: docker-check $(KIND) ## Delete the kind cluster.
 	KIND=$(KIND) hack/kind-down.sh
@@ -328,6 +356,31 @@ $(KIND):
 	@mkdir -p $(TOOLS)
 	GOBIN=$(TOOLS)/tmp $(GO) install sigs.k8s.io/kind@$(KIND_VERSION)
 	mv $(TOOLS)/tmp/kind $@
+
+$(DISTRIBUTION):
+	@mkdir -p $(TOOLS)
+	$(GO) -C hack/registry build -trimpath -o $@.tmp .
+	mv $@.tmp $@
+
+$(ACTIONLINT):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS)/tmp $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+	mv $(TOOLS)/tmp/actionlint $@
+
+$(KREW):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS)/tmp $(GO) install sigs.k8s.io/krew/cmd/krew@$(KREW_VERSION)
+	mv $(TOOLS)/tmp/krew $@
+
+$(VALIDATE_KREW_MANIFEST):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS)/tmp $(GO) install sigs.k8s.io/krew/cmd/validate-krew-manifest@$(KREW_VERSION)
+	mv $(TOOLS)/tmp/validate-krew-manifest $@
+
+$(CYCLONEDX_GOMOD):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS)/tmp $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
+	mv $(TOOLS)/tmp/cyclonedx-gomod $@
 
 .PHONY: help
 help:

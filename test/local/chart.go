@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/cassbench/cassbench/internal/testutil/kube"
+	"github.com/cassbench/cassbench/internal/testutil/registry"
 )
 
 // The chart's release: its name gives the objects' names (cassbench-manager, ...), as in
@@ -56,35 +57,81 @@ ports: {metrics: 18443, probes: 18081}
 `, repo, tag, podStartGrace)
 }
 
-// installChart installs cassbench as a user does: `helm install` of charts/cassbench (its
-// CRDs, ServiceAccount, RBAC and the manager's Deployment) into cassbench-system. The
-// Deployment's pod then runs through the pod runner under the chart's ServiceAccount.
+// registryBinary is the CNCF distribution registry the Makefile caches (DISTRIBUTION, as
+// `make test` passes it), else the one `make release-tools` builds.
+func registryBinary(root string) (string, error) {
+	if r := os.Getenv("DISTRIBUTION"); r != "" {
+		return r, nil
+	}
+	out, err := kube.Run(root, "make", "-s", "--no-print-directory", "release-tools")
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Fields(out)
+	if len(lines) < 5 {
+		return "", fmt.Errorf("make release-tools printed %q, want five paths", out)
+	}
+	return lines[len(lines)-4], nil
+}
+
+// installChart installs cassbench as a user installs a release (docs/install.md): the chart
+// is packaged and pushed to an OCI registry on 127.0.0.1, then `helm install
+// oci://.../charts/cassbench --version V` puts its CRDs, ServiceAccount, RBAC and the manager's
+// Deployment into cassbench-system. The Deployment's pod then runs through the pod runner
+// under the chart's ServiceAccount. The registry is needed for the install only.
 func (e *Env) installChart(ctx context.Context) error {
 	helm, err := helmBinary(e.Root)
 	if err != nil {
 		return err
 	}
+	registryBin, err := registryBinary(e.Root)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Join(e.Dir, "helm")
 	values := filepath.Join(dir, "values.yaml")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "registry"), 0o755); err != nil {
 		return err
 	}
 	if err := os.WriteFile(values, []byte(chartValues(e.Image)), 0o644); err != nil {
 		return err
 	}
-	e.Logf("installing cassbench with helm install %s charts/cassbench --namespace %s", releaseName, releaseNamespace)
-	cmd := []string{helm, "install", releaseName, filepath.Join(e.Root, "charts", "cassbench"),
-		"--namespace", releaseNamespace, "--create-namespace", "--kubeconfig", e.AdminKubeconfig, "--values", values}
-	// Helm's cache, configuration and data stay in the environment's directory.
-	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
-	c.Dir = e.Root
-	c.Env = append(withoutEnv(os.Environ(), "KUBECONFIG"), "HELM_CACHE_HOME="+filepath.Join(dir, "cache"),
-		"HELM_CONFIG_HOME="+filepath.Join(dir, "config"), "HELM_DATA_HOME="+filepath.Join(dir, "data"))
-	out, err := c.CombinedOutput()
+	reg, err := registry.Start(ctx, registryBin, filepath.Join(dir, "registry"))
 	if err != nil {
-		return fmt.Errorf("%s: %w\n%s", strings.Join(cmd, " "), err, out)
+		return err
 	}
-	e.Logf("helm: %s", strings.TrimSpace(firstLines(string(out), 6)))
+	defer reg.Stop()
+	// Helm's cache, configuration and data stay in the environment's directory.
+	helmRun := func(args ...string) (string, error) {
+		c := exec.CommandContext(ctx, helm, args...)
+		c.Dir = e.Root
+		c.Env = append(withoutEnv(os.Environ(), "KUBECONFIG"), "HELM_CACHE_HOME="+filepath.Join(dir, "cache"),
+			"HELM_CONFIG_HOME="+filepath.Join(dir, "config"), "HELM_DATA_HOME="+filepath.Join(dir, "data"))
+		out, err := c.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("helm %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out), nil
+	}
+	if _, err := helmRun("package", filepath.Join(e.Root, "charts", "cassbench"), "--destination", dir); err != nil {
+		return err
+	}
+	chart, err := filepath.Glob(filepath.Join(dir, "cassbench-*.tgz"))
+	if err != nil || len(chart) != 1 {
+		return fmt.Errorf("helm package wrote %v into %s, want one chart (%v)", chart, dir, err)
+	}
+	version := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(chart[0]), "cassbench-"), ".tgz")
+	repo := "oci://" + reg.Addr + "/charts"
+	if _, err := helmRun("push", chart[0], repo, "--plain-http"); err != nil {
+		return err
+	}
+	e.Logf("installing cassbench with helm install %s %s/cassbench --version %s --namespace %s", releaseName, repo, version, releaseNamespace)
+	out, err := helmRun("install", releaseName, repo+"/cassbench", "--version", version, "--plain-http",
+		"--namespace", releaseNamespace, "--create-namespace", "--kubeconfig", e.AdminKubeconfig, "--values", values)
+	if err != nil {
+		return err
+	}
+	e.Logf("helm: %s", strings.TrimSpace(firstLines(out, 6)))
 	return nil
 }
 
