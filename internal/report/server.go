@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/numfmt"
 )
 
 // serverTable renders the verdict and what the nodes did; nothing when the run has neither.
@@ -32,16 +32,16 @@ func serverTable(w *errWriter, r *cbv1.Results) {
 	tw := w.table(0)
 	tw.row("node\tmutations\treads\tCPU\tpending peak\tblocked\tdropped\thints\tcompactions\tbacklog\tSSTables\tflushes\ttable MiB\tdisk MiB\tcoord write p99 (decayed)\tGC pauses\n")
 	row := func(name string, n cbv1.NodeServerResults) {
-		pending := server.Count(n.PendingPeak)
+		pending := numfmt.Count(n.PendingPeak)
 		if n.PendingStage != "" {
 			pending += " " + n.PendingStage
 		}
 		tw.row("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name,
-			server.Count(n.Mutations), server.Count(n.Reads), nodeCPU(n), pending, server.Count(max(n.Blocked, n.BlockedPeak)),
-			server.Count(n.Dropped), server.Count(n.Hints), server.Count(n.Compactions),
+			numfmt.Count(n.Mutations), numfmt.Count(n.Reads), nodeCPU(n), pending, numfmt.Count(max(n.Blocked, n.BlockedPeak)),
+			numfmt.Count(n.Dropped), numfmt.Count(n.Hints), numfmt.Count(n.Compactions),
 			fmt.Sprintf("%d→%d (peak %d)", n.CompactionBacklogBefore, n.CompactionBacklogAfter, n.CompactionBacklogPeak),
-			sstables(n.SSTables), server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
-			server.Count(n.DiskMiB), coordP99(n.CoordinatorWriteP99Micros, n.CoordinatorLatencyResolutionMicros), gcPauses(n.GC))
+			sstables(n.SSTables), numfmt.Count(n.Flushes), fmt.Sprintf("%s→%s", numfmt.Count(n.TableMiBBefore), numfmt.Count(n.TableMiBAfter)),
+			numfmt.Count(n.DiskMiB), coordP99(n.CoordinatorWriteP99Micros, n.CoordinatorLatencyResolutionMicros), gcPauses(n.GC))
 	}
 	for _, n := range s.Nodes {
 		row(n.Node, n)
@@ -75,9 +75,9 @@ func gcPauses(g *cbv1.NodeGCResults) string {
 		return "0" + which
 	}
 	if g.Source == cbv1.GCSourceMetrics { // the endpoint counts pauses, not the longest
-		return fmt.Sprintf("%s (%s)", server.Count(g.Pauses), server.Millis(g.TotalMillis))
+		return fmt.Sprintf("%s (%s)", numfmt.Count(g.Pauses), numfmt.Millis(g.TotalMillis))
 	}
-	return fmt.Sprintf("%s%s (%s, max %s)", server.Count(g.Pauses), which, server.Millis(g.TotalMillis), server.Millis(g.MaxMillis))
+	return fmt.Sprintf("%s%s (%s, max %s)", numfmt.Count(g.Pauses), which, numfmt.Millis(g.TotalMillis), numfmt.Millis(g.MaxMillis))
 }
 
 // coordP99 renders a coordinator p99 with its resolution: "2 ms ±500 µs"; "-" when the
@@ -115,9 +115,9 @@ func sstables(s *cbv1.NodeSSTableResults) string {
 	if s == nil {
 		return "-"
 	}
-	out := fmt.Sprintf("%s→%s, peak %s", server.Count(s.Before), server.Count(s.After), server.Count(s.Peak))
+	out := fmt.Sprintf("%s→%s, peak %s", numfmt.Count(s.Before), numfmt.Count(s.After), numfmt.Count(s.Peak))
 	if s.PendingCompactionsPeak != nil {
-		out += fmt.Sprintf("; %s pending", server.Count(*s.PendingCompactionsPeak))
+		out += fmt.Sprintf("; %s pending", numfmt.Count(*s.PendingCompactionsPeak))
 	}
 	return out
 }

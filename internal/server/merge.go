@@ -3,10 +3,9 @@ package server
 import (
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/numfmt"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -133,27 +132,27 @@ func Anomalies(r *cbv1.ServerResults) []string {
 			add("node %s ran out of memory: %q", n.Node, n.Logs.Worst)
 		}
 		if n.Dropped > 0 {
-			add("node %s dropped %s messages", n.Node, Count(n.Dropped))
+			add("node %s dropped %s messages", n.Node, numfmt.Count(n.Dropped))
 		}
 		if n.Blocked > 0 || n.BlockedPeak > 0 {
-			add("node %s blocked %s requests (up to %s at once)", n.Node, Count(max(n.Blocked, n.BlockedPeak)), Count(n.BlockedPeak))
+			add("node %s blocked %s requests (up to %s at once)", n.Node, numfmt.Count(max(n.Blocked, n.BlockedPeak)), numfmt.Count(n.BlockedPeak))
 		}
 		if n.PendingPeak >= pendingWorthSaying {
-			add("node %s queued up to %s tasks in %s", n.Node, Count(n.PendingPeak), n.PendingStage)
+			add("node %s queued up to %s tasks in %s", n.Node, numfmt.Count(n.PendingPeak), n.PendingStage)
 		}
 		if n.Hints > 0 {
-			add("node %s holds %s hint files for other nodes", n.Node, Count(n.Hints))
+			add("node %s holds %s hint files for other nodes", n.Node, numfmt.Count(n.Hints))
 		}
 	}
 	for _, n := range r.Nodes {
 		if ss := n.SSTables; ss != nil && ss.Peak-ss.Before >= sstablesWorthSaying && ss.Peak >= 2*max(ss.Before, 1) {
 			add("node %s's SSTables of the table grew from %s to %s (%s at the end): compaction fell behind the flushes", n.Node,
-				Count(ss.Before), Count(ss.Peak), Count(ss.After))
+				numfmt.Count(ss.Before), numfmt.Count(ss.Peak), numfmt.Count(ss.After))
 		}
 	}
 	t := r.Total
 	if grew := t.CompactionBacklogAfter - t.CompactionBacklogBefore; grew > 0 && t.CompactionBacklogAfter >= 2*max(t.CompactionBacklogBefore, 1) {
-		add("compaction backlog grew from %s to %s tasks", Count(t.CompactionBacklogBefore), Count(t.CompactionBacklogAfter))
+		add("compaction backlog grew from %s to %s tasks", numfmt.Count(t.CompactionBacklogBefore), numfmt.Count(t.CompactionBacklogAfter))
 	}
 	if t.GC != nil && t.GC.Pauses > 0 && t.GC.MaxMillis >= gcPauseWorthSaying {
 		worst := ""
@@ -163,38 +162,7 @@ func Anomalies(r *cbv1.ServerResults) []string {
 				break
 			}
 		}
-		add("GC paused %s in total, worst %s%s", Millis(t.GC.TotalMillis), Millis(t.GC.MaxMillis), worst)
+		add("GC paused %s in total, worst %s%s", numfmt.Millis(t.GC.TotalMillis), numfmt.Millis(t.GC.MaxMillis), worst)
 	}
 	return out
-}
-
-// Count renders n with thousands separators: 1,204.
-func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// Millis renders a duration in milliseconds as "650 ms" or "4.2 s".
-func Millis(ms int64) string {
-	if ms < 1000 {
-		return fmt.Sprintf("%d ms", ms)
-	}
-	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
-}
-
-// Cores renders millicores as cores to one decimal: "1.9 cores".
-func Cores(millicores int64) string {
-	return strconv.FormatFloat(float64(millicores)/1000, 'f', 1, 64) + " cores"
 }

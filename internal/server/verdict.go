@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/numfmt"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -76,7 +77,7 @@ func Verdict(e Evidence) *cbv1.Bottleneck {
 	switch {
 	case targetMet(e):
 		b.Verdict = cbv1.BottleneckTargetMet
-		b.Evidence = []string{fmt.Sprintf("the target rate (%s ops/s) was met: %s ops/s achieved", Count(e.TargetRate), Count(e.OpsPerSecond))}
+		b.Evidence = []string{fmt.Sprintf("the target rate (%s ops/s) was met: %s ops/s achieved", numfmt.Count(e.TargetRate), numfmt.Count(e.OpsPerSecond))}
 		for _, s := range append(writers, cluster...) {
 			b.Evidence = append(b.Evidence, "met, though "+s)
 		}
@@ -122,11 +123,11 @@ func writerSigns(e Evidence, b *cbv1.Bottleneck) []string {
 		}
 		b.WriterSchedP99Micros = max(b.WriterSchedP99Micros, c.SchedP99Micros)
 		if c.SchedP99Micros >= schedDelayMicros {
-			out = append(out, fmt.Sprintf("writer %d's goroutines waited up to %s for a thread (p99)", i, Millis(c.SchedP99Micros/1000)))
+			out = append(out, fmt.Sprintf("writer %d's goroutines waited up to %s for a thread (p99)", i, numfmt.Millis(c.SchedP99Micros/1000)))
 		}
 	}
 	if len(out) > 0 && e.ClientTimeouts > 0 {
-		out = append(out, fmt.Sprintf("%s operations timed out in the writers, which were held back themselves", Count(e.ClientTimeouts)))
+		out = append(out, fmt.Sprintf("%s operations timed out in the writers, which were held back themselves", numfmt.Count(e.ClientTimeouts)))
 	}
 	return out
 }
@@ -141,13 +142,13 @@ func clusterSigns(e Evidence, writersStrained bool) []string {
 		timeouts += e.ClientTimeouts
 	}
 	if attempted > 0 && timeouts*1000 > attempted*timeoutRatioPerMill {
-		out = append(out, fmt.Sprintf("%s of %s operations timed out", Count(timeouts), Count(attempted)))
+		out = append(out, fmt.Sprintf("%s of %s operations timed out", numfmt.Count(timeouts), numfmt.Count(attempted)))
 	}
 	if e.Unavailable > 0 {
-		out = append(out, fmt.Sprintf("%s operations failed Unavailable: fewer replicas were alive than the consistency level needs", Count(e.Unavailable)))
+		out = append(out, fmt.Sprintf("%s operations failed Unavailable: fewer replicas were alive than the consistency level needs", numfmt.Count(e.Unavailable)))
 	}
 	if e.Overloaded > 0 {
-		out = append(out, fmt.Sprintf("the nodes refused %s operations as Overloaded", Count(e.Overloaded)))
+		out = append(out, fmt.Sprintf("the nodes refused %s operations as Overloaded", numfmt.Count(e.Overloaded)))
 	}
 	s := e.Server
 	if s == nil {
@@ -159,22 +160,22 @@ func clusterSigns(e Evidence, writersStrained bool) []string {
 	}
 	for _, n := range s.Nodes {
 		if pct, ok := nodeCPUPercent(n); ok && pct >= nodeBusyPercent {
-			out = append(out, fmt.Sprintf("node %s's CPU was saturated: it used %s of the %s it could use (%d%%)", n.Node, Cores(n.CPUMillicores), Cores(nodeCPULimit(n)), pct))
+			out = append(out, fmt.Sprintf("node %s's CPU was saturated: it used %s of the %s it could use (%d%%)", n.Node, numfmt.Cores(n.CPUMillicores), numfmt.Cores(nodeCPULimit(n)), pct))
 		}
 	}
 	t := s.Total
 	if t.Dropped > 0 {
-		out = append(out, fmt.Sprintf("nodes dropped %s messages", Count(t.Dropped)))
+		out = append(out, fmt.Sprintf("nodes dropped %s messages", numfmt.Count(t.Dropped)))
 	}
 	if t.Blocked > 0 || t.BlockedPeak > 0 {
-		out = append(out, fmt.Sprintf("nodes blocked %s requests", Count(max(t.Blocked, t.BlockedPeak))))
+		out = append(out, fmt.Sprintf("nodes blocked %s requests", numfmt.Count(max(t.Blocked, t.BlockedPeak))))
 	}
 	if t.PendingPeak >= pendingWorthSaying {
-		out = append(out, fmt.Sprintf("up to %s tasks waited in %s", Count(t.PendingPeak), t.PendingStage))
+		out = append(out, fmt.Sprintf("up to %s tasks waited in %s", numfmt.Count(t.PendingPeak), t.PendingStage))
 	}
 	if t.GC != nil && e.WindowMillis > 0 && s.NodesRead > 0 &&
 		t.GC.TotalMillis*100 > e.WindowMillis*int64(s.NodesRead)*gcPercentOfWindow {
-		out = append(out, fmt.Sprintf("GC paused the nodes %s in total over a %s window", Millis(t.GC.TotalMillis), Millis(e.WindowMillis)))
+		out = append(out, fmt.Sprintf("GC paused the nodes %s in total over a %s window", numfmt.Millis(t.GC.TotalMillis), numfmt.Millis(e.WindowMillis)))
 	}
 	if t.Logs != nil && t.Logs.OutOfMemory > 0 {
 		out = append(out, "a node ran out of memory")
@@ -223,7 +224,7 @@ func quiet(e Evidence) (cbv1.BottleneckVerdict, []string) {
 		return cbv1.BottleneckUnclear, []string{"the nodes were not read, so the cluster's side is unknown"}
 	case e.InFlight > 0 && littleBound(e):
 		little := fmt.Sprintf("throughput (%s ops/s) is what %s requests in flight allow at %s µs each (Little's law)",
-			Count(e.OpsPerSecond), Count(e.InFlight), Count(e.MeanServiceMicros))
+			numfmt.Count(e.OpsPerSecond), numfmt.Count(e.InFlight), numfmt.Count(e.MeanServiceMicros))
 		pct, node, all := busiestNode(e.Server)
 		switch {
 		case all && pct < nodeIdlePercent:
@@ -238,7 +239,7 @@ func quiet(e Evidence) (cbv1.BottleneckVerdict, []string) {
 		return cbv1.BottleneckUnclear, []string{little,
 			"the nodes' CPU against what they could use was not known (on cass-operator pods that needs the datacenter's spec.resources.limits.cpu), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}
 	case e.TargetRate > 0:
-		return cbv1.BottleneckUnclear, []string{fmt.Sprintf("%s of the target %s ops/s were achieved, yet neither side showed strain", Count(e.OpsPerSecond), Count(e.TargetRate))}
+		return cbv1.BottleneckUnclear, []string{fmt.Sprintf("%s of the target %s ops/s were achieved, yet neither side showed strain", numfmt.Count(e.OpsPerSecond), numfmt.Count(e.TargetRate))}
 	}
 	return cbv1.BottleneckUnclear, []string{"neither the writers nor the nodes showed strain"}
 }
