@@ -10,6 +10,7 @@ import (
 	"github.com/cassbench/cassbench/internal/report/reporttest"
 	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/verdict"
 )
 
 // The server section and the verdict, on the golden run with figures from three nodes as
@@ -49,7 +50,7 @@ func TestGoldenServer(t *testing.T) {
 	r := run.Status.Results
 	r.Server = server.Merge(sums)
 	r.Server.Timeline = server.MergeTimeline(sums, start, true)
-	r.Bottleneck = server.Judge(r, sums)
+	r.Bottleneck = verdict.Judge(r, sums)
 	cases := map[string]report.Format{"run-server.txt": report.Table, "run-server.json": report.JSON}
 	for file, format := range cases {
 		t.Run(file, func(t *testing.T) {

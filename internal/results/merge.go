@@ -16,6 +16,7 @@ import (
 	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/verdict"
 )
 
 // Merge combines the summaries of the writers that reported. It returns nil when none did.
@@ -89,11 +90,11 @@ func MergeWith(summaries []*summary.Summary, o Options) *cbv1.Results {
 	}
 	out.Fastest, out.Slowest = extremes(perWriter)
 	out.Server = server.Merge(reported)
-	server.SetCPULimit(out.Server, o.NodeCPULimitMillicores)
+	verdict.SetCPULimit(out.Server, o.NodeCPULimitMillicores)
 	if out.Server != nil {
 		out.Server.Timeline = server.MergeTimeline(reported, origin, timeline != nil)
 	}
-	out.Bottleneck = server.Judge(out, reported)
+	out.Bottleneck = verdict.Judge(out, reported)
 	return out
 }
 

@@ -11,6 +11,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/verdict"
 )
 
 func TestMergeAndAnomalies(t *testing.T) {
@@ -108,7 +109,7 @@ func TestStatusSizeBound(t *testing.T) {
 			Compactions: math.MaxInt64, Flushes: math.MaxInt64, GCPauses: math.MaxInt64, GCMillis: math.MaxInt64})
 	}
 	srv.Anomalies = nil
-	for range maxAnomalies {
+	for range verdict.MaxAnomalies {
 		srv.Anomalies = append(srv.Anomalies, strings.Repeat("a", 256))
 	}
 	res := cbv1.Results{Server: srv, Bottleneck: &cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear,

@@ -1,4 +1,8 @@
-package server
+// Package verdict decides who limited a run, the writers or the cluster, from the client's
+// figures, the writers' CPU and what the nodes showed, and says in plain words what went wrong
+// on the nodes (the anomalies). It reads merged results only: the manager runs it when it
+// merges the writers' summaries. docs/server.md gives the rules.
+package verdict
 
 import (
 	"fmt"
