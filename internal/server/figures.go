@@ -157,16 +157,11 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 	return n
 }
 
-// severity orders nodes for listing: the ones with something to say first.
-func severity(n summary.ServerNode) int64 {
-	return n.OutOfMemory*1e12 + n.Dropped*1e6 + n.Blocked*1e5 + n.BlockedPeak*1e5 + n.PendingPeak*100 + n.GCMaxMillis + n.BacklogPeak
-}
-
 // Bounded builds a writer's Server section from its nodes' figures, the most telling nodes
 // listed first, within summary.MaxServerBytes.
 func Bounded(nodes []summary.ServerNode) *summary.Server {
 	sorted := append([]summary.ServerNode(nil), nodes...)
-	sort.SliceStable(sorted, func(i, j int) bool { return severity(sorted[i]) > severity(sorted[j]) })
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Severity() > sorted[j].Severity() })
 	s := &summary.Server{Nodes: sorted}
 	s.Bound()
 	return s

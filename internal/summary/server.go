@@ -102,6 +102,11 @@ type ServerNode struct {
 	Worst         string `json:"q,omitempty"`
 }
 
+// Severity orders nodes for listing: the ones with something to say first.
+func (n ServerNode) Severity() int64 {
+	return n.OutOfMemory*1e12 + n.Dropped*1e6 + n.Blocked*1e5 + n.BlockedPeak*1e5 + n.PendingPeak*100 + n.GCMaxMillis + n.BacklogPeak
+}
+
 // Add sums o into n: counts add, peaks and latencies take the larger, the worst line the
 // first seen.
 func (n *ServerNode) Add(o ServerNode) {

@@ -1,4 +1,4 @@
-package server
+package results
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ func TestMergeAndAnomalies(t *testing.T) {
 		nil,
 		{Index: 3, Server: &summary.Server{Error: "node 10.0.0.9: reading system_views.thread_pools failed"}},
 	}
-	got := Merge(sums)
+	got := MergeServer(sums)
 	if got.NodesRead != 4 || len(got.Nodes) != 2 || got.Nodes[0].Node != "10.0.0.3" {
 		t.Fatalf("merged %d nodes read, listed %+v", got.NodesRead, got.Nodes)
 	}
@@ -47,10 +47,13 @@ func TestMergeAndAnomalies(t *testing.T) {
 	if diff := cmp.Diff([]string{"writer 3: node 10.0.0.9: reading system_views.thread_pools failed"}, got.Errors); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
-	if Merge([]*summary.Summary{{Index: 0}}) != nil {
+	if MergeServer([]*summary.Summary{{Index: 0}}) != nil {
 		t.Error("no server figures merged into something")
 	}
 }
+
+// maxQuote is the longest log line a writer quotes (internal/server's bound).
+const maxQuote = 160
 
 // worstNode has every figure at its widest: 19-digit counts, the longest names and quotes.
 func worstNode(i int) summary.ServerNode {
@@ -68,27 +71,6 @@ func worstNode(i int) summary.ServerNode {
 	}
 }
 
-// A writer's server section stays within its budget however many nodes it watches, and what
-// it cannot list still counts in the totals.
-func TestServerSectionBound(t *testing.T) {
-	for _, nodes := range []int{1, 4, 32} {
-		var figures []summary.ServerNode
-		for i := range nodes {
-			figures = append(figures, worstNode(i))
-		}
-		s := Bounded(figures)
-		b, _ := json.Marshal(s)
-		listed := int32(len(s.Nodes))
-		if s.Rest != nil {
-			listed += s.Rest.Count
-		}
-		t.Logf("%d nodes: %d bytes, %d listed", nodes, len(b), len(s.Nodes))
-		if len(b) > summary.MaxServerBytes || listed != int32(nodes) {
-			t.Errorf("%d nodes: %d bytes (limit %d), %d accounted for", nodes, len(b), summary.MaxServerBytes, listed)
-		}
-	}
-}
-
 // The status of a 64-writer, 32-node run, every figure at its widest, stays far below the
 // 1.5 MiB an object may hold.
 func TestStatusSizeBound(t *testing.T) {
@@ -102,7 +84,7 @@ func TestStatusSizeBound(t *testing.T) {
 		}
 		sums = append(sums, s)
 	}
-	srv := Merge(sums)
+	srv := MergeServer(sums)
 	srv.Timeline = &cbv1.ServerTimeline{IntervalMillis: math.MaxInt64}
 	for range maxMergedServerPoints {
 		srv.Timeline.Points = append(srv.Timeline.Points, cbv1.ServerTimelinePoint{OffsetMillis: math.MaxInt64, PendingPeak: math.MaxInt64,

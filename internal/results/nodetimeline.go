@@ -1,4 +1,4 @@
-package server
+package results
 
 import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -8,13 +8,13 @@ import (
 // maxMergedServerPoints bounds status.results.server.timeline.points (its MaxItems).
 const maxMergedServerPoints = 48
 
-// MergeTimeline puts the writers' server timelines on Cassandra's clock from origin (the
+// MergeServerTimeline puts the writers' server timelines on Cassandra's clock from origin (the
 // client timeline's: the first writer's first send), in intervals of the coarsest writer's
 // sampling interval: each writer's point goes to the interval its sample ended in, where the
 // queues take the highest and the counts add. Samples before origin (a sampler starts just
 // before its writer's first send) count in the first interval. It returns nil when no
 // writer sent a timeline; hasOrigin false takes the earliest sampler's start.
-func MergeTimeline(summaries []*summary.Summary, origin int64, hasOrigin bool) *cbv1.ServerTimeline {
+func MergeServerTimeline(summaries []*summary.Summary, origin int64, hasOrigin bool) *cbv1.ServerTimeline {
 	type end struct {
 		at int64 // on Cassandra's clock
 		p  summary.ServerPoint

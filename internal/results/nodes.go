@@ -1,4 +1,4 @@
-package server
+package results
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/cassbench/cassbench/internal/verdict"
 )
 
-// Merge combines what the writers saw of their nodes into status.results.server. It returns
+// MergeServer combines what the writers saw of their nodes into status.results.server. It returns
 // nil when no writer read any node.
-func Merge(summaries []*summary.Summary) *cbv1.ServerResults {
+func MergeServer(summaries []*summary.Summary) *cbv1.ServerResults {
 	var total summary.ServerNode
 	var nodes []summary.ServerNode
 	var errs []string
@@ -39,7 +39,7 @@ func Merge(summaries []*summary.Summary) *cbv1.ServerResults {
 		return nil
 	}
 	sort.SliceStable(nodes, func(i, j int) bool {
-		if a, b := severity(nodes[i]), severity(nodes[j]); a != b {
+		if a, b := nodes[i].Severity(), nodes[j].Severity(); a != b {
 			return a > b
 		}
 		return nodes[i].Node < nodes[j].Node
