@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -72,7 +73,7 @@ type Local struct {
 	Cores           int
 	LimitMillicores int64
 	// GC is what its gc log (or GCSource) says of the window; nil when it has none.
-	GC *GCPauses
+	GC *nodeproc.GCPauses
 	// GCSource is where GC comes from: summary.GCFromLog when empty.
 	GCSource string
 }

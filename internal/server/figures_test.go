@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -87,7 +88,7 @@ func TestFigures(t *testing.T) {
 		"a node on this machine: its CPU and every GC pause, not GCInspector's": {
 			version: "5.0.9", p99: 0.002,
 			logs:  Logs{Available: true, GCPauses: 1, GCTotalMillis: 250, GCMaxMillis: 250},
-			local: &Local{CPU: 3 * time.Second, Wall: 2 * time.Second, Cores: 2, GC: &GCPauses{Count: 3, TotalMicros: 262400, MaxMicros: 250300}},
+			local: &Local{CPU: 3 * time.Second, Wall: 2 * time.Second, Cores: 2, GC: &nodeproc.GCPauses{Count: 3, TotalMicros: 262400, MaxMicros: 250300}},
 			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Logs: true,
 				CPUMillicores: 1500, CPUCores: 2, GCSource: summary.GCFromLog, GCPauses: 3, GCTotalMillis: 262, GCMaxMillis: 250},

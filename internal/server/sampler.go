@@ -9,6 +9,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -43,7 +44,7 @@ type Sampler struct {
 	// tl builds the timeline sample by sample, with the pauses the local nodes' gc logs
 	// show since the previous sample.
 	tl     *timelineBuilder
-	gcLogs []*gcTail
+	gcLogs []*nodeproc.GCTail
 
 	watching bool
 	stop     chan struct{}
@@ -79,7 +80,7 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 		sm.before[t.Node] = snap
 	}
 	for _, t := range targets {
-		if p, ok := FindProcess(t.Node, t.Port); ok {
+		if p, ok := nodeproc.FindProcess(t.Node, t.Port); ok {
 			if cpu, err := p.CPU(); err == nil {
 				sm.procs[t.Node] = localStart{p, cpu, time.Now(), tableDirs(ctx, s, t)}
 			}
@@ -99,7 +100,7 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 	sm.tl = newTimelineBuilder(sm.from, 0, sm.before)
 	for _, start := range sm.procs {
 		if start.proc.GCLog != "" {
-			sm.gcLogs = append(sm.gcLogs, &gcTail{path: start.proc.GCLog, from: sm.from})
+			sm.gcLogs = append(sm.gcLogs, nodeproc.NewGCTail(start.proc.GCLog, sm.from))
 		}
 	}
 	return sm
@@ -158,9 +159,9 @@ func (sm *Sampler) loop(ctx context.Context, every time.Duration) {
 
 // sample adds a point to the timeline, with the local nodes' GC pauses since the last one.
 func (sm *Sampler) sample(snaps map[string]*Snapshot, at time.Time) {
-	var gc []GCPauses
+	var gc []nodeproc.GCPauses
 	for _, tail := range sm.gcLogs {
-		if g, err := tail.next(at); err == nil {
+		if g, err := tail.Next(at); err == nil {
 			gc = append(gc, g)
 		}
 	}
@@ -171,7 +172,7 @@ func (sm *Sampler) sample(snaps map[string]*Snapshot, at time.Time) {
 
 // localStart is a node process and its CPU time when the window started.
 type localStart struct {
-	proc *Process
+	proc *nodeproc.Process
 	cpu  time.Duration
 	at   time.Time // monotonic
 	// tableDirs hold the benchmark table's SSTables.
@@ -238,7 +239,7 @@ func fromMetrics(start remoteStart, end jvmMetrics, endAt time.Time) *Local {
 		l.CPU = time.Duration(max(end.cpuSeconds-start.m.cpuSeconds, 0) * float64(time.Second))
 	}
 	if start.m.hasGC && end.hasGC {
-		l.GC = &GCPauses{Count: int64(max(end.gcPauses-start.m.gcPauses, 0)),
+		l.GC = &nodeproc.GCPauses{Count: int64(max(end.gcPauses-start.m.gcPauses, 0)),
 			TotalMicros: int64(max(end.gcSeconds-start.m.gcSeconds, 0) * 1e6)}
 	}
 	return l
@@ -264,7 +265,7 @@ func (sm *Sampler) local(node string, to time.Time, ends map[string]jvmMetrics, 
 	a := start.proc.Allowance()
 	l := &Local{CPU: cpu - start.cpu, Wall: time.Since(start.at), Cores: a.Cores, LimitMillicores: a.Millicores()}
 	if start.proc.GCLog != "" {
-		if gc, err := ReadGCLog(start.proc.GCLog, sm.from, to); err == nil {
+		if gc, err := nodeproc.ReadGCLog(start.proc.GCLog, sm.from, to); err == nil {
 			l.GC = &gc
 		}
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -12,7 +13,7 @@ import (
 type Sample struct {
 	At    time.Time
 	Snaps map[string]*Snapshot
-	GC    []GCPauses
+	GC    []nodeproc.GCPauses
 }
 
 // timelineBuilder turns samples into a server timeline as they come, keeping only the last

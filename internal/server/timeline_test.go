@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -31,11 +32,11 @@ func TestTimelineFromSamples(t *testing.T) {
 	before := map[string]*Snapshot{"a": snap("a", 10, 5, "ReadStage", 0), "b": snap("b", 100, 50, "ReadStage", 0)}
 	samples := []Sample{
 		{At: from.Add(1 * time.Second), Snaps: map[string]*Snapshot{"a": snap("a", 12, 6, "MutationStage", 40), "b": snap("b", 101, 50, "ReadStage", 7)},
-			GC: []GCPauses{{Count: 2, TotalMicros: 12_400}}},
+			GC: []nodeproc.GCPauses{{Count: 2, TotalMicros: 12_400}}},
 		// b did not answer: its compactions of this interval count in the next point.
 		{At: from.Add(2100 * time.Millisecond), Snaps: map[string]*Snapshot{"a": snap("a", 12, 8, "CompactionExecutor", 500)}},
 		{At: from.Add(3 * time.Second), Snaps: map[string]*Snapshot{"a": snap("a", 13, 8, "ReadStage", 0), "b": snap("b", 105, 51, "Native-Transport-Requests", 3)},
-			GC: []GCPauses{{Count: 1, TotalMicros: 600}, {Count: 1, TotalMicros: 300}}},
+			GC: []nodeproc.GCPauses{{Count: 1, TotalMicros: 600}, {Count: 1, TotalMicros: 300}}},
 		// a restarted: its counters start again, which counts nothing.
 		{At: from.Add(4 * time.Second), Snaps: map[string]*Snapshot{"a": snap("a", 0, 0, "ReadStage", 0)}},
 	}

@@ -1,4 +1,4 @@
-package server
+package nodeproc
 
 import (
 	"fmt"
@@ -29,10 +29,10 @@ func TestGCTailCountsEachPauseOnce(t *testing.T) {
 	}
 	at := func(sec int) time.Time { return time.Date(2026, 11, 24, 6, 29, sec, 0, time.UTC) }
 	write(os.O_TRUNC, line(5, "100.000")+"[2026-11-24T06:29:11.000+0000][1.0s] Using G1\n"+line(12, "2.000")+line(15, "3.000")+line(21, "4.000"))
-	tail := &gcTail{path: path, from: at(10)}
+	tail := NewGCTail(path, at(10))
 	check := func(to int, count, total int64) {
 		t.Helper()
-		got, err := tail.next(at(to))
+		got, err := tail.Next(at(to))
 		if err != nil || got.Count != count || got.TotalMicros != total {
 			t.Errorf("up to :%d: %+v, %v; want %d pauses, %d µs", to, got, err, count, total)
 		}

@@ -1,4 +1,9 @@
-package server
+// Package nodeproc reads a Cassandra node that runs on this machine from its process: the
+// process found by the socket it listens on for CQL, its CPU time (/proc), the CPU it may
+// use (affinity and cgroup quota) and its garbage collector's pauses. It is what a node on
+// the writer's host offers beyond the virtual tables; on Kubernetes a writer's nodes are in
+// other pods and no process is found.
+package nodeproc
 
 import (
 	"bufio"

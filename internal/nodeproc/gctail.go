@@ -1,4 +1,4 @@
-package server
+package nodeproc
 
 import (
 	"bufio"
@@ -8,19 +8,22 @@ import (
 	"time"
 )
 
-// gcTail reads a gc log's pauses sample by sample from where the previous reading stopped,
+// GCTail reads a gc log's pauses sample by sample from where the previous reading stopped,
 // so a sample costs the lines logged since the last one rather than the whole file (a busy
 // node's log grows to its rotation size, 10 MiB in Cassandra's jvm options).
-type gcTail struct {
+type GCTail struct {
 	path string
 	from time.Time // pauses before the window are not counted
 	off  int64
 }
 
-// next sums the pauses logged since the previous reading, up to to. A line not yet ended, or
+// NewGCTail reads the gc log at path from its start, counting the pauses logged from from.
+func NewGCTail(path string, from time.Time) *GCTail { return &GCTail{path: path, from: from} }
+
+// Next sums the pauses logged since the previous reading, up to to. A line not yet ended, or
 // a pause logged after to, is left for the next reading; a file smaller than the offset was
 // rotated, and is read from its start.
-func (g *gcTail) next(to time.Time) (GCPauses, error) {
+func (g *GCTail) Next(to time.Time) (GCPauses, error) {
 	f, err := os.Open(g.path)
 	if err != nil {
 		return GCPauses{}, err
