@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cassbench/cassbench/internal/promtext"
 )
 
 // MetricsPort is where the management API of a cass-operator pod serves its Prometheus
@@ -100,21 +101,11 @@ type tableName struct{ keyspace, table string }
 // SSTables and pending compactions.
 func parseMetrics(r io.Reader, table tableName) (jvmMetrics, error) {
 	m := jvmMetrics{sstables: -1, pendingCompactions: -1}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, labels, value, ok := sample(line)
-		if !ok {
-			continue
-		}
+	err := promtext.Scan(r, func(name, labels string, value float64) {
 		switch name {
 		case liveSSTablesMetric, pendingCompactionsMetric:
-			if labelValue(labels, "keyspace") != table.keyspace || labelValue(labels, "table") != table.table {
-				continue
+			if promtext.Label(labels, "keyspace") != table.keyspace || promtext.Label(labels, "table") != table.table {
+				return
 			}
 			if name == liveSSTablesMetric {
 				m.sstables = int64(value)
@@ -124,8 +115,8 @@ func parseMetrics(r io.Reader, table tableName) (jvmMetrics, error) {
 		case "process_cpu_seconds_total":
 			m.cpuSeconds, m.hasCPU = value, true
 		case "jvm_gc_collection_seconds_count", "jvm_gc_collection_seconds_sum":
-			if strings.HasSuffix(labelValue(labels, "gc"), " Cycles") {
-				continue
+			if strings.HasSuffix(promtext.Label(labels, "gc"), " Cycles") {
+				return
 			}
 			if name == "jvm_gc_collection_seconds_count" {
 				m.gcPauses += value
@@ -134,46 +125,6 @@ func parseMetrics(r io.Reader, table tableName) (jvmMetrics, error) {
 			}
 			m.hasGC = true
 		}
-	}
-	return m, sc.Err()
-}
-
-// sample splits `name{labels} value [timestamp]`.
-func sample(line string) (name, labels string, value float64, ok bool) {
-	var rest string
-	if i := strings.IndexByte(line, '{'); i >= 0 {
-		j := strings.LastIndexByte(line, '}')
-		if j < i {
-			return "", "", 0, false
-		}
-		name, labels, rest = line[:i], line[i+1:j], line[j+1:]
-	} else {
-		sp := strings.IndexByte(line, ' ')
-		if sp < 0 {
-			return "", "", 0, false
-		}
-		name, rest = line[:sp], line[sp:]
-	}
-	f := strings.Fields(rest)
-	if len(f) == 0 {
-		return "", "", 0, false
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v < 0 || v > 1e15 {
-		return "", "", 0, false
-	}
-	return strings.TrimSpace(name), labels, v, true
-}
-
-// labelValue finds key="value" among a sample's labels.
-func labelValue(labels, key string) string {
-	i := strings.Index(labels, key+`="`)
-	if i < 0 || (i > 0 && labels[i-1] != ',' && labels[i-1] != ' ') {
-		return ""
-	}
-	v := labels[i+len(key)+2:]
-	if j := strings.IndexByte(v, '"'); j >= 0 {
-		return v[:j]
-	}
-	return ""
+	})
+	return m, err
 }
