@@ -52,7 +52,7 @@ func TestMergeAndAnomalies(t *testing.T) {
 	}
 }
 
-// maxQuote is the longest log line a writer quotes (internal/server's bound).
+// maxQuote is the longest log line a writer quotes (internal/nodewatch's bound).
 const maxQuote = 160
 
 // worstNode has every figure at its widest: 19-digit counts, the longest names and quotes.

@@ -1,4 +1,4 @@
-package server_test
+package nodewatch_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/cassbench/cassbench/internal/cql"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/nodewatch"
 	"github.com/cassbench/cassbench/internal/testutil/cassandra"
 )
 
@@ -77,7 +77,7 @@ func TestSamplerCountsFlushesAndCompactions(t *testing.T) {
 	if err := s.AwaitSchemaAgreement(ctx); err != nil {
 		t.Fatal(err)
 	}
-	targets := server.Targets(s, ks, table)
+	targets := nodewatch.Targets(s, ks, table)
 	if len(targets) != 2 {
 		t.Fatalf("targets %v, want 2 nodes", targets)
 	}
@@ -86,7 +86,7 @@ func TestSamplerCountsFlushesAndCompactions(t *testing.T) {
 		before[tg.Node] = read(t, s, tg.HostID, ks, table)
 	}
 
-	smp := server.Start(ctx, s, targets, 500*time.Millisecond, nil)
+	smp := nodewatch.Start(ctx, s, targets, 500*time.Millisecond, nil)
 	value := make([]byte, 16<<10)
 	_, _ = rand.Read(value)
 	// About 12 MiB in six bursts a second and a half apart: each burst becomes at least one

@@ -1,9 +1,11 @@
-// Package server reads what the Cassandra nodes did during a run, through their CQL virtual
-// tables only (so it works on cass-operator pods and local nodes alike, with no JMX or
-// agent): per-node snapshots before and after the measured window and samples in between,
-// their difference as per-node figures, plain-word anomalies, and the verdict on who limited
-// the run, the writers or the cluster. docs/server.md says why each figure is there.
-package server
+// Package nodewatch runs in the writer pods and reads what the Cassandra nodes did during a
+// run: per-node snapshots of their CQL virtual tables (so it works on cass-operator pods and
+// local nodes alike, with no JMX or agent) before and after the measured window and samples
+// in between, a node process on the writer's machine (internal/nodeproc), and a management
+// API's metrics endpoint where one answers. It turns them into the per-node figures of a
+// writer's summary; internal/results merges them and internal/verdict judges them in the
+// manager, which links none of this. docs/server.md says why each figure is there.
+package nodewatch
 
 import (
 	"context"
