@@ -28,18 +28,26 @@ type Process struct {
 	PID int
 	// GCLog is the file of the JVM's -Xlog:gc output, empty when it logs none to a file.
 	GCLog string
+	// args are its command line.
+	args []string
 }
 
 // procRoot is where the process table is read; tests point it elsewhere.
 var procRoot = "/proc"
 
-// FindProcess finds the process listening on addr:port for CQL on this machine.
+// FindProcess finds the process listening on addr:port for CQL on this machine. A JVM
+// started without -Djava.net.preferIPv4Stack=true (a plain java command; Cassandra's
+// scripts set it) listens on an IPv6 socket that also takes IPv4: its address is then in
+// /proc/net/tcp6, as the IPv4-mapped address or the IPv6 wildcard.
 func FindProcess(addr string, port int) (*Process, bool) {
 	ip := net.ParseIP(addr)
 	if ip == nil || ip.To4() == nil {
-		return nil, false // the local nodes are IPv4; /proc/net/tcp6 is not read
+		return nil, false // the local nodes are IPv4
 	}
 	inode := listeningInode(filepath.Join(procRoot, "net", "tcp"), ip.To4(), port)
+	if inode == "" {
+		inode = listeningInode(filepath.Join(procRoot, "net", "tcp6"), ip.To4(), port)
+	}
 	if inode == "" {
 		return nil, false
 	}
@@ -48,18 +56,26 @@ func FindProcess(addr string, port int) (*Process, bool) {
 		return nil, false
 	}
 	cmdline, _ := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cmdline"))
-	return &Process{PID: pid, GCLog: gcLogPath(strings.Split(string(cmdline), "\x00"))}, true
+	args := strings.Split(string(cmdline), "\x00")
+	return &Process{PID: pid, GCLog: gcLogPath(args), args: args}, true
 }
 
-// listeningInode returns the inode of the LISTEN socket on ip:port in a /proc/net/tcp table.
+// listeningInode returns the inode of the LISTEN socket on ip:port in a /proc/net/tcp or
+// tcp6 table, taking a wildcard listener too.
 func listeningInode(table string, ip net.IP, port int) string {
 	data, err := os.ReadFile(table)
 	if err != nil {
 		return ""
 	}
-	// The table writes the address as the 32-bit word in host order (little-endian here).
-	want := strings.ToUpper(hex.EncodeToString([]byte{ip[3], ip[2], ip[1], ip[0]})) + fmt.Sprintf(":%04X", port)
-	wildcard := "00000000" + fmt.Sprintf(":%04X", port)
+	// The tables write an address as its 32-bit words, each in host order (little-endian
+	// here): tcp6 holds 127.0.0.1 as ::ffff:127.0.0.1.
+	word := strings.ToUpper(hex.EncodeToString([]byte{ip[3], ip[2], ip[1], ip[0]}))
+	suffix := fmt.Sprintf(":%04X", port)
+	want, wildcard := word+suffix, "00000000"+suffix
+	if strings.HasSuffix(table, "6") {
+		want = "0000000000000000FFFF0000" + word + suffix
+		wildcard = strings.Repeat("0", 32) + suffix
+	}
 	for _, line := range strings.Split(string(data), "\n")[1:] {
 		f := strings.Fields(line)
 		if len(f) < 10 || f[3] != "0A" { // 0A: TCP_LISTEN

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,5 +92,44 @@ func TestParsePauseRefusesAbsurdDurations(t *testing.T) {
 	}
 	if _, us, ok := parsePause("[2026-11-24T06:29:27.249+0000][10.433s] GC(9) Pause Young (Normal) (G1 Evacuation Pause) 364M->34M(512M) 37.689ms"); !ok || us != 37689 {
 		t.Errorf("a real pause read as %d µs, %v", us, ok)
+	}
+}
+
+// A JVM without -Djava.net.preferIPv4Stack=true listens on an IPv6 socket that takes IPv4
+// too: bound to one address it shows in /proc/net/tcp6 as ::ffff:a.b.c.d, bound to all as
+// ::. Either is found by the IPv4 address a writer connects to.
+func TestFindProcessOnADualStackSocket(t *testing.T) {
+	all, err := net.Listen("tcp", ":0") // Go's dual-stack wildcard, [::]
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = all.Close() }()
+	port := all.Addr().(*net.TCPAddr).Port
+	if p, ok := FindProcess("127.0.0.1", port); !ok || p.PID != os.Getpid() {
+		t.Errorf("FindProcess(127.0.0.1, %d) on [::] = %+v, %v; want this process", port, p, ok)
+	}
+
+	fd, err := syscall.Socket(syscall.AF_INET6, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Close(fd) }()
+	mapped := &syscall.SockaddrInet6{Addr: [16]byte{10: 0xff, 11: 0xff, 12: 127, 13: 0, 14: 0, 15: 1}}
+	if err := syscall.Bind(fd, mapped); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 1); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port = sa.(*syscall.SockaddrInet6).Port
+	if p, ok := FindProcess("127.0.0.1", port); !ok || p.PID != os.Getpid() {
+		t.Errorf("FindProcess(127.0.0.1, %d) on ::ffff:127.0.0.1 = %+v, %v; want this process", port, p, ok)
+	}
+	if _, ok := FindProcess("127.0.0.3", port); ok {
+		t.Error("found a listener bound to ::ffff:127.0.0.1 by another address")
 	}
 }
