@@ -142,6 +142,9 @@ func perfGC(c map[string]int64) (PerfGC, bool) {
 	return out, found
 }
 
+// ErrPerfDataOff is PerfData's error for a JVM whose flags turn the file off.
+var ErrPerfDataOff = errors.New("it keeps no hsperfdata file")
+
 // PerfData finds the JVM's hsperfdata file. The JVM names it by its pid in its own pid
 // namespace, under /tmp of its own mount namespace, which /proc/PID/root shows whatever
 // namespaces it runs in.
@@ -165,10 +168,8 @@ func (p *Process) PerfData() (string, error) {
 	}
 	for _, a := range p.args {
 		switch a {
-		case "-XX:+PerfDisableSharedMem":
-			return "", errors.New("the JVM runs with -XX:+PerfDisableSharedMem, so it keeps no hsperfdata file")
-		case "-XX:-UsePerfData":
-			return "", errors.New("the JVM runs with -XX:-UsePerfData, so it keeps no performance counters")
+		case "-XX:+PerfDisableSharedMem", "-XX:-UsePerfData":
+			return "", fmt.Errorf("the JVM runs with %s: %w", a, ErrPerfDataOff)
 		}
 	}
 	return "", fmt.Errorf("no hsperfdata file for pid %s under %s (another user's, or not readable)",

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cassbench/cassbench/internal/testutil/tier"
 )
 
 // churn is a Java program that collects in bursts: it allocates 256 MiB (young
@@ -31,6 +33,7 @@ const churn = `public class Churn {
 // startJVM runs churn with the JVM's default flags and returns its process.
 func startJVM(t *testing.T, flags ...string) *Process {
 	t.Helper()
+	tier.Require(t, tier.Cassandra) // the tier that has Java
 	if _, err := exec.LookPath("java"); err != nil {
 		t.Fatal("java is needed (the local Cassandra nodes need it too)")
 	}

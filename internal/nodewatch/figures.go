@@ -76,7 +76,17 @@ type Local struct {
 	GC *nodeproc.GCPauses
 	// GCSource is where GC comes from: summary.GCFromLog when empty.
 	GCSource string
+	// Missing says why CPU or GC could not be read (summary.Missing* codes).
+	Missing []string
 }
+
+// gcCodes are the Missing codes of the GC figure.
+var gcCodes = map[string]bool{summary.MissingGCRemote: true, summary.MissingGCMetrics: true,
+	summary.MissingGCPerfOff: true, summary.MissingGCPerfUnreadable: true}
+
+// remoteUnread is what Figures is given for a node neither on this machine nor serving
+// metrics: nothing, and why.
+var remoteUnread = &Local{Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}}
 
 // Figures turns a node's snapshots at the window's start and end, its peaks, its log lines
 // and, for a node on this machine, its process's figures (nil elsewhere) into the figures a
@@ -130,13 +140,22 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 			n.PendingCompactions, n.PendingCompactionsPeak = &end, &peak
 		}
 	}
-	if local != nil && local.Wall >= time.Millisecond && local.CPU > 0 {
+	if local == nil {
+		local = remoteUnread
+	}
+	if local.Wall >= time.Millisecond && local.CPU > 0 {
 		n.CPUMillicores = local.CPU.Microseconds() / local.Wall.Milliseconds()
 		n.CPUCores = int32(local.Cores)
 		n.CPULimitMillicores = local.LimitMillicores
 	}
+	for _, code := range local.Missing {
+		// A node whose GC the system_logs give is missing nothing of it.
+		if !logs.Available || !gcCodes[code] {
+			n.Missing = append(n.Missing, code)
+		}
+	}
 	switch {
-	case local != nil && local.GC != nil:
+	case local.GC != nil:
 		n.GCSource = summary.GCFromLog
 		if local.GCSource != "" {
 			n.GCSource = local.GCSource

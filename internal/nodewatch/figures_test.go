@@ -68,22 +68,24 @@ func TestFigures(t *testing.T) {
 		"5.0 node: p99 in seconds at 1 ms": {
 			version: "5.0.9", p99: 0.002,
 			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
-				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000},
+				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
 		},
 		"4.1 node: p99 in milliseconds": {
 			version: "4.1.5", p99: 2.125,
 			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
-				CoordWriteP99Micros: 2125, CoordReadP99Micros: 4250, CoordResolution: 1},
+				CoordWriteP99Micros: 2125, CoordReadP99Micros: 4250, CoordResolution: 1, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
 		},
 		"unknown version: no coordinator figure": {
 			version: "", p99: 0.002,
-			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7},
+			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
 		},
 		"logged drops add only the node's own": {
 			version: "5.0.9", p99: 0.002,
 			logs: Logs{Available: true, DroppedInternal: 5},
 			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 12,
-				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Logs: true, GCSource: summary.GCFromSystemLogs},
+				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Logs: true, GCSource: summary.GCFromSystemLogs,
+				// The logs give GC, so only CPU is missing.
+				Missing: []string{summary.MissingCPURemote}},
 		},
 		"a node on this machine: its CPU and every GC pause, not GCInspector's": {
 			version: "5.0.9", p99: 0.002,
@@ -92,6 +94,22 @@ func TestFigures(t *testing.T) {
 			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Logs: true,
 				CPUMillicores: 1500, CPUCores: 2, GCSource: summary.GCFromLog, GCPauses: 3, GCTotalMillis: 262, GCMaxMillis: 250},
+		},
+		// A p99 under the table's millisecond reads 0 there: kept with its resolution, so
+		// that every output says "< 1 ms" rather than 0.
+		"5.0 node, p99 under its resolution": {
+			version: "5.0.9", p99: 0,
+			local: &Local{CPU: time.Second, Wall: 2 * time.Second, Cores: 2, GC: perfPauses(nodeproc.PerfGC{Count: 4, Total: time.Millisecond},
+				nodeproc.PerfGC{Count: 9, Total: 31400 * time.Microsecond}), GCSource: summary.GCFromPerfData},
+			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
+				CoordResolution: 1000, CPUMillicores: 500, CPUCores: 2, GCSource: summary.GCFromPerfData, GCPauses: 5, GCTotalMillis: 30},
+		},
+		"a local JVM with no gc log and no counters says why": {
+			version: "5.0.9", p99: 0.002,
+			local: &Local{CPU: time.Second, Wall: 2 * time.Second, Cores: 2, Missing: []string{summary.MissingGCPerfOff}},
+			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
+				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, CPUMillicores: 500, CPUCores: 2,
+				Missing: []string{summary.MissingGCPerfOff}},
 		},
 	}
 	for name, tc := range tests {

@@ -45,6 +45,8 @@ type Sampler struct {
 	// show since the previous sample.
 	tl     *timelineBuilder
 	gcLogs []*nodeproc.GCTail
+	// perfs read the collections of local JVMs that log none, from their counters.
+	perfs []*perfTail
 
 	watching bool
 	stop     chan struct{}
@@ -82,7 +84,11 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 	for _, t := range targets {
 		if p, ok := nodeproc.FindProcess(t.Node, t.Port); ok {
 			if cpu, err := p.CPU(); err == nil {
-				sm.procs[t.Node] = localStart{p, cpu, time.Now(), tableDirs(ctx, s, t)}
+				start := localStart{proc: p, cpu: cpu, at: time.Now(), tableDirs: tableDirs(ctx, s, t)}
+				if p.GCLog == "" {
+					start.perf = startPerf(p)
+				}
+				sm.procs[t.Node] = start
 			}
 		}
 	}
@@ -101,6 +107,9 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 	for _, start := range sm.procs {
 		if start.proc.GCLog != "" {
 			sm.gcLogs = append(sm.gcLogs, nodeproc.NewGCTail(start.proc.GCLog, sm.from))
+		}
+		if start.perf.path != "" {
+			sm.perfs = append(sm.perfs, &perfTail{path: start.perf.path, last: start.perf.at})
 		}
 	}
 	return sm
@@ -165,6 +174,11 @@ func (sm *Sampler) sample(snaps map[string]*Snapshot, at time.Time) {
 			gc = append(gc, g)
 		}
 	}
+	for _, tail := range sm.perfs {
+		if g, err := tail.next(); err == nil {
+			gc = append(gc, g)
+		}
+	}
 	sm.mu.Lock()
 	sm.tl.add(Sample{At: at, Snaps: snaps, GC: gc})
 	sm.mu.Unlock()
@@ -177,6 +191,8 @@ type localStart struct {
 	at   time.Time // monotonic
 	// tableDirs hold the benchmark table's SSTables.
 	tableDirs []string
+	// perf is its JVM's collections at the start, where it logs none to a file.
+	perf perfStart
 }
 
 // table is the benchmark table, which every target shares.
@@ -237,17 +253,21 @@ func fromMetrics(start remoteStart, end jvmMetrics, endAt time.Time) *Local {
 	l := &Local{Wall: endAt.Sub(start.at), GCSource: summary.GCFromMetrics}
 	if start.m.hasCPU && end.hasCPU {
 		l.CPU = time.Duration(max(end.cpuSeconds-start.m.cpuSeconds, 0) * float64(time.Second))
+	} else {
+		l.Missing = append(l.Missing, summary.MissingCPUMetrics)
 	}
 	if start.m.hasGC && end.hasGC {
 		l.GC = &nodeproc.GCPauses{Count: int64(max(end.gcPauses-start.m.gcPauses, 0)),
 			TotalMicros: int64(max(end.gcSeconds-start.m.gcSeconds, 0) * 1e6)}
+	} else {
+		l.Missing = append(l.Missing, summary.MissingGCMetrics)
 	}
 	return l
 }
 
 // local reads a node process's figures for the window, from the process where the node is
-// on this machine, else from its metrics endpoint as read at the end (ends); nil when
-// neither is readable.
+// on this machine, else from its metrics endpoint as read at the end (ends); with what is
+// missing and why when neither is readable.
 func (sm *Sampler) local(node string, to time.Time, ends map[string]jvmMetrics, endAt time.Time) *Local {
 	start, ok := sm.procs[node]
 	if !ok {
@@ -256,17 +276,27 @@ func (sm *Sampler) local(node string, to time.Time, ends map[string]jvmMetrics, 
 		if ok1 && ok2 {
 			return fromMetrics(rs, end, endAt)
 		}
-		return nil
+		return remoteUnread
 	}
-	cpu, err := start.proc.CPU()
-	if err != nil {
-		return nil
+	l := &Local{Wall: time.Since(start.at)}
+	if cpu, err := start.proc.CPU(); err == nil {
+		a := start.proc.Allowance()
+		l.CPU, l.Cores, l.LimitMillicores = cpu-start.cpu, a.Cores, a.Millicores()
+	} else {
+		l.Missing = append(l.Missing, summary.MissingCPUProc)
 	}
-	a := start.proc.Allowance()
-	l := &Local{CPU: cpu - start.cpu, Wall: time.Since(start.at), Cores: a.Cores, LimitMillicores: a.Millicores()}
-	if start.proc.GCLog != "" {
+	switch {
+	case start.proc.GCLog != "":
 		if gc, err := nodeproc.ReadGCLog(start.proc.GCLog, sm.from, to); err == nil {
 			l.GC = &gc
+		}
+	case start.perf.missing != "":
+		l.Missing = append(l.Missing, start.perf.missing)
+	default:
+		if end, err := nodeproc.GCCounters(start.perf.path); err == nil {
+			l.GC, l.GCSource = perfPauses(start.perf.at, end), summary.GCFromPerfData
+		} else {
+			l.Missing = append(l.Missing, summary.MissingGCPerfUnreadable)
 		}
 	}
 	return l

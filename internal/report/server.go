@@ -56,9 +56,31 @@ func serverTable(w *errWriter, r *cbv1.Results) {
 			w.printf("  node %s logged: %s\n", n.Node, strings.TrimSpace(n.Logs.Worst))
 		}
 	}
+	for _, line := range notAvailable(s) {
+		w.printf("  %s\n", line)
+	}
 	for _, e := range s.Errors {
 		w.printf("  not read: %s\n", e)
 	}
+}
+
+// belowResolution renders a latency under its resolution: "< 1 ms".
+func belowResolution(resolution int64) string {
+	if resolution%1000 == 0 {
+		return "< " + numfmt.Millis(resolution/1000)
+	}
+	return fmt.Sprintf("< %d µs", resolution)
+}
+
+// notAvailable lists why nodes' figures are absent, one line a reason.
+func notAvailable(s *cbv1.ServerResults) []string {
+	var out []string
+	for _, n := range s.Nodes {
+		for _, why := range n.NotAvailable {
+			out = append(out, fmt.Sprintf("node %s: not available: %s", n.Node, why))
+		}
+	}
+	return out
 }
 
 // gcPauses renders "3 (1.5 s, max 650 ms)", with "over 200 ms" where only GCInspector's
@@ -74,18 +96,21 @@ func gcPauses(g *cbv1.NodeGCResults) string {
 	if g.Pauses == 0 {
 		return "0" + which
 	}
-	if g.Source == cbv1.GCSourceMetrics { // the endpoint counts pauses, not the longest
+	if g.Source == cbv1.GCSourceMetrics || g.Source == cbv1.GCSourceHSPerfData { // counters keep no longest
 		return fmt.Sprintf("%s (%s)", numfmt.Count(g.Pauses), numfmt.Millis(g.TotalMillis))
 	}
 	return fmt.Sprintf("%s%s (%s, max %s)", numfmt.Count(g.Pauses), which, numfmt.Millis(g.TotalMillis), numfmt.Millis(g.MaxMillis))
 }
 
-// coordP99 renders a coordinator p99 with its resolution: "2 ms ±500 µs"; "-" when the
-// node's version, and so the figure's unit, was not known.
+// coordP99 renders a coordinator p99 with its resolution: "2 ms ±500 µs"; "< 1 ms" when
+// it is under its resolution (Cassandra 5.0's tables round to the millisecond, so a 300 µs
+// p99 reads 0 there); "-" when the node's version, and so the figure's unit, was not known.
 func coordP99(v, resolution int64) string {
 	switch {
 	case resolution == 0:
 		return "-"
+	case v < resolution:
+		return belowResolution(resolution)
 	case resolution > 1:
 		return Micros(v) + " ±" + Micros(resolution/2)
 	}

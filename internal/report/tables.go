@@ -171,11 +171,13 @@ func nodeTable(s *cbv1.ServerResults) htmlTable {
 			class = strings.TrimSpace(class + " nonzero")
 		}
 		coord := "-" // the node's version, and so the unit, was not known
-		if n.CoordinatorLatencyResolutionMicros > 0 {
+		switch res := n.CoordinatorLatencyResolutionMicros; {
+		case res > 0 && n.CoordinatorWriteP99Micros < res:
+			coord = belowResolution(res)
+		case res > 1:
+			coord = msCell(n.CoordinatorWriteP99Micros) + " ±" + msCell(res/2)
+		case res > 0:
 			coord = msCell(n.CoordinatorWriteP99Micros)
-			if res := n.CoordinatorLatencyResolutionMicros; res > 1 {
-				coord += " ±" + msCell(res/2)
-			}
 		}
 		t.add(class, []string{name, numfmt.Count(n.Mutations), numfmt.Count(n.Reads), numfmt.Count(n.PendingPeak), orDash(n.PendingStage),
 			numfmt.Count(max(n.Blocked, n.BlockedPeak)), numfmt.Count(n.Dropped), numfmt.Count(n.Hints), numfmt.Count(n.Compactions),
@@ -194,6 +196,7 @@ func nodeTable(s *cbv1.ServerResults) htmlTable {
 			t.Notes = append(t.Notes, fmt.Sprintf("node %s logged: %s", n.Node, strings.TrimSpace(n.Logs.Worst)))
 		}
 	}
+	t.Notes = append(t.Notes, notAvailable(s)...)
 	for _, e := range s.Errors {
 		t.Notes = append(t.Notes, "not read: "+e)
 	}

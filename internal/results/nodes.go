@@ -76,7 +76,28 @@ func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
 	if n.Logs {
 		r.Logs = &cbv1.NodeLogResults{Errors: n.LogErrors, OutOfMemory: n.OutOfMemory, Worst: n.Worst}
 	}
+	for _, code := range n.Missing {
+		if why, ok := missingReasons[code]; ok && len(r.NotAvailable) < 4 {
+			r.NotAvailable = append(r.NotAvailable, why)
+		}
+	}
 	return r
+}
+
+// missingReasons words a summary's Missing codes for status.
+var missingReasons = map[string]string{
+	summary.MissingCPURemote: "CPU: the node is not on its writer's machine and its management API's metrics endpoint " +
+		"(port 9000, /metrics) did not answer",
+	summary.MissingCPUMetrics: "CPU: the node's metrics endpoint served no process_cpu_seconds_total",
+	summary.MissingCPUProc:    "CPU: the node's process was found on its writer's machine but its /proc/PID/stat could not be read",
+	summary.MissingGCRemote: "GC: the node is not on its writer's machine, its management API's metrics endpoint did not answer, " +
+		"and it does not feed system_views.system_logs",
+	summary.MissingGCMetrics: "GC: the node's metrics endpoint served no jvm_gc_collection_seconds, and it does not feed " +
+		"system_views.system_logs",
+	summary.MissingGCPerfOff: "GC: the node's JVM writes no -Xlog:gc file and keeps no hsperfdata counters " +
+		"(-XX:+PerfDisableSharedMem or -XX:-UsePerfData), and it does not feed system_views.system_logs",
+	summary.MissingGCPerfUnreadable: "GC: the node's JVM writes no -Xlog:gc file and its hsperfdata counters could not be read " +
+		"by its writer (another user's JVM, or another version's format)",
 }
 
 // sstableSources names a summary's SSTable source in the API.
@@ -84,4 +105,4 @@ var sstableSources = map[string]string{summary.SSTablesFromDisk: "disk", summary
 
 // gcSources names a summary's GC source in the API.
 var gcSources = map[string]string{summary.GCFromLog: cbv1.GCSourceGCLog, summary.GCFromSystemLogs: cbv1.GCSourceSystemLogs,
-	summary.GCFromMetrics: cbv1.GCSourceMetrics}
+	summary.GCFromMetrics: cbv1.GCSourceMetrics, summary.GCFromPerfData: cbv1.GCSourceHSPerfData}

@@ -117,3 +117,31 @@ func TestStatusSizeBound(t *testing.T) {
 		t.Errorf("results are %d bytes, want under 128 KiB (the object limit is 1.5 MiB)", len(b))
 	}
 }
+
+// A figure no source reached is said to be missing, with why, in status; the counters of a
+// JVM that logs no GC are its GC source.
+func TestMergeSaysWhyFiguresAreMissing(t *testing.T) {
+	sums := []*summary.Summary{{Server: &summary.Server{Nodes: []summary.ServerNode{
+		{Node: "10.0.0.1", Mutations: 1, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote, "unknown code"}},
+		{Node: "127.0.0.1", Mutations: 1, CPUMillicores: 300, CPUCores: 2, GCSource: summary.GCFromPerfData, GCPauses: 4, GCTotalMillis: 31},
+	}}}}
+	got := MergeServer(sums)
+	byNode := map[string]cbv1.NodeServerResults{}
+	for _, n := range got.Nodes {
+		byNode[n.Node] = n
+	}
+	remote := byNode["10.0.0.1"]
+	if len(remote.NotAvailable) != 2 || !strings.HasPrefix(remote.NotAvailable[0], "CPU: the node is not on its writer's machine") ||
+		!strings.HasPrefix(remote.NotAvailable[1], "GC: the node is not on its writer's machine") || remote.GC != nil {
+		t.Errorf("remote node: GC %+v, not available %q", remote.GC, remote.NotAvailable)
+	}
+	local := byNode["127.0.0.1"]
+	if diff := cmp.Diff(&cbv1.NodeGCResults{Source: cbv1.GCSourceHSPerfData, Pauses: 4, TotalMillis: 31}, local.GC); diff != "" || local.NotAvailable != nil {
+		t.Errorf("local node: not available %q, GC (-want +got):\n%s", local.NotAvailable, diff)
+	}
+	for code, why := range missingReasons {
+		if len(why) > 256 {
+			t.Errorf("%s: %d characters, over the API's 256", code, len(why))
+		}
+	}
+}
