@@ -6,6 +6,7 @@ package verdict
 
 import (
 	"fmt"
+	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/numfmt"
@@ -205,8 +206,9 @@ func nodeCPUPercent(n cbv1.NodeServerResults) (int64, bool) {
 	return n.CPUMillicores * 100 / limit, true
 }
 
-// busiestNode is the highest node CPU share read, and whether every node read had one.
-func busiestNode(s *cbv1.ServerResults) (pct int64, node string, all bool) {
+// busiestNode is the node with the highest CPU share read, its share, and whether every node
+// read had one.
+func busiestNode(s *cbv1.ServerResults) (busiest cbv1.NodeServerResults, pct int64, all bool) {
 	all = len(s.Nodes) > 0 && int64(len(s.Nodes)) == int64(s.NodesRead)
 	for _, n := range s.Nodes {
 		p, ok := nodeCPUPercent(n)
@@ -215,10 +217,38 @@ func busiestNode(s *cbv1.ServerResults) (pct int64, node string, all bool) {
 			continue
 		}
 		if p >= pct {
-			pct, node = p, n.Node
+			busiest, pct = n, p
 		}
 	}
-	return pct, node, all
+	return busiest, pct, all
+}
+
+// unknownCPU names the nodes whose CPU share is not known, and why, for a verdict that
+// needed it.
+func unknownCPU(s *cbv1.ServerResults) string {
+	var parts []string
+	for _, n := range s.Nodes {
+		if _, ok := nodeCPUPercent(n); ok {
+			continue
+		}
+		why := "its CPU was not read"
+		for _, na := range n.NotAvailable {
+			if r, ok := strings.CutPrefix(na, "CPU: "); ok {
+				why = r
+			}
+		}
+		if n.CPUMillicores > 0 {
+			why = "what it could use was not known (on cass-operator pods that needs the datacenter's spec.resources.limits.cpu)"
+		}
+		parts = append(parts, fmt.Sprintf("node %s: %s", n.Node, why))
+		if len(parts) == 3 {
+			break
+		}
+	}
+	if unlisted := int(s.NodesRead) - len(s.Nodes); unlisted > 0 {
+		parts = append(parts, fmt.Sprintf("%d nodes whose figures were summed, not listed", unlisted))
+	}
+	return "the CPU of the nodes against what they could use was not known (" + strings.Join(parts, "; ") + ")"
 }
 
 // quiet decides a run in which neither side showed strain.
@@ -227,25 +257,48 @@ func quiet(e Evidence) (cbv1.BottleneckVerdict, []string) {
 	case e.Server == nil:
 		return cbv1.BottleneckUnclear, []string{"the nodes were not read, so the cluster's side is unknown"}
 	case e.InFlight > 0 && littleBound(e):
-		little := fmt.Sprintf("throughput (%s ops/s) is what %s requests in flight allow at %s µs each (Little's law)",
-			numfmt.Count(e.OpsPerSecond), numfmt.Count(e.InFlight), numfmt.Count(e.MeanServiceMicros))
-		pct, node, all := busiestNode(e.Server)
-		switch {
-		case all && pct < nodeIdlePercent:
-			return cbv1.BottleneckWriters, []string{
-				little + ": raise writers.concurrency or writers.replicas",
-				fmt.Sprintf("the busiest node, %s, used %d%% of the CPU it could use, and the nodes showed no queueing, drops or timeouts", node, pct),
-			}
-		case all:
-			return cbv1.BottleneckUnclear, []string{little,
-				fmt.Sprintf("node %s used %d%% of the CPU it could use: more requests in flight may or may not raise throughput", node, pct)}
-		}
-		return cbv1.BottleneckUnclear, []string{little,
-			"the nodes' CPU against what they could use was not known (on cass-operator pods that needs the datacenter's spec.resources.limits.cpu), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}
+		return concurrencyBound(e)
 	case e.TargetRate > 0:
 		return cbv1.BottleneckUnclear, []string{fmt.Sprintf("%s of the target %s ops/s were achieved, yet neither side showed strain", numfmt.Count(e.OpsPerSecond), numfmt.Count(e.TargetRate))}
 	}
 	return cbv1.BottleneckUnclear, []string{"neither the writers nor the nodes showed strain"}
+}
+
+// concurrencyBound decides a quiet closed loop whose throughput is what its requests in
+// flight allow (Little's law): the writers' concurrency bounded it unless a node may have
+// been saturated without queueing, which only its CPU shows. A node's CPU read under half of
+// what it could use leaves no doubt; under 90% with fewer requests in flight than its cores,
+// the run's requests could not have kept it busy (each is worked on by one thread at a
+// time); and one request in flight cannot saturate any node, which is idle at least while
+// the request and its answer travel.
+func concurrencyBound(e Evidence) (cbv1.BottleneckVerdict, []string) {
+	inFlight := numfmt.Count(e.InFlight) + " requests in flight allow"
+	if e.InFlight == 1 {
+		inFlight = "1 request in flight allows"
+	}
+	little := fmt.Sprintf("throughput (%s ops/s) is what %s at %s µs each (Little's law)",
+		numfmt.Count(e.OpsPerSecond), inFlight, numfmt.Count(e.MeanServiceMicros))
+	raise := little + ": raise writers.concurrency or writers.replicas"
+	quietNodes := "the nodes showed no queueing, drops or timeouts"
+	busiest, pct, all := busiestNode(e.Server)
+	switch {
+	case all && pct < nodeIdlePercent:
+		return cbv1.BottleneckWriters, []string{raise,
+			fmt.Sprintf("the busiest node, %s, used %d%% of the CPU it could use, and %s", busiest.Node, pct, quietNodes)}
+	case all && pct < nodeBusyPercent && e.InFlight*1000 < nodeCPULimit(busiest):
+		return cbv1.BottleneckWriters, []string{raise,
+			fmt.Sprintf("the busiest node, %s, used %d%% of the %s it could use, which %s requests in flight cannot keep busy, and %s",
+				busiest.Node, pct, numfmt.Cores(nodeCPULimit(busiest)), numfmt.Count(e.InFlight), quietNodes)}
+	case all:
+		return cbv1.BottleneckUnclear, []string{little,
+			fmt.Sprintf("node %s used %d%% of the CPU it could use: more requests in flight may or may not raise throughput", busiest.Node, pct)}
+	case e.InFlight == 1 && pct < nodeIdlePercent:
+		return cbv1.BottleneckWriters, []string{raise,
+			"one request in flight keeps no node busy: each waits, idle, while the request and its answer travel, and " + quietNodes,
+			unknownCPU(e.Server)}
+	}
+	return cbv1.BottleneckUnclear, []string{little,
+		unknownCPU(e.Server) + ", and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}
 }
 
 // littleBound says whether throughput is what the requests in flight allow at the measured

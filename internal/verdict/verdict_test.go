@@ -79,14 +79,42 @@ func TestVerdict(t *testing.T) {
 		"closed loop on an idle node: concurrency-bound": {
 			e: Evidence{Operations: 20000, WindowMillis: 10000, OpsPerSecond: 2000, MeanServiceMicros: 500, InFlight: 1, CPU: idleCPU, Server: nodes(cbv1.NodeServerResults{}, 300)},
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckWriters, WriterCPUPercent: 20, Evidence: []string{
-				"throughput (2,000 ops/s) is what 1 requests in flight allow at 500 µs each (Little's law): raise writers.concurrency or writers.replicas",
+				"throughput (2,000 ops/s) is what 1 request in flight allows at 500 µs each (Little's law): raise writers.concurrency or writers.replicas",
 				"the busiest node, 127.0.0.1, used 15% of the CPU it could use, and the nodes showed no queueing, drops or timeouts"}},
 		},
 		"closed loop, quiet queues, node CPU unknown: unclear, not Writers": {
 			e: Evidence{Operations: 150000, WindowMillis: 10000, OpsPerSecond: 15000, MeanServiceMicros: 4000, InFlight: 64, CPU: idleCPU, Server: calm},
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear, WriterCPUPercent: 20, Evidence: []string{
 				"throughput (15,000 ops/s) is what 64 requests in flight allow at 4,000 µs each (Little's law)",
-				"the nodes' CPU against what they could use was not known (on cass-operator pods that needs the datacenter's spec.resources.limits.cpu), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}},
+				"the CPU of the nodes against what they could use was not known (3 nodes whose figures were summed, not listed), and a saturated node with fewer requests in flight than its stage threads queues nothing: the queues alone cannot tell"}},
+		},
+		// The one-in-flight run of a node started by hand, its CPU not reached: one request
+		// at a time saturates no node, so the writers are named, with what was missing.
+		"one request in flight, the node's CPU not read": {
+			e: Evidence{Operations: 34270, WindowMillis: 10000, OpsPerSecond: 3427, MeanServiceMicros: 291, InFlight: 1, CPU: idleCPU,
+				Server: &cbv1.ServerResults{NodesRead: 1, Nodes: []cbv1.NodeServerResults{{Node: "127.0.0.1",
+					NotAvailable: []string{"CPU: the node is not on its writer's machine and its metrics endpoint did not answer"}}}}},
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckWriters, WriterCPUPercent: 20, Evidence: []string{
+				"throughput (3,427 ops/s) is what 1 request in flight allows at 291 µs each (Little's law): raise writers.concurrency or writers.replicas",
+				"one request in flight keeps no node busy: each waits, idle, while the request and its answer travel, and the nodes showed no queueing, drops or timeouts",
+				"the CPU of the nodes against what they could use was not known (node 127.0.0.1: the node is not on its writer's machine and its metrics endpoint did not answer)"}},
+		},
+		// Two requests in flight cannot keep four cores busy: 70% of them is background work
+		// (compaction, GC), not saturation by the run.
+		"few requests in flight on a node with more cores": {
+			e: Evidence{Operations: 50000, WindowMillis: 10000, OpsPerSecond: 5000, MeanServiceMicros: 400, InFlight: 2, CPU: idleCPU,
+				Server: &cbv1.ServerResults{NodesRead: 1, Nodes: []cbv1.NodeServerResults{{Node: "127.0.0.1", CPUMillicores: 2800, CPUCores: 4}}}},
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckWriters, WriterCPUPercent: 20, Evidence: []string{
+				"throughput (5,000 ops/s) is what 2 requests in flight allow at 400 µs each (Little's law): raise writers.concurrency or writers.replicas",
+				"the busiest node, 127.0.0.1, used 70% of the 4.0 cores it could use, which 2 requests in flight cannot keep busy, and the nodes showed no queueing, drops or timeouts"}},
+		},
+		// One request in flight on a one-core node at 70%: it may be the node.
+		"one request in flight on a busy one-core node": {
+			e: Evidence{Operations: 20000, WindowMillis: 10000, OpsPerSecond: 2000, MeanServiceMicros: 500, InFlight: 1, CPU: idleCPU,
+				Server: &cbv1.ServerResults{NodesRead: 1, Nodes: []cbv1.NodeServerResults{{Node: "127.0.0.1", CPUMillicores: 700, CPUCores: 1}}}},
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear, WriterCPUPercent: 20, Evidence: []string{
+				"throughput (2,000 ops/s) is what 1 request in flight allows at 500 µs each (Little's law)",
+				"node 127.0.0.1 used 70% of the CPU it could use: more requests in flight may or may not raise throughput"}},
 		},
 		// Scenario 3: short queues, yet a node's CPU is spent.
 		"saturated node with short queues": {
