@@ -174,7 +174,7 @@ func (n *Node) waitCQL(exited <-chan error) error {
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("the JVM exited: %v", err)
+			return fmt.Errorf("the JVM exited: %w", err)
 		case <-time.After(time.Second):
 		}
 		if c, err := net.DialTimeout("tcp", net.JoinHostPort(n.Host, strconv.Itoa(n.Port)), time.Second); err == nil {
@@ -189,11 +189,12 @@ func (n *Node) waitCQL(exited <-chan error) error {
 func stop(t *testing.T, cmd *exec.Cmd, exited <-chan error) {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-exited:
+	case err := <-exited:
+		t.Logf("plain node %d stopped: %v", cmd.Process.Pid, err)
 	case <-time.After(30 * time.Second):
 		t.Logf("plain node %d ignored SIGTERM for 30 s: killing it", cmd.Process.Pid)
 		_ = cmd.Process.Kill()
-		<-exited
+		t.Logf("plain node %d killed: %v", cmd.Process.Pid, <-exited)
 	}
 }
 
