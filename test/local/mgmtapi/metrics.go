@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -41,6 +42,9 @@ const MetricsPort = 9000
 // while the JVM runs (503 otherwise: the real one is then not there at all).
 type Metrics struct {
 	node *LocalNode
+
+	mu     sync.Mutex
+	labels string // the default labels, once read: a node keeps its host ID and address
 }
 
 // NewMetrics is the metrics endpoint of node.
@@ -98,6 +102,11 @@ func (m *Metrics) write(ctx context.Context, b *bytes.Buffer) error {
 
 // defaultLabels are the agent's labels of every sample, read from system.local.
 func (m *Metrics) defaultLabels(ctx context.Context) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.labels != "" {
+		return m.labels, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	rows, err := m.node.Query(ctx, "SELECT host_id, broadcast_address, cluster_name, data_center, rack FROM system.local")
@@ -105,8 +114,9 @@ func (m *Metrics) defaultLabels(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("reading system.local: %d rows, %w", len(rows), err)
 	}
 	row := rows[0]
-	return fmt.Sprintf(`host="%v",instance="%v",cluster="%v",datacenter="%v",rack="%v"`,
-		row["host_id"], row["broadcast_address"], row["cluster_name"], row["data_center"], row["rack"]), nil
+	m.labels = fmt.Sprintf(`host="%v",instance="%v",cluster="%v",datacenter="%v",rack="%v"`,
+		row["host_id"], row["broadcast_address"], row["cluster_name"], row["data_center"], row["rack"])
+	return m.labels, nil
 }
 
 func family(b *bytes.Buffer, name, kind, help string) {
