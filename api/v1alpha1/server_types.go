@@ -64,8 +64,9 @@ type ServerTimelinePoint struct {
 	// Flushes finished in the interval, over all nodes read.
 	// +required
 	Flushes int64 `json:"flushes"`
-	// GCPauses and GCMillis are the stop-the-world pauses in the gc logs of the nodes that
-	// run on their writer's machine (the other nodes' are not in the timeline).
+	// GCPauses and GCMillis are the stop-the-world pauses in the gc logs (or the hsperfdata
+	// counters) of the nodes that run on their writer's machine (the other nodes' are not in
+	// the timeline).
 	// +optional
 	GCPauses int64 `json:"gcPauses,omitempty"`
 	// GCMillis is the total of those pauses, in milliseconds.
