@@ -56,15 +56,24 @@ func Sample(line string) (name, labels string, value float64, ok bool) {
 	return strings.TrimSpace(name), labels, v, true
 }
 
-// Label finds key="value" among a sample's labels; "" when absent.
+// Label finds key="value" among a sample's labels; "" when absent. A label whose name ends
+// with key (xgc="..." for gc) is passed over.
 func Label(labels, key string) string {
-	i := strings.Index(labels, key+`="`)
-	if i < 0 || (i > 0 && labels[i-1] != ',' && labels[i-1] != ' ') {
+	for from := 0; from < len(labels); {
+		i := strings.Index(labels[from:], key+`="`)
+		if i < 0 {
+			return ""
+		}
+		i += from
+		if i > 0 && labels[i-1] != ',' && labels[i-1] != ' ' {
+			from = i + len(key)
+			continue
+		}
+		v := labels[i+len(key)+2:]
+		if j := strings.IndexByte(v, '"'); j >= 0 {
+			return v[:j]
+		}
 		return ""
-	}
-	v := labels[i+len(key)+2:]
-	if j := strings.IndexByte(v, '"'); j >= 0 {
-		return v[:j]
 	}
 	return ""
 }
