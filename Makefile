@@ -169,7 +169,7 @@ test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operat
 # more JVMs starting on the same cores starved the shared nodes of the other packages' tests
 # until their writers' connections timed out. Those run one package at a time (-p 1).
 TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec|TestVerdictWritersWhenOneRequestInFlight
-ALONE_TESTS := TestClusterLifecycle|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota
+ALONE_TESTS := TestClusterLifecycle|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota|TestServerEvidenceOnAPlainJavaNode
 .PHONY: test-timing
 test-timing: ## Run alone the real-Cassandra tests that measure time or start a cluster of their own (make test runs them last).
 	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/
@@ -180,7 +180,7 @@ test-timing: ## Run alone the real-Cassandra tests that measure time or start a 
 # the other with one worker, so that a shared 2-core machine stays usable. Minimizing is
 # bounded: at Go's default (60s per input) FuzzDecode and FuzzRead spent 2 minutes
 # minimizing a multi-KB input and ran under 10 executions.
-FUZZ_PACKAGES := ./internal/server ./internal/sketch ./internal/summary ./internal/results ./internal/report ./internal/workload
+FUZZ_PACKAGES := ./internal/nodewatch ./internal/nodeproc ./internal/sketch ./internal/summary ./internal/results ./internal/report ./internal/workload
 FUZZTIME ?= 10m
 .PHONY: fuzz
 fuzz: ## Fuzz every decoder of untrusted input for FUZZTIME each (default 10m), sequentially.

@@ -113,7 +113,7 @@ func largestReports(tb testing.TB, writers, nodes int) ([]cbv1.WriterReport, []*
 	tb.Helper()
 	// Sketches of 200,000 samples each are slow to fill: a few distinct summaries, each as
 	// large as a writer makes one, stand for all writers. Nodes are shared out among writers
-	// (server.Assign), so of a 64-node datacenter the first 64 writers report one node each.
+	// (nodewatch.Assign), so of a 64-node datacenter the first 64 writers report one node each.
 	const distinct = 6
 	var base [distinct]*summary.Summary
 	for i := range distinct {

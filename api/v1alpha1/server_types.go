@@ -64,8 +64,9 @@ type ServerTimelinePoint struct {
 	// Flushes finished in the interval, over all nodes read.
 	// +required
 	Flushes int64 `json:"flushes"`
-	// GCPauses and GCMillis are the stop-the-world pauses in the gc logs of the nodes that
-	// run on their writer's machine (the other nodes' are not in the timeline).
+	// GCPauses and GCMillis are the stop-the-world pauses in the gc logs (or the hsperfdata
+	// counters) of the nodes that run on their writer's machine (the other nodes' are not in
+	// the timeline).
 	// +optional
 	GCPauses int64 `json:"gcPauses,omitempty"`
 	// GCMillis is the total of those pauses, in milliseconds.
@@ -174,9 +175,16 @@ type NodeServerResults struct {
 	// +optional
 	CPULimitMillicores int64 `json:"cpuLimitMillicores,omitempty"`
 	// GC is the stop-the-world pauses of the node's JVM in the window; absent where no source
-	// was readable.
+	// was readable (notAvailable then says why).
 	// +optional
 	GC *NodeGCResults `json:"gc,omitempty"`
+	// NotAvailable says, one sentence a figure, why the node's CPU or GC figure is absent:
+	// where no source reached it, never a silent blank.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:items:MaxLength=256
+	NotAvailable []string `json:"notAvailable,omitempty"`
 	// Logs holds what the node logged in the window; absent where the node does not feed
 	// system_views.system_logs.
 	// +optional
@@ -192,6 +200,10 @@ const (
 	// (jvm_gc_collection_seconds of the stop-the-world collectors): count and total, with
 	// no longest pause (maxMillis 0).
 	GCSourceMetrics = "metrics"
+	// GCSourceHSPerfData: the JVM's performance counters (its hsperfdata file, which jstat
+	// reads) for a node on its writer's machine that writes no gc log: every stop-the-world
+	// collection, count and total, with no longest pause (maxMillis 0).
+	GCSourceHSPerfData = "hsperfdata"
 )
 
 // NodeSSTableResults are the benchmark table's SSTables on a node over the window.
@@ -224,9 +236,11 @@ type NodeSSTableResults struct {
 // NodeGCResults are a node's garbage-collection pauses in the window.
 type NodeGCResults struct {
 	// Source is gc.log (every pause, read from the JVM's log on the node's machine),
-	// metrics (the management API's metrics endpoint: every stop-the-world collection, no
-	// longest) or system_logs (only the pauses over gc_log_threshold that GCInspector logs).
-	// +kubebuilder:validation:Enum=gc.log;system_logs;metrics
+	// hsperfdata (the JVM's performance counters on the node's machine, as jstat reads them:
+	// every stop-the-world collection, no longest), metrics (the management API's metrics
+	// endpoint: every stop-the-world collection, no longest) or system_logs (only the pauses
+	// over gc_log_threshold that GCInspector logs).
+	// +kubebuilder:validation:Enum=gc.log;hsperfdata;system_logs;metrics
 	// +required
 	Source string `json:"source"`
 	// Pauses counted, their total and the longest, in milliseconds (rounded).

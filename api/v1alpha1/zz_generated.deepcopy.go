@@ -727,6 +727,11 @@ func (in *NodeServerResults) DeepCopyInto(out *NodeServerResults) {
 		*out = new(NodeGCResults)
 		**out = **in
 	}
+	if in.NotAvailable != nil {
+		in, out := &in.NotAvailable, &out.NotAvailable
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Logs != nil {
 		in, out := &in.Logs, &out.Logs
 		*out = new(NodeLogResults)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/numfmt"
 )
 
 // card is one figure at a glance. Raw is the status field's value exactly as stored, so a
@@ -29,11 +29,11 @@ func runCards(run *cbv1.BenchmarkRun) []card {
 		return nil
 	}
 	ops := card{Metric: "opsPerSecond", Field: "results.opsPerSecond", Label: "achieved ops/s",
-		Value: server.Count(r.OpsPerSecond), Raw: strconv.FormatInt(r.OpsPerSecond, 10),
-		Note: fmt.Sprintf("%s operations in %s", server.Count(r.Operations), seconds(r.WindowMillis))}
+		Value: numfmt.Count(r.OpsPerSecond), Raw: strconv.FormatInt(r.OpsPerSecond, 10),
+		Note: fmt.Sprintf("%s operations in %s", numfmt.Count(r.Operations), seconds(r.WindowMillis))}
 	if sc := r.Schedule; sc != nil && sc.TargetOpsPerSecond > 0 {
 		pct := 100 * float64(r.OpsPerSecond) / float64(sc.TargetOpsPerSecond)
-		ops.Note = fmt.Sprintf("of %s targeted (%.1f%%)", server.Count(sc.TargetOpsPerSecond), pct)
+		ops.Note = fmt.Sprintf("of %s targeted (%.1f%%)", numfmt.Count(sc.TargetOpsPerSecond), pct)
 		if pct < 99 {
 			ops.Class = "warn"
 		}
@@ -53,7 +53,7 @@ func runCards(run *cbv1.BenchmarkRun) []card {
 	}
 	cards = append(cards,
 		ratioCard("timeoutsPerAttempt", "timeouts per attempt", r.TimeoutsPerAttempt,
-			fmt.Sprintf("of %s attempts; %s retries", server.Count(r.Attempts), server.Count(r.Retries))),
+			fmt.Sprintf("of %s attempts; %s retries", numfmt.Count(r.Attempts), numfmt.Count(r.Retries))),
 		ratioCard("timeoutsPerOperation", "timeouts per operation", r.TimeoutsPerOperation, "what the application saw, after retries"))
 	if b := r.Bottleneck; b != nil {
 		c := card{Metric: "bottleneck", Field: "results.bottleneck.verdict", Label: "bottleneck",
@@ -130,7 +130,7 @@ func sweepCards(sw *cbv1.BenchmarkSweep) []card {
 		note := fmt.Sprintf("point %d: %s", p.Point, strings.Join(p.Values, ", "))
 		cards = append(cards,
 			card{Metric: "best.opsPerSecond", Field: field + "opsPerSecond", Label: "best ops/s (by " + string(st.Best.By) + ")",
-				Value: server.Count(p.OpsPerSecond), Raw: strconv.FormatInt(p.OpsPerSecond, 10), Note: note},
+				Value: numfmt.Count(p.OpsPerSecond), Raw: strconv.FormatInt(p.OpsPerSecond, 10), Note: note},
 			card{Metric: "best.p99", Field: field + "p99", Label: "p99 at the best point",
 				Value: Micros(p.P99), Raw: strconv.FormatInt(p.P99, 10), Note: fmt.Sprintf("%s to %s over %d runs", Micros(p.P99Min), Micros(p.P99Max), p.Succeeded)})
 	}

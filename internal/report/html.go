@@ -12,7 +12,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/compare"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/numfmt"
 )
 
 //go:embed assets/page.css
@@ -126,15 +126,15 @@ func newRunSection(run *cbv1.BenchmarkRun, i int) (runSection, error) {
 	}
 	s.Lines = append(s.Lines, fmt.Sprintf("%d of %d writers reported; window %s from %s; %s operations at %s ops/s.", r.WritersReported,
 		run.Spec.Writers.Replicas, time.Duration(r.WindowMillis)*time.Millisecond, r.WindowStart.UTC().Format(time.RFC3339),
-		server.Count(r.Operations), server.Count(r.OpsPerSecond)))
+		numfmt.Count(r.Operations), numfmt.Count(r.OpsPerSecond)))
 	if r.StartSpreadMillis > 0 || r.MaxClockOffsetMillis > 0 {
 		s.Lines = append(s.Lines, fmt.Sprintf("Writers started within %d ms of each other; largest clock offset from Cassandra %d ms (corrected).",
 			r.StartSpreadMillis, r.MaxClockOffsetMillis))
 	}
 	if sc := r.Schedule; sc != nil {
 		s.Lines = append(s.Lines, fmt.Sprintf("Target %s ops/s: %s due, %s missed (%s waiting at the end), %s sent over 1 ms late, drain %d ms.",
-			server.Count(sc.TargetOpsPerSecond), server.Count(sc.Due), server.Count(sc.Missed), server.Count(sc.BacklogAtEnd),
-			server.Count(sc.LateOver1ms), sc.DrainMillis))
+			numfmt.Count(sc.TargetOpsPerSecond), numfmt.Count(sc.Due), numfmt.Count(sc.Missed), numfmt.Count(sc.BacklogAtEnd),
+			numfmt.Count(sc.LateOver1ms), sc.DrainMillis))
 	}
 	s.Tables = append(s.Tables, latencyTable(r), errorTable(r))
 	if t, ok := writerTable(r); ok {
@@ -191,7 +191,7 @@ func comparisonOf(c compare.Comparison) comparisonBlock {
 			l.Class, l.Verdict = "nodata", "too little data"
 		}
 		if r.Metric == "ops/s" {
-			l.Baseline, l.Value = server.Count(int64(r.Baseline+0.5)), server.Count(int64(r.Value+0.5))
+			l.Baseline, l.Value = numfmt.Count(int64(r.Baseline+0.5)), numfmt.Count(int64(r.Value+0.5))
 		} else {
 			if r.Metric == "p999" {
 				l.Metric = "p99.9"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/numfmt"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
 )
@@ -98,18 +98,18 @@ func rawWriterTable(reports []cbv1.WriterReport) (htmlTable, bool) {
 		if w.Error != "" || w.Timeouts > 0 || w.Unavailable > 0 || w.Throttled > 0 {
 			class = "nonzero"
 		}
-		cpu := server.Count(w.CPUUsed)
+		cpu := numfmt.Count(w.CPUUsed)
 		if w.CPULimit > 0 {
-			cpu += " of " + server.Count(w.CPULimit)
+			cpu += " of " + numfmt.Count(w.CPULimit)
 		}
-		t.add(class, strconv.Itoa(int(w.Index)), server.Count(w.Operations), msCell(w.P50), msCell(w.P99), msCell(w.P999), msCell(w.Max),
-			server.Count(w.Timeouts), server.Count(w.Unavailable), server.Count(w.Retries), cpu, strconv.FormatInt(w.Throttled, 10)+"%",
+		t.add(class, strconv.Itoa(int(w.Index)), numfmt.Count(w.Operations), msCell(w.P50), msCell(w.P99), msCell(w.P999), msCell(w.Max),
+			numfmt.Count(w.Timeouts), numfmt.Count(w.Unavailable), numfmt.Count(w.Retries), cpu, strconv.FormatInt(w.Throttled, 10)+"%",
 			Micros(w.SchedP99), strconv.FormatInt(w.OffsetMillis, 10), orDash(w.Error))
 		worst.P999, worst.Max = max(worst.P999, w.P999), max(worst.Max, w.Max)
 		worst.CPUUsed, worst.Throttled, worst.SchedP99 = max(worst.CPUUsed, w.CPUUsed), max(worst.Throttled, w.Throttled), max(worst.SchedP99, w.SchedP99)
 	}
 	t.Summary = fmt.Sprintf("the raw reports of %d writers: p99.9 up to %s ms, max %s ms; writer CPU up to %s millicores, throttled up to %d%%, scheduler p99 up to %s",
-		len(ws), msCell(worst.P999), msCell(worst.Max), server.Count(worst.CPUUsed), worst.Throttled, Micros(worst.SchedP99))
+		len(ws), msCell(worst.P999), msCell(worst.Max), numfmt.Count(worst.CPUUsed), worst.Throttled, Micros(worst.SchedP99))
 	t.Notes = append(t.Notes, "Read from the writers' raw reports, which the run keeps in the ConfigMaps it owns.")
 	return t, true
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/numfmt"
 )
 
 // serverTable renders the verdict and what the nodes did; nothing when the run has neither.
@@ -32,16 +32,16 @@ func serverTable(w *errWriter, r *cbv1.Results) {
 	tw := w.table(0)
 	tw.row("node\tmutations\treads\tCPU\tpending peak\tblocked\tdropped\thints\tcompactions\tbacklog\tSSTables\tflushes\ttable MiB\tdisk MiB\tcoord write p99 (decayed)\tGC pauses\n")
 	row := func(name string, n cbv1.NodeServerResults) {
-		pending := server.Count(n.PendingPeak)
+		pending := numfmt.Count(n.PendingPeak)
 		if n.PendingStage != "" {
 			pending += " " + n.PendingStage
 		}
 		tw.row("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name,
-			server.Count(n.Mutations), server.Count(n.Reads), nodeCPU(n), pending, server.Count(max(n.Blocked, n.BlockedPeak)),
-			server.Count(n.Dropped), server.Count(n.Hints), server.Count(n.Compactions),
+			numfmt.Count(n.Mutations), numfmt.Count(n.Reads), nodeCPU(n), pending, numfmt.Count(max(n.Blocked, n.BlockedPeak)),
+			numfmt.Count(n.Dropped), numfmt.Count(n.Hints), numfmt.Count(n.Compactions),
 			fmt.Sprintf("%d→%d (peak %d)", n.CompactionBacklogBefore, n.CompactionBacklogAfter, n.CompactionBacklogPeak),
-			sstables(n.SSTables), server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
-			server.Count(n.DiskMiB), coordP99(n.CoordinatorWriteP99Micros, n.CoordinatorLatencyResolutionMicros), gcPauses(n.GC))
+			sstables(n.SSTables), numfmt.Count(n.Flushes), fmt.Sprintf("%s→%s", numfmt.Count(n.TableMiBBefore), numfmt.Count(n.TableMiBAfter)),
+			numfmt.Count(n.DiskMiB), coordP99(n.CoordinatorWriteP99Micros, n.CoordinatorLatencyResolutionMicros), gcPauses(n.GC))
 	}
 	for _, n := range s.Nodes {
 		row(n.Node, n)
@@ -56,9 +56,31 @@ func serverTable(w *errWriter, r *cbv1.Results) {
 			w.printf("  node %s logged: %s\n", n.Node, strings.TrimSpace(n.Logs.Worst))
 		}
 	}
+	for _, line := range notAvailable(s) {
+		w.printf("  %s\n", line)
+	}
 	for _, e := range s.Errors {
 		w.printf("  not read: %s\n", e)
 	}
+}
+
+// belowResolution renders a latency under its resolution: "< 1 ms".
+func belowResolution(resolution int64) string {
+	if resolution%1000 == 0 {
+		return "< " + numfmt.Millis(resolution/1000)
+	}
+	return fmt.Sprintf("< %d µs", resolution)
+}
+
+// notAvailable lists why nodes' figures are absent, one line a reason.
+func notAvailable(s *cbv1.ServerResults) []string {
+	var out []string
+	for _, n := range s.Nodes {
+		for _, why := range n.NotAvailable {
+			out = append(out, fmt.Sprintf("node %s: not available: %s", n.Node, why))
+		}
+	}
+	return out
 }
 
 // gcPauses renders "3 (1.5 s, max 650 ms)", with "over 200 ms" where only GCInspector's
@@ -74,18 +96,21 @@ func gcPauses(g *cbv1.NodeGCResults) string {
 	if g.Pauses == 0 {
 		return "0" + which
 	}
-	if g.Source == cbv1.GCSourceMetrics { // the endpoint counts pauses, not the longest
-		return fmt.Sprintf("%s (%s)", server.Count(g.Pauses), server.Millis(g.TotalMillis))
+	if g.Source == cbv1.GCSourceMetrics || g.Source == cbv1.GCSourceHSPerfData { // counters keep no longest
+		return fmt.Sprintf("%s (%s)", numfmt.Count(g.Pauses), numfmt.Millis(g.TotalMillis))
 	}
-	return fmt.Sprintf("%s%s (%s, max %s)", server.Count(g.Pauses), which, server.Millis(g.TotalMillis), server.Millis(g.MaxMillis))
+	return fmt.Sprintf("%s%s (%s, max %s)", numfmt.Count(g.Pauses), which, numfmt.Millis(g.TotalMillis), numfmt.Millis(g.MaxMillis))
 }
 
-// coordP99 renders a coordinator p99 with its resolution: "2 ms ±500 µs"; "-" when the
-// node's version, and so the figure's unit, was not known.
+// coordP99 renders a coordinator p99 with its resolution: "2 ms ±500 µs"; "< 1 ms" when
+// it is under its resolution (Cassandra 5.0's tables round to the millisecond, so a 300 µs
+// p99 reads 0 there); "-" when the node's version, and so the figure's unit, was not known.
 func coordP99(v, resolution int64) string {
 	switch {
 	case resolution == 0:
 		return "-"
+	case v < resolution:
+		return belowResolution(resolution)
 	case resolution > 1:
 		return Micros(v) + " ±" + Micros(resolution/2)
 	}
@@ -115,9 +140,9 @@ func sstables(s *cbv1.NodeSSTableResults) string {
 	if s == nil {
 		return "-"
 	}
-	out := fmt.Sprintf("%s→%s, peak %s", server.Count(s.Before), server.Count(s.After), server.Count(s.Peak))
+	out := fmt.Sprintf("%s→%s, peak %s", numfmt.Count(s.Before), numfmt.Count(s.After), numfmt.Count(s.Peak))
 	if s.PendingCompactionsPeak != nil {
-		out += fmt.Sprintf("; %s pending", server.Count(*s.PendingCompactionsPeak))
+		out += fmt.Sprintf("; %s pending", numfmt.Count(*s.PendingCompactionsPeak))
 	}
 	return out
 }

@@ -8,8 +8,9 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/report/reporttest"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/verdict"
 )
 
 // The server section and the verdict, on the golden run with figures from three nodes as
@@ -47,9 +48,9 @@ func TestGoldenServer(t *testing.T) {
 		s.Server.Timeline = tl
 	}
 	r := run.Status.Results
-	r.Server = server.Merge(sums)
-	r.Server.Timeline = server.MergeTimeline(sums, start, true)
-	r.Bottleneck = server.Judge(r, sums)
+	r.Server = results.MergeServer(sums)
+	r.Server.Timeline = results.MergeServerTimeline(sums, start, true)
+	r.Bottleneck = verdict.Judge(r, sums)
 	cases := map[string]report.Format{"run-server.txt": report.Table, "run-server.json": report.JSON}
 	for file, format := range cases {
 		t.Run(file, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/numfmt"
 	"github.com/cassbench/cassbench/internal/sweep"
 )
 
@@ -49,7 +49,7 @@ func msCell(v int64) string {
 	case f < 100:
 		return strconv.FormatFloat(f, 'f', 1, 64)
 	}
-	return server.Count(int64(f + 0.5))
+	return numfmt.Count(int64(f + 0.5))
 }
 
 func boundMs(l cbv1.Latency, name string, v int64) string {
@@ -64,7 +64,7 @@ func latencyTable(r *cbv1.Results) htmlTable {
 	t := htmlTable{ID: "latency", Caption: "Latency by operation",
 		Head: []string{"", "operations", "ops/s", "p50 (ms)", "p90 (ms)", "p99 (ms)", "p99.9 (ms)", "max (ms)", "mean (ms)", "accuracy"}}
 	row := func(name string, ops, perSecond int64, l cbv1.Latency) {
-		t.add("", name, server.Count(ops), server.Count(perSecond), boundMs(l, "p50", l.P50), boundMs(l, "p90", l.P90),
+		t.add("", name, numfmt.Count(ops), numfmt.Count(perSecond), boundMs(l, "p50", l.P50), boundMs(l, "p90", l.P90),
 			boundMs(l, "p99", l.P99), boundMs(l, "p999", l.P999), msCell(l.Max), msCell(l.Mean), Accuracy(l))
 	}
 	eachLatency(r, row)
@@ -91,9 +91,9 @@ func errorTable(r *cbv1.Results) htmlTable {
 		if k.ops > 0 || k.tries > 0 {
 			class = "nonzero"
 		}
-		t.add(class, k.name, server.Count(k.ops), server.Count(k.tries))
+		t.add(class, k.name, numfmt.Count(k.ops), numfmt.Count(k.tries))
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("%s attempts, %s retries; %s value bytes.", server.Count(r.Attempts), server.Count(r.Retries), server.Count(r.Bytes)))
+	t.Notes = append(t.Notes, fmt.Sprintf("%s attempts, %s retries; %s value bytes.", numfmt.Count(r.Attempts), numfmt.Count(r.Retries), numfmt.Count(r.Bytes)))
 	return t
 }
 
@@ -109,12 +109,12 @@ func writerTable(r *cbv1.Results) (htmlTable, bool) {
 		if w.Outcome != "Succeeded" {
 			class = "nonzero"
 		}
-		t.add(class, strconv.Itoa(int(w.Index)), server.Count(w.Operations), server.Count(w.OpsPerSecond), server.Count(w.Errors), msCell(w.P99Micros), w.Outcome)
+		t.add(class, strconv.Itoa(int(w.Index)), numfmt.Count(w.Operations), numfmt.Count(w.OpsPerSecond), numfmt.Count(w.Errors), msCell(w.P99Micros), w.Outcome)
 		loOps, hiOps = min(loOps, w.OpsPerSecond), max(hiOps, w.OpsPerSecond)
 		loP99, hiP99 = min(loP99, w.P99Micros), max(hiP99, w.P99Micros)
 	}
 	t.Summary = fmt.Sprintf("%d writers: %s to %s ops/s each, p99 %s to %s ms", len(r.PerWriter),
-		server.Count(loOps), server.Count(hiOps), msCell(loP99), msCell(hiP99))
+		numfmt.Count(loOps), numfmt.Count(hiOps), msCell(loP99), msCell(hiP99))
 	return t, true
 }
 
@@ -149,9 +149,9 @@ func eachLatency(r *cbv1.Results, row func(name string, ops, perSecond int64, l 
 func backlogCell(n cbv1.NodeServerResults) string {
 	out := fmt.Sprintf("%d→%d, %d", n.CompactionBacklogBefore, n.CompactionBacklogAfter, n.CompactionBacklogPeak)
 	if ss := n.SSTables; ss != nil {
-		out += fmt.Sprintf("; SSTables %s→%s, %s", server.Count(ss.Before), server.Count(ss.After), server.Count(ss.Peak))
+		out += fmt.Sprintf("; SSTables %s→%s, %s", numfmt.Count(ss.Before), numfmt.Count(ss.After), numfmt.Count(ss.Peak))
 		if ss.PendingCompactionsPeak != nil {
-			out += fmt.Sprintf(", %s pending", server.Count(*ss.PendingCompactionsPeak))
+			out += fmt.Sprintf(", %s pending", numfmt.Count(*ss.PendingCompactionsPeak))
 		}
 	}
 	return out
@@ -171,29 +171,32 @@ func nodeTable(s *cbv1.ServerResults) htmlTable {
 			class = strings.TrimSpace(class + " nonzero")
 		}
 		coord := "-" // the node's version, and so the unit, was not known
-		if n.CoordinatorLatencyResolutionMicros > 0 {
+		switch res := n.CoordinatorLatencyResolutionMicros; {
+		case res > 0 && n.CoordinatorWriteP99Micros < res:
+			coord = belowResolution(res)
+		case res > 1:
+			coord = msCell(n.CoordinatorWriteP99Micros) + " ±" + msCell(res/2)
+		case res > 0:
 			coord = msCell(n.CoordinatorWriteP99Micros)
-			if res := n.CoordinatorLatencyResolutionMicros; res > 1 {
-				coord += " ±" + msCell(res/2)
-			}
 		}
-		t.add(class, []string{name, server.Count(n.Mutations), server.Count(n.Reads), server.Count(n.PendingPeak), orDash(n.PendingStage),
-			server.Count(max(n.Blocked, n.BlockedPeak)), server.Count(n.Dropped), server.Count(n.Hints), server.Count(n.Compactions),
-			backlogCell(n), server.Count(n.Flushes), fmt.Sprintf("%s→%s", server.Count(n.TableMiBBefore), server.Count(n.TableMiBAfter)),
-			server.Count(n.DiskMiB), coord, nodeCPU(n), gcPauses(n.GC)}...)
+		t.add(class, []string{name, numfmt.Count(n.Mutations), numfmt.Count(n.Reads), numfmt.Count(n.PendingPeak), orDash(n.PendingStage),
+			numfmt.Count(max(n.Blocked, n.BlockedPeak)), numfmt.Count(n.Dropped), numfmt.Count(n.Hints), numfmt.Count(n.Compactions),
+			backlogCell(n), numfmt.Count(n.Flushes), fmt.Sprintf("%s→%s", numfmt.Count(n.TableMiBBefore), numfmt.Count(n.TableMiBAfter)),
+			numfmt.Count(n.DiskMiB), coord, nodeCPU(n), gcPauses(n.GC)}...)
 	}
 	for _, n := range s.Nodes {
 		row(n.Node, "", n)
 	}
 	row("total", "total", s.Total)
-	t.Summary = fmt.Sprintf("%d nodes: %s mutations, %s dropped, GC %s", s.NodesRead, server.Count(s.Total.Mutations),
-		server.Count(s.Total.Dropped), gcPauses(s.Total.GC))
+	t.Summary = fmt.Sprintf("%d nodes: %s mutations, %s dropped, GC %s", s.NodesRead, numfmt.Count(s.Total.Mutations),
+		numfmt.Count(s.Total.Dropped), gcPauses(s.Total.GC))
 	t.Notes = append(t.Notes, s.Anomalies...)
 	for _, n := range s.Nodes {
 		if n.Logs != nil && n.Logs.Worst != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("node %s logged: %s", n.Node, strings.TrimSpace(n.Logs.Worst)))
 		}
 	}
+	t.Notes = append(t.Notes, notAvailable(s)...)
 	for _, e := range s.Errors {
 		t.Notes = append(t.Notes, "not read: "+e)
 	}
@@ -236,8 +239,8 @@ func pointTable(sw *cbv1.BenchmarkSweep) htmlTable {
 			class = "failed"
 			cells = append(cells, "-", "-", "-", "-", "-", "-", "-", "-")
 		} else {
-			cells = append(cells, server.Count(p.OpsPerSecond), fmt.Sprintf("%s–%s", server.Count(p.OpsPerSecondMin), server.Count(p.OpsPerSecondMax)),
-				msCell(p.P50), msCell(p.P99), msCell(p.P999), orDash(p.TimeoutRatio), server.Count(p.Errors), orDash(string(p.Bottleneck)))
+			cells = append(cells, numfmt.Count(p.OpsPerSecond), fmt.Sprintf("%s–%s", numfmt.Count(p.OpsPerSecondMin), numfmt.Count(p.OpsPerSecondMax)),
+				msCell(p.P50), msCell(p.P99), msCell(p.P999), orDash(p.TimeoutRatio), numfmt.Count(p.Errors), orDash(string(p.Bottleneck)))
 		}
 		if runsCol {
 			cells = append(cells, strings.Join(p.Runs, " "))

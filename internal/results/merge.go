@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/verdict"
 )
 
 // Merge combines the summaries of the writers that reported. It returns nil when none did.
@@ -88,12 +88,12 @@ func MergeWith(summaries []*summary.Summary, o Options) *cbv1.Results {
 		}
 	}
 	out.Fastest, out.Slowest = extremes(perWriter)
-	out.Server = server.Merge(reported)
-	server.SetCPULimit(out.Server, o.NodeCPULimitMillicores)
+	out.Server = MergeServer(reported)
+	verdict.SetCPULimit(out.Server, o.NodeCPULimitMillicores)
 	if out.Server != nil {
-		out.Server.Timeline = server.MergeTimeline(reported, origin, timeline != nil)
+		out.Server.Timeline = MergeServerTimeline(reported, origin, timeline != nil)
 	}
-	out.Bottleneck = server.Judge(out, reported)
+	out.Bottleneck = verdict.Judge(out, reported)
 	return out
 }
 

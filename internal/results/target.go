@@ -4,12 +4,12 @@ import (
 	"fmt"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/verdict"
 )
 
 // TargetShare is the least share of its target an open loop must achieve to count as having
 // reached it; the verdict's TargetMet uses the same.
-const TargetShare = server.TargetShare
+const TargetShare = verdict.TargetShare
 
 // TargetShortfall tells whether an open loop achieved less than TargetShare of its target,
 // and says so in a sentence naming both; false for a closed loop.

@@ -22,6 +22,29 @@ const (
 	GCFromSystemLogs = "s"
 	// GCFromMetrics: the management API's metrics endpoint (count and total, no longest).
 	GCFromMetrics = "m"
+	// GCFromPerfData: the JVM's hsperfdata counters, for a node on the writer's machine whose
+	// JVM writes no gc log file (count and total, no longest).
+	GCFromPerfData = "p"
+)
+
+// Why a node's CPU or GC figure is not available, as short codes in a writer's summary
+// (results words them for status). A figure with no code and no value was not asked for.
+const (
+	// MissingCPURemote and MissingGCRemote: the node is not on the writer's machine and its
+	// management API's metrics endpoint did not answer (GC: nor was system_logs fed).
+	MissingCPURemote = "cr"
+	MissingGCRemote  = "gr"
+	// MissingCPUMetrics and MissingGCMetrics: the endpoint answered without the family.
+	MissingCPUMetrics = "cm"
+	MissingGCMetrics  = "gm"
+	// MissingCPUProc: the node's process was found but its /proc/PID/stat was unreadable.
+	MissingCPUProc = "cp"
+	// MissingGCPerfOff: the node's JVM writes no gc log file and keeps no hsperfdata file
+	// (-XX:+PerfDisableSharedMem or -XX:-UsePerfData).
+	MissingGCPerfOff = "go"
+	// MissingGCPerfUnreadable: its hsperfdata file exists but could not be read (another
+	// user's, or a JVM of another version).
+	MissingGCPerfUnreadable = "gu"
 )
 
 // Sources of a node's SSTable count: its table directory on the writer's machine, or the
@@ -100,6 +123,13 @@ type ServerNode struct {
 	LogErrors     int64  `json:"le,omitempty"`
 	OutOfMemory   int64  `json:"oom,omitempty"`
 	Worst         string `json:"q,omitempty"`
+	// Missing says why figures are absent (Missing* codes); per node, so Add leaves it out.
+	Missing []string `json:"na,omitempty"`
+}
+
+// Severity orders nodes for listing: the ones with something to say first.
+func (n ServerNode) Severity() int64 {
+	return n.OutOfMemory*1e12 + n.Dropped*1e6 + n.Blocked*1e5 + n.BlockedPeak*1e5 + n.PendingPeak*100 + n.GCMaxMillis + n.BacklogPeak
 }
 
 // Add sums o into n: counts add, peaks and latencies take the larger, the worst line the

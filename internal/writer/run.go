@@ -16,7 +16,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/cql"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/nodewatch"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/workload"
 )
@@ -131,7 +131,7 @@ type load struct {
 	// verifiers are the load goroutines' read checks, with workload.verifyReads.
 	verifiers []*verifier
 	// nodes holds the first snapshots of the nodes this writer watches, once read.
-	nodes *server.Sampler
+	nodes *nodewatch.Sampler
 }
 
 // newLoad builds the workload, connects, prepares the statements (so that a missing table
@@ -262,7 +262,7 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 	w, cfg, st, eng := ld.cfg.Spec.Writers, ld.cfg, ld.st, ld.eng
 	wall := wallClock(cfg.Now)
 	warmup := durationOf(w.Warmup)
-	var early <-chan *server.Sampler
+	var early <-chan *nodewatch.Sampler
 	if warmup > 0 {
 		st.enter(phaseWarmup, begin)
 		if ld.nodes == nil {
@@ -340,8 +340,8 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 // writer's window begins at after the warm-up, while this writer's warm-up still runs: read
 // after the warm-up returned, the counters would miss what every writer sent while this one
 // drained its last warm-up requests, and this writer's window would wait for the reading.
-func (ld *load) beginAt(ctx context.Context, start time.Time) <-chan *server.Sampler {
-	out := make(chan *server.Sampler, 1)
+func (ld *load) beginAt(ctx context.Context, start time.Time) <-chan *nodewatch.Sampler {
+	out := make(chan *nodewatch.Sampler, 1)
 	go func() {
 		sleepCtx(ctx, time.Until(start))
 		out <- beginWatch(ctx, ld.session, ld.cfg, ld.schema.Keyspace, ld.schema.Table)

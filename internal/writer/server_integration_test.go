@@ -11,8 +11,8 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/results"
-	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/cassandra"
 )
@@ -67,9 +67,9 @@ func TestServerFiguresAgreeWithTheNodes(t *testing.T) {
 			t.Fatalf("nodetool disableautocompaction on node %d: %v", i+1, err)
 		}
 	}
-	var procs []*server.Process
+	var procs []*nodeproc.Process
 	for _, h := range c.Hosts {
-		p, ok := server.FindProcess(h, c.Port)
+		p, ok := nodeproc.FindProcess(h, c.Port)
 		if !ok || p.GCLog == "" {
 			t.Fatalf("no process with a gc log listens on %s:%d: %+v", h, c.Port, p)
 		}

@@ -7,15 +7,15 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/nodewatch"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
 // serverWatch records, over the measured window, the writer's own CPU and what the Cassandra nodes
-// this writer watches did (each node is watched by one writer: see server.Assign).
+// this writer watches did (each node is watched by one writer: see nodewatch.Assign).
 type serverWatch struct {
 	cpu     *cpuMeter
-	sampler *server.Sampler
+	sampler *nodewatch.Sampler
 	// ready is closed once sampler is set, where the first reading is taken on another
 	// goroutine (watchWhenRead); nil when it is set from the start.
 	ready chan struct{}
@@ -32,21 +32,21 @@ func sampleEvery(window time.Duration) time.Duration {
 
 // beginWatch reads this writer's nodes for the start of the run's window. It runs where no
 // writer sends yet (before the start barrier) or at the window's start (after a warm-up).
-func beginWatch(ctx context.Context, s *gocql.Session, cfg Config, keyspace, table string) *server.Sampler {
-	targets := server.Assign(server.Targets(s, keyspace, table), cfg.Index, cfg.Writers)
-	return server.Begin(ctx, s, targets, cfg.Now)
+func beginWatch(ctx context.Context, s *gocql.Session, cfg Config, keyspace, table string) *nodewatch.Sampler {
+	targets := nodewatch.Assign(nodewatch.Targets(s, keyspace, table), cfg.Index, cfg.Writers)
+	return nodewatch.Begin(ctx, s, targets, cfg.Now)
 }
 
 // startWatch starts the CPU meter and the nodes' sampling over the window, from the snapshots
 // sm took.
-func startWatch(ctx context.Context, sm *server.Sampler, window time.Duration) *serverWatch {
+func startWatch(ctx context.Context, sm *nodewatch.Sampler, window time.Duration) *serverWatch {
 	sm.Watch(ctx, sampleEvery(window))
 	return &serverWatch{cpu: startCPU(), sampler: sm}
 }
 
 // watchWhenRead starts the CPU meter now and the nodes' sampling once the window's first
 // reading, taken at the window's start on another goroutine (load.beginAt), is in.
-func watchWhenRead(ctx context.Context, first <-chan *server.Sampler, window time.Duration) *serverWatch {
+func watchWhenRead(ctx context.Context, first <-chan *nodewatch.Sampler, window time.Duration) *serverWatch {
 	w := &serverWatch{cpu: startCPU(), ready: make(chan struct{})}
 	go func() {
 		w.sampler = <-first

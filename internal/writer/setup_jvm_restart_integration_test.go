@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/nodewatch"
 	"github.com/cassbench/cassbench/internal/setup"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/cassandra"
@@ -71,8 +71,8 @@ func TestSetupCatchesANodeStartedWithAnotherHeap(t *testing.T) {
 
 	// The node's log lines are readable, and those of the other node are not.
 	ss := session(t, c, 10*time.Second)
-	for _, tg := range server.Targets(ss, "it_setup_jvm_node", "key_value") {
-		logs := server.ReadLogs(context.Background(), ss, tg, time.Now().Add(-time.Hour), time.Now())
+	for _, tg := range nodewatch.Targets(ss, "it_setup_jvm_node", "key_value") {
+		logs := nodewatch.ReadLogs(context.Background(), ss, tg, time.Now().Add(-time.Hour), time.Now())
 		t.Logf("node %s logs: %+v", tg.Node, logs)
 		if want := tg.Node == "127.0.0.2"; logs.Available != want {
 			t.Errorf("node %s: logs available %v, want %v", tg.Node, logs.Available, want)

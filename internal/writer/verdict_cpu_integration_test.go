@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/results"
-	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/cassandra"
 )
@@ -44,7 +44,7 @@ func TestVerdictClusterWhenANodeSaturatesItsCPU(t *testing.T) {
 		t.Skipf("needs two cores, one for the node and one for the writers; this process may use %d", mine.Count())
 	}
 	c := cassandra.Private(t, 40, cassandra.Options{Nodes: 1})
-	p, ok := server.FindProcess(c.Hosts[0], c.Port)
+	p, ok := nodeproc.FindProcess(c.Hosts[0], c.Port)
 	if !ok {
 		t.Fatalf("no process listens on %s:%d", c.Hosts[0], c.Port)
 	}

@@ -100,7 +100,7 @@ func TestVerdictWritersWhenOneRequestInFlight(t *testing.T) {
 	if r.Bottleneck.Verdict != cbv1.BottleneckWriters {
 		t.Errorf("verdict %s, want Writers", r.Bottleneck.Verdict)
 	}
-	for _, want := range []string{"1 requests in flight", "Little's law", "of the CPU it could use"} {
+	for _, want := range []string{"1 request in flight", "Little's law", "of the CPU it could use"} {
 		if !strings.Contains(evidence, want) {
 			t.Errorf("the evidence lacks %q: %s", want, evidence)
 		}

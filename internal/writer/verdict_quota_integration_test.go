@@ -12,8 +12,8 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/results"
-	"github.com/cassbench/cassbench/internal/server"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/testutil/cassandra"
@@ -109,7 +109,7 @@ func runThrottledWriter(t *testing.T, dir string) {
 	// The quota, not a machine shared with builds, is to hold the writer back, and the node
 	// is to have headroom: both get their CPU first (at default priority, with a load of 15
 	// on two cores, the node answered in 8 ms at 35% of its cores and the writer used 76m).
-	p, ok := server.FindProcess(c.Hosts[0], c.Port)
+	p, ok := nodeproc.FindProcess(c.Hosts[0], c.Port)
 	if !ok {
 		t.Fatalf("no process listens on %s:%d", c.Hosts[0], c.Port)
 	}

@@ -72,6 +72,7 @@ type nodePod struct {
 	node            *mgmtapi.LocalNode
 	api             *mgmtapi.Server
 	server          *http.Server
+	metrics         *http.Server // the management API's metrics endpoint
 	stop            context.CancelFunc
 	stopped         chan struct{} // closed once the pod's containers are stopped
 	stopping        bool
@@ -231,7 +232,7 @@ func (k *NodePods) start(ctx context.Context, pod *corev1.Pod) error {
 }
 
 // startContainer starts the cassandra container: a management API, not yet asked to start its
-// node, on port 8080 of the pod's address.
+// node, on port 8080 of the pod's address, and its metrics endpoint on port 9000.
 func (k *NodePods) startContainer(p *nodePod) error {
 	addr := net.JoinHostPort(NodeIP(p.index), strconv.Itoa(mgmtAPIPort))
 	ln, err := net.Listen("tcp", addr)
@@ -239,11 +240,16 @@ func (k *NodePods) startContainer(p *nodePod) error {
 		return fmt.Errorf("the management API cannot listen on %s: %w", addr, err)
 	}
 	node := p.newNode()
+	metrics, err := serveMetrics(p.index, node)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	api := mgmtapi.New(node, k.Logf)
 	server := &http.Server{Addr: addr, Handler: api, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = server.Serve(ln) }()
 	k.mu.Lock()
-	p.node, p.api, p.server = node, api, server
+	p.node, p.api, p.server, p.metrics = node, api, server, metrics
 	p.containerUp = true
 	p.containerStarted = metav1.Now()
 	p.backOff = ""
@@ -267,8 +273,9 @@ func (k *NodePods) stopContainer(p *nodePod) {
 		k.Logf("node pods: pod %s/%s: stopping node %d: %v\n%s", p.namespace, p.name, p.index, err, log.String())
 	}
 	k.mu.Lock()
-	server, api, node := p.server, p.api, p.node
+	server, api, node, metrics := p.server, p.api, p.node, p.metrics
 	k.mu.Unlock()
+	_ = metrics.Close()
 	_ = server.Close()
 	api.Close()
 	node.Close()

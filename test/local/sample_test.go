@@ -59,6 +59,7 @@ func TestSampleRunTunesMeasuresAndRestores(t *testing.T) {
 	if res.WritersReported != 3 || res.Writes == nil {
 		t.Fatalf("results from %d writers (writes %v), want 3 with writes", res.WritersReported, res.Writes)
 	}
+	checkServerFigures(t, res)
 	if c := cond(run, cbv1.ConditionDatacenterRestored); c.Reason != cbv1.ReasonRestored {
 		t.Errorf("DatacenterRestored is %s %q, want reason %s", c.Reason, c.Message, cbv1.ReasonRestored)
 	}
@@ -92,4 +93,24 @@ func TestSampleRunTunesMeasuresAndRestores(t *testing.T) {
 	w := res.Writes
 	t.Logf("figures: %d operations in %d ms, %d ops/s; response p50 %d us, p99 %d us; service p99 %d us; rows counted %d; timeouts %s",
 		res.Operations, res.WindowMillis, res.OpsPerSecond, w.Response.P50, w.Response.P99, w.Service.P99, rows, res.TimeoutsPerOperation)
+}
+
+// checkServerFigures: the writers run as a non-root user, so they cannot read the nodes'
+// processes and read each node's CPU, GC and SSTables from its management API's metrics
+// endpoint, as on cass-operator pods (the played agent's, mgmtapi.Metrics): every node's
+// figures are there, none said to be missing.
+func checkServerFigures(t *testing.T, res *cbv1.Results) {
+	t.Helper()
+	if res.Server == nil || len(res.Server.Nodes) == 0 {
+		t.Errorf("no server figures: %+v", res.Server)
+		return
+	}
+	for _, n := range res.Server.Nodes {
+		if n.CPUMillicores <= 0 || n.GC == nil || n.SSTables == nil || len(n.NotAvailable) > 0 {
+			t.Errorf("node %s: CPU %dm, GC %+v, SSTables %+v, not available %q", n.Node, n.CPUMillicores, n.GC, n.SSTables, n.NotAvailable)
+		}
+	}
+	if res.Writes != nil {
+		t.Logf("server: %d mutations for %d writes; nodes %+v", res.Server.Total.Mutations, res.Writes.Operations, res.Server.Nodes)
+	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cassbench/cassbench/internal/localcassandra"
-	"github.com/cassbench/cassbench/internal/server"
+	"github.com/cassbench/cassbench/internal/nodeproc"
 )
 
 // Start honours CASSBENCH_CASSANDRA_DIR and CASSBENCH_CASSANDRA_OFFSET as hack/cassandra.sh
@@ -32,7 +32,7 @@ func TestStartHonoursTheClusterVariables(t *testing.T) {
 		t.Fatalf("CQL on %s: %v", c.Hosts[0], err)
 	}
 	pid := l.PID(1)
-	p, ok := server.FindProcess(c.Hosts[0], c.Port)
+	p, ok := nodeproc.FindProcess(c.Hosts[0], c.Port)
 	if pid == 0 || !ok || p.PID != pid {
 		t.Errorf("the node listening on %s:%d is %+v (found %v); the pid file in %s names %d", c.Hosts[0], c.Port, p, ok, dir, pid)
 	}

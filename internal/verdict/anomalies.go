@@ -1,0 +1,75 @@
+package verdict
+
+import (
+	"fmt"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/numfmt"
+)
+
+// pendingWorthSaying is the queue depth in a request stage worth a sentence: a stage's pool
+// takes 32 tasks at once by default, so tasks waiting at all mean the node was saturated,
+// and a handful is noise between samples.
+const pendingWorthSaying = 8
+
+// gcPauseWorthSaying is the longest pause worth a sentence: every young collection of a busy
+// node pauses a few milliseconds, which the gc log counts and nobody needs told.
+const gcPauseWorthSaying = 100
+
+// sstablesWorthSaying is the growth in a table's SSTables worth a sentence: a few flushes
+// waiting for a size-tiered bucket of four are normal.
+const sstablesWorthSaying = 8
+
+// MaxAnomalies bounds the sentences (status.results.server.anomalies); per-node ones stop earlier so totals always fit.
+const MaxAnomalies = 20
+
+// Anomalies says in plain words what went wrong on the server, worst first.
+func Anomalies(r *cbv1.ServerResults) []string {
+	var out []string
+	add := func(format string, a ...any) {
+		if len(out) < MaxAnomalies {
+			out = append(out, fmt.Sprintf(format, a...))
+		}
+	}
+	for _, n := range r.Nodes {
+		if len(out) >= MaxAnomalies-4 {
+			break
+		}
+		if n.Logs != nil && n.Logs.OutOfMemory > 0 {
+			add("node %s ran out of memory: %q", n.Node, n.Logs.Worst)
+		}
+		if n.Dropped > 0 {
+			add("node %s dropped %s messages", n.Node, numfmt.Count(n.Dropped))
+		}
+		if n.Blocked > 0 || n.BlockedPeak > 0 {
+			add("node %s blocked %s requests (up to %s at once)", n.Node, numfmt.Count(max(n.Blocked, n.BlockedPeak)), numfmt.Count(n.BlockedPeak))
+		}
+		if n.PendingPeak >= pendingWorthSaying {
+			add("node %s queued up to %s tasks in %s", n.Node, numfmt.Count(n.PendingPeak), n.PendingStage)
+		}
+		if n.Hints > 0 {
+			add("node %s holds %s hint files for other nodes", n.Node, numfmt.Count(n.Hints))
+		}
+	}
+	for _, n := range r.Nodes {
+		if ss := n.SSTables; ss != nil && ss.Peak-ss.Before >= sstablesWorthSaying && ss.Peak >= 2*max(ss.Before, 1) {
+			add("node %s's SSTables of the table grew from %s to %s (%s at the end): compaction fell behind the flushes", n.Node,
+				numfmt.Count(ss.Before), numfmt.Count(ss.Peak), numfmt.Count(ss.After))
+		}
+	}
+	t := r.Total
+	if grew := t.CompactionBacklogAfter - t.CompactionBacklogBefore; grew > 0 && t.CompactionBacklogAfter >= 2*max(t.CompactionBacklogBefore, 1) {
+		add("compaction backlog grew from %s to %s tasks", numfmt.Count(t.CompactionBacklogBefore), numfmt.Count(t.CompactionBacklogAfter))
+	}
+	if t.GC != nil && t.GC.Pauses > 0 && t.GC.MaxMillis >= gcPauseWorthSaying {
+		worst := ""
+		for _, n := range r.Nodes {
+			if n.GC != nil && n.GC.MaxMillis == t.GC.MaxMillis {
+				worst = " on node " + n.Node
+				break
+			}
+		}
+		add("GC paused %s in total, worst %s%s", numfmt.Millis(t.GC.TotalMillis), numfmt.Millis(t.GC.MaxMillis), worst)
+	}
+	return out
+}
