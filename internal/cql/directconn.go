@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -273,11 +274,8 @@ func (d *dconn) read(br *bufio.Reader) {
 		if inBuffer {
 			body, err = br.Peek(n)
 		} else {
-			if cap(big) < n {
-				big = make([]byte, n)
-			}
-			body = big[:n]
-			_, err = io.ReadFull(br, body)
+			big, err = readLarge(br, n, big[:0])
+			body = big
 		}
 		if err != nil {
 			d.fail(fmt.Errorf("reading from %s: %w", d.addr, err))
@@ -288,6 +286,21 @@ func (d *dconn) read(br *bufio.Reader) {
 			_, _ = br.Discard(n)
 		}
 	}
+}
+
+// readLarge reads an n-byte body into buf, growing it as the bytes arrive rather than by
+// the length the header claims, so that a corrupt length costs no more memory than the
+// bytes that came.
+func readLarge(br *bufio.Reader, n int, buf []byte) ([]byte, error) {
+	for len(buf) < n {
+		chunk := min(n-len(buf), 1<<20)
+		buf = slices.Grow(buf, chunk)
+		if _, err := io.ReadFull(br, buf[len(buf):len(buf)+chunk]); err != nil {
+			return buf, err
+		}
+		buf = buf[:len(buf)+chunk]
+	}
+	return buf, nil
 }
 
 // answer hands a response to the call on its stream and frees the stream.
