@@ -27,9 +27,13 @@ import (
 // The driver's session stays in charge of everything else: it discovers the nodes and
 // their tokens (routedPolicy's ring, which Direct routes by), marks them up and down, runs
 // schema and setup statements, prepares with metadata and runs everything Direct does not
-// (reads, batches, paging, lightweight transactions). When Direct has no connection for a
-// request's replicas it says so (ErrNoRoute) and the caller runs the request through the
-// driver instead.
+// (reads, batches, paging, lightweight transactions). When Direct cannot send a request it
+// says so and why (NotSent: no route, dial error, handshake, auth challenge, streams
+// exhausted), and the caller runs the request through the driver instead and counts it.
+//
+// A direct request means what the driver's would: it carries a client timestamp (protocol
+// v4's default timestamp, as the driver sends by default), so that the coordinator's clock
+// never orders a direct insert against the driver's writes of the same key.
 type Direct struct {
 	policy         *routedPolicy
 	dialer         *hostDialer
