@@ -72,6 +72,10 @@ if [[ -z "${CASSBENCH_USERS_LOCK_HELD:-}" ]]; then
 fi
 OUT="$CACHE/bench/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
+# Node 1 listens on 127.0.0.(k+1) with CASSBENCH_CASSANDRA_OFFSET=k, as hack/cassandra.sh
+# places it; every client is pointed there.
+NODE1="127.0.0.$(( ${CASSBENCH_CASSANDRA_OFFSET:-0} + 1 ))"
+export CASSBENCH_HOSTS="${CASSBENCH_HOSTS:-$NODE1}"
 # node1_pid prints the pid of node 1's JVM: if it changes during a client's run, someone
 # restarted the node under the benchmark and the figures mean nothing.
 node1_pid() { "$ROOT/hack/cassandra.sh" status 2>&1 | awk '/^node1 .*CQL up/ { for (i = 1; i < NF; i++) if ($i == "pid") print $(i+1) }'; }
@@ -85,7 +89,7 @@ check_node() {
 }
 NODE_PID=$(node1_pid)
 USER_ARGS=() LATTE_AUTH=()
-if grep -q '^auth=1' "$CACHE/cassandra/nodes/cluster.conf" 2>/dev/null; then
+if grep -q '^auth=1' "${CASSBENCH_CASSANDRA_DIR:-$CACHE/cassandra}/nodes/cluster.conf" 2>/dev/null; then
   USER_ARGS=(--username cassandra --password cassandra)
   LATTE_AUTH=(--user cassandra --password cassandra)
 fi
@@ -220,10 +224,10 @@ run_latte() {
   # latte writes a log file into its working directory: keep it with the reports.
   (
     cd "$OUT"
-    "$LATTE" schema latte.rn "${LATTE_AUTH[@]}" 127.0.0.1 >latte-schema.log 2>&1
+    "$LATTE" schema latte.rn "${LATTE_AUTH[@]}" "$NODE1" >latte-schema.log 2>&1
     /usr/bin/time -f "%U %S %M" -o "latte-$t-$c-$r.time" \
       "$LATTE" run latte.rn -d "$DURATION" -w 0 -t "$t" -p $((c / t)) -c 1 -q \
-      -o "latte-$t-$c-$r.json" "${LATTE_AUTH[@]}" 127.0.0.1 >"latte-$t-$c-$r.log" 2>&1
+      -o "latte-$t-$c-$r.json" "${LATTE_AUTH[@]}" "$NODE1" >"latte-$t-$c-$r.log" 2>&1
   )
   check_node latte
   read -r cpu rss < <(cpu_rss "$OUT/latte-$t-$c-$r.time")

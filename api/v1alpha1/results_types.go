@@ -109,6 +109,9 @@ type Results struct {
 	// Bottleneck says whether the writers or the cluster limited the run, and why.
 	// +optional
 	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
+	// WritePaths counts the writers' write requests by the path that carried them.
+	// +optional
+	WritePaths *WritePathResults `json:"writePaths,omitempty"`
 }
 
 // ScheduleResults is how an open loop kept to its rate, over all writers.
@@ -350,4 +353,47 @@ type WriterResult struct {
 	// Outcome is how the writer ended, as it reported it.
 	// +optional
 	Outcome string `json:"outcome,omitempty"`
+}
+
+// WritePathResults count the writers' write requests (every attempt, warm-up included) by the
+// path that carried them. With writers.driverIO Batched, single-row inserts travel on
+// cassbench's own connections (direct); everything else, and any insert the direct path could
+// not send, goes through the driver. Over 1% of the inserts left to the driver is listed
+// among server.anomalies.
+type WritePathResults struct {
+	// Direct counts the requests cassbench's own connections carried.
+	// +required
+	Direct int64 `json:"direct"`
+	// Driver counts the requests the driver carried, fallbacks included.
+	// +required
+	Driver int64 `json:"driver"`
+	// Fallbacks counts the inserts the direct path left to the driver, by cause.
+	// +required
+	Fallbacks FallbackCounts `json:"fallbacks"`
+	// FallbackRatio is fallbacks over the inserts given to the direct path, as a decimal
+	// string ("0.0012").
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	FallbackRatio string `json:"fallbackRatio,omitempty"`
+}
+
+// FallbackCounts count inserts the direct path left to the driver, by cause.
+type FallbackCounts struct {
+	// NoRoute: no replica of the key had an open direct connection, and none had failed to
+	// open one (ring not known yet, replicas down or outside the local datacenter).
+	// +optional
+	NoRoute int64 `json:"noRoute,omitempty"`
+	// DialError: the replica's last direct connection failed to connect (TCP or TLS).
+	// +optional
+	DialError int64 `json:"dialError,omitempty"`
+	// Handshake: the replica's last direct connection failed during STARTUP.
+	// +optional
+	Handshake int64 `json:"handshake,omitempty"`
+	// AuthChallenge: the replica refused the credentials, or its authenticator asked for
+	// more than password authentication's single round.
+	// +optional
+	AuthChallenge int64 `json:"authChallenge,omitempty"`
+	// StreamsExhausted: every stream of the connection was waiting for an answer.
+	// +optional
+	StreamsExhausted int64 `json:"streamsExhausted,omitempty"`
 }

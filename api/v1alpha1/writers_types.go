@@ -95,7 +95,11 @@ type WritersSpec struct {
 	// requests queued while a send was under way in one write, routes each request to its
 	// replica itself, and executes single-row inserts on connections of its own, past the
 	// driver's request path (cassbench's own layer, the cheaper in client CPU); Stock leaves
-	// all of it to the driver as it ships, to rule that layer out of a result.
+	// all of it to the driver as it ships, to rule that layer out of a result. Either way
+	// every write carries the writer's clock as its timestamp, as the driver stamps its
+	// requests by default, so which of two writes to a key wins never depends on the path
+	// or on the coordinator's clock. status.results.writePaths counts which path carried
+	// the writes.
 	// +optional
 	// +kubebuilder:default=Batched
 	DriverIO DriverIO `json:"driverIO,omitempty"`

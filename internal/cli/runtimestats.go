@@ -46,8 +46,22 @@ func runtimeStats(w io.Writer, sum *summary.Summary) {
 	if r, wr, ok := syscallCounts(); ok {
 		syscalls = fmt.Sprintf(", %.2f read and %.2f write system calls per operation", float64(r)/float64(ops), float64(wr)/float64(ops))
 	}
-	fmt.Fprintf(w, "runtime: %.1f heap allocations per operation, GC %.1f%% of CPU%s\n",
-		value(0)/float64(ops), 100*gc/(gc+user+scavenge), syscalls)
+	fmt.Fprintf(w, "runtime: %.1f heap allocations per operation, GC %.1f%% of CPU%s%s\n",
+		value(0)/float64(ops), 100*gc/(gc+user+scavenge), syscalls, pathStats(sum.Paths))
+}
+
+// pathStats says which path carried the writes, and why the direct path left any to the
+// driver.
+func pathStats(p *summary.Paths) string {
+	if p == nil {
+		return ""
+	}
+	s := fmt.Sprintf(", write requests: %d direct, %d by the driver", p.Direct, p.Driver)
+	if n := p.FellBack(); n > 0 {
+		s += fmt.Sprintf(" (%d left by the direct path: no route %d, dial error %d, handshake %d, auth challenge %d, streams exhausted %d)",
+			n, p.NoRoute, p.Dial, p.Handshake, p.Auth, p.Streams)
+	}
+	return s
 }
 
 // syscallCounts reads the process's read and write system calls from /proc/self/io.

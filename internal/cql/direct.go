@@ -3,6 +3,7 @@ package cql
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -26,9 +27,13 @@ import (
 // The driver's session stays in charge of everything else: it discovers the nodes and
 // their tokens (routedPolicy's ring, which Direct routes by), marks them up and down, runs
 // schema and setup statements, prepares with metadata and runs everything Direct does not
-// (reads, batches, paging, lightweight transactions). When Direct has no connection for a
-// request's replicas it says so (ErrNoRoute) and the caller runs the request through the
-// driver instead.
+// (reads, batches, paging, lightweight transactions). When Direct cannot send a request it
+// says so and why (NotSent: no route, dial error, handshake, auth challenge, streams
+// exhausted), and the caller runs the request through the driver instead and counts it.
+//
+// A direct request means what the driver's would: it carries a client timestamp (protocol
+// v4's default timestamp, as the driver sends by default), so that the coordinator's clock
+// never orders a direct insert against the driver's writes of the same key.
 type Direct struct {
 	policy         *routedPolicy
 	dialer         *hostDialer
@@ -43,12 +48,15 @@ type Direct struct {
 	stmts  []*Statement
 	closed bool
 	cur    atomic.Pointer[ringPools]
+	// lastErr is the last failure to open a direct connection.
+	lastErr atomic.Pointer[setupErr]
 }
 
 // maxStatements bounds the statements one Direct prepares.
 const maxStatements = 8
 
-// ErrNoRoute says Direct has no live connection to any node that could take the request.
+// ErrNoRoute says Direct has no live connection to any node that could take the request;
+// every NotSentError is one.
 var ErrNoRoute = errors.New("cql: no direct connection to a replica")
 
 // ringPools is the driver's ring with each entry's pool and whether it is a host the
@@ -113,53 +121,72 @@ func (x *Direct) Warm(ctx context.Context) {
 	}
 }
 
-// Close closes every direct connection.
+// Close closes every direct connection; a connection still being opened is closed as soon
+// as it is.
 func (x *Direct) Close() {
 	x.mu.Lock()
+	defer x.mu.Unlock()
 	x.closed = true
-	pools := x.pools
-	x.mu.Unlock()
-	for _, p := range pools {
-		for i := range p.slots {
-			if c := p.slots[i].Load(); c != nil {
-				c.close()
-			}
-		}
+	for _, p := range x.pools {
+		p.close()
 	}
 }
 
-// pools4 returns ring's pools, building them when the driver replaced its ring.
+// LastSetupError is the last direct connection that could not be opened, or nil.
+func (x *Direct) LastSetupError() error {
+	if e := x.lastErr.Load(); e != nil {
+		return e
+	}
+	return nil
+}
+
+// pools4 returns ring's pools, building them when the driver replaced its ring; the pools
+// of nodes that left the ring are closed.
 func (x *Direct) pools4(ring *tokenRing) *ringPools {
 	if rp := x.cur.Load(); rp != nil && rp.ring == ring {
 		return rp
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if rp := x.cur.Load(); rp != nil && rp.ring == ring {
+		return rp
+	}
 	rp := &ringPools{ring: ring, pools: make([]*hostPool, len(ring.hosts)), allowed: make([]bool, len(ring.hosts))}
+	kept := make(map[string]*hostPool, len(x.pools))
 	for i, h := range ring.hosts {
 		addr := h.ConnectAddressAndPort()
-		p := x.pools[addr]
+		p := kept[addr]
 		if p == nil {
-			p = newHostPool(x, addr, x.conns)
-			x.pools[addr] = p
+			if p = x.pools[addr]; p == nil {
+				p = newHostPool(x, addr, x.conns)
+			}
+			kept[addr] = p
 		}
 		rp.pools[i] = p
 		rp.allowed[i] = x.local == "" || h.DataCenter() == x.local
 	}
+	for addr, p := range x.pools {
+		if kept[addr] == nil {
+			p.close()
+		}
+	}
+	x.pools = kept
 	x.cur.Store(rp)
 	return rp
 }
 
 // pick returns a live connection to the first replica of r's token that is up, walking the
-// ring as replicas are placed (in the local datacenter when one is set), or nil.
-func (x *Direct) pick(r *Route, slot int) *dconn {
+// ring as replicas are placed (in the local datacenter when one is set); or nil and why
+// none could take the request.
+func (x *Direct) pick(r *Route, slot int) (*dconn, Fallback) {
 	ring := x.policy.ring.Load()
 	if ring == nil || r == nil || r.key == nil {
-		return nil
+		return nil, FallbackNoRoute
 	}
 	rp := x.pools4(ring)
 	n := len(ring.hosts)
 	first := ring.owner(r.token)
+	why := FallbackNoRoute
 	for k := range n {
 		j := first + k
 		if j >= n {
@@ -168,17 +195,15 @@ func (x *Direct) pick(r *Route, slot int) *dconn {
 		if !rp.allowed[j] || !ring.hosts[j].IsUp() {
 			continue
 		}
-		if c := rp.pools[j].conn(slot); c != nil {
-			return c
+		p := rp.pools[j]
+		if c := p.conn(slot); c != nil {
+			return c, 0
+		}
+		if f := p.failure.Load(); f != 0 && why == FallbackNoRoute {
+			why = Fallback(f - 1)
 		}
 	}
-	return nil
-}
-
-func (x *Direct) isClosed() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.closed
+	return nil, why
 }
 
 // hostPool is a node's direct connections, one per slot; a dead one is dialled again in the
@@ -189,6 +214,10 @@ type hostPool struct {
 	slots   []atomic.Pointer[dconn]
 	dialing []atomic.Bool
 	next    []atomic.Int64
+	// failure is the cause of the last failed dial plus one, 0 after a successful one.
+	failure atomic.Uint32
+	// closed (under x.mu) says the pool was closed: no connection is kept any more.
+	closed bool
 }
 
 func newHostPool(x *Direct, addr string, n int) *hostPool {
@@ -215,17 +244,46 @@ func (p *hostPool) redial(i int) {
 		c, err := dialDirect(ctx, p.x.dialer, p.addr, p.x.user, p.x.password, p.x.setup)
 		p.next[i].Store(time.Now().Add(time.Second).UnixNano())
 		if err != nil {
+			cause := FallbackDial
+			var se *SetupError
+			if errors.As(err, &se) {
+				cause = se.Cause
+			}
+			p.failure.Store(uint32(cause) + 1)
+			p.x.lastErr.Store(&setupErr{err})
 			return
 		}
-		if p.x.isClosed() {
+		p.failure.Store(0)
+		// Under the Direct's lock, so that Close, or the pool's closing, either finds the
+		// connection in its slot or is seen here.
+		p.x.mu.Lock()
+		if p.x.closed || p.closed {
+			p.x.mu.Unlock()
 			c.close()
 			return
 		}
-		if old := p.slots[i].Swap(c); old != nil {
+		old := p.slots[i].Swap(c)
+		p.x.mu.Unlock()
+		if old != nil {
 			old.close()
 		}
 	}()
 }
+
+// close closes the pool's connections and keeps it from opening more; x.mu is held.
+func (p *hostPool) close() {
+	p.closed = true
+	for i := range p.slots {
+		if c := p.slots[i].Swap(nil); c != nil {
+			c.close()
+		}
+	}
+}
+
+// setupErr boxes an error for an atomic.Pointer.
+type setupErr struct{ error }
+
+func (e *setupErr) Unwrap() error { return e.error }
 
 // tlsClient runs the TLS handshake on raw, verifying the server's name unless the
 // configuration says otherwise.
@@ -245,20 +303,12 @@ func tlsClient(ctx context.Context, raw net.Conn, addr string, base *tls.Config)
 	return c, nil
 }
 
-// Statement is a query registered for direct execution. Its prepared id is the same on every
-// node (Cassandra derives it from the keyspace and the query text).
+// Statement is a query registered for direct execution; each connection keeps the id its
+// node gave it.
 type Statement struct {
 	x     *Direct
 	index int
 	query string
-	id    atomic.Pointer[[]byte]
-}
-
-func (st *Statement) setID(id []byte) {
-	if cur := st.id.Load(); cur == nil || string(*cur) != string(id) {
-		own := append([]byte(nil), id...)
-		st.id.Store(&own)
-	}
 }
 
 // Request is one load goroutine's execution of a Statement: its frame buffer, its call and
@@ -272,6 +322,12 @@ type Request struct {
 	// Values are the bound values in order, serialized; nil is a null. The caller refills
 	// them before each Exec.
 	Values [][]byte
+	// Timestamp is the write's timestamp in microseconds since the Unix epoch, sent with the
+	// request as the driver sends its own (protocol v4's default timestamp); 0 takes the
+	// client's clock when the request is encoded, as the driver does. Either way the
+	// coordinator's clock never decides, so a direct insert and the driver's updates and
+	// deletes of the same key are ordered by one clock.
+	Timestamp int64
 }
 
 // NewRequest returns a Request of arity values at consistency cons; slot spreads the
@@ -281,38 +337,47 @@ func (st *Statement) NewRequest(cons gocql.Consistency, slot, arity int) *Reques
 }
 
 // Exec runs the statement with q's values on the first replica of r's token, until its
-// answer or until deadline is done (context.DeadlineExceeded). ErrNoRoute means it was not
-// sent: no direct connection could take it.
+// answer or until deadline is done (context.DeadlineExceeded), preparing it on that
+// connection first when needed. An error for which IsNotSent holds means it was not sent:
+// no direct connection could take it, for the reason it gives, and the caller should send it
+// another way.
 func (q *Request) Exec(deadline *Deadline, r *Route) error {
-	c := q.st.x.pick(r, q.slot)
+	c, why := q.st.x.pick(r, q.slot)
 	if c == nil {
-		return ErrNoRoute
+		return notSent[why]
 	}
 	for again := true; ; again = false {
-		if err := c.prepare(q.st, q.st.x.setup); err != nil {
-			return err
+		id, err := c.prepare(q.st, deadline.Done())
+		if err == nil {
+			q.encode(id)
+			err = c.roundTrip(q.call, q.buf, deadline.Done())
 		}
-		q.encode()
-		err := c.roundTrip(q.call, q.buf, deadline.Done())
+		if errors.Is(err, errStreamsExhausted) {
+			return notSent[FallbackStreams]
+		}
 		if se, ok := err.(*ServerError); ok && again && se.code == errUnprepared { //nolint:errorlint // the connection returns it unwrapped; errors.As would allocate
 			// The node lost it (a restart keeps no prepared statements in memory).
-			c.prepared[q.st.index].Store(false)
+			c.forget(q.st, id)
 			continue
 		}
 		return err
 	}
 }
 
-func (q *Request) encode() {
-	id := *q.st.id.Load()
+func (q *Request) encode(id []byte) {
 	b := appendHeader(q.buf[:0], opExecute)
 	b = appendShort(b, uint16(len(id)))
 	b = append(b, id...)
 	b = appendShort(b, q.cons)
-	b = append(b, queryValues|querySkipMetadata)
+	b = append(b, queryValues|querySkipMetadata|queryDefaultTimestamp)
 	b = appendShort(b, uint16(len(q.Values)))
 	for _, v := range q.Values {
 		b = appendBytes(b, v)
 	}
+	ts := q.Timestamp
+	if ts == 0 {
+		ts = time.Now().UnixMicro()
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(ts))
 	q.buf = finishFrame(b)
 }

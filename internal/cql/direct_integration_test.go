@@ -63,7 +63,7 @@ func TestDirectInsertsReachTheOwnerOfTheirKey(t *testing.T) {
 		key := bigintKey(k)
 		r.SetKey(key)
 		req.Values[0], req.Values[1] = key, []byte("value-"+strconv.FormatInt(k, 10))
-		c := x.pick(r, 0)
+		c, _ := x.pick(r, 0)
 		if c == nil {
 			t.Fatalf("no direct connection for key %d", k)
 		}
@@ -121,14 +121,37 @@ func TestDirectPreparesAgainWhenTheNodeForgot(t *testing.T) {
 	if err := insert(1); err != nil {
 		t.Fatal(err)
 	}
-	// An id no node holds, as after a restart: every connection has it marked prepared.
-	good := *st.id.Load()
-	st.setID(slices.Repeat([]byte{0xAB}, len(good)))
+	// An id no node holds, as after a restart: every connection has it as the statement's.
+	conns := directConns(x)
+	if len(conns) == 0 {
+		t.Fatal("no direct connection open after an insert")
+	}
+	var good []byte
+	for _, c := range conns {
+		if id := c.ids[st.index].Load(); id != nil {
+			good = *id
+		}
+	}
+	if good == nil {
+		t.Fatal("no connection holds the statement's id after an insert")
+	}
+	// The id is the same on every node (Cassandra derives it from the keyspace and query).
+	for _, c := range conns {
+		bogus := slices.Repeat([]byte{0xAB}, len(good))
+		c.ids[st.index].Store(&bogus)
+	}
 	if err := insert(2); err != nil {
 		t.Fatalf("insert after the node lost the statement: %v", err)
 	}
-	if got := *st.id.Load(); string(got) != string(good) {
-		t.Errorf("the statement's id after preparing again is %x, want %x", got, good)
+	// The connection that carried insert 2 prepared again and holds the node's id.
+	again := 0
+	for _, c := range conns {
+		if got := c.ids[st.index].Load(); got != nil && string(*got) == string(good) {
+			again++
+		}
+	}
+	if again != 1 {
+		t.Errorf("%d connections hold the node's id after the insert that found it unprepared, want the one that carried it", again)
 	}
 	var count int
 	if err := s.Query(`SELECT count(*) FROM it_direct.t`).Scan(&count); err != nil {
@@ -207,4 +230,19 @@ func (r nodeRing) owner(token int64) string {
 		i = 0
 	}
 	return r.addrs[i]
+}
+
+// directConns lists x's open connections.
+func directConns(x *Direct) []*dconn {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []*dconn
+	for _, p := range x.pools {
+		for i := range p.slots {
+			if c := p.slots[i].Load(); c != nil && !c.dead.Load() {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,10 +31,16 @@ type dconn struct {
 	free  []int16
 	err   error
 
-	// prepared says, by statement index, whether this connection's node holds the statement;
-	// prepareMu lets one caller prepare while the others wait for it.
-	prepared  [maxStatements]atomic.Bool
+	// ids holds, by statement index, the id this connection's node gave the statement, nil
+	// until it is prepared here: an id is kept per connection, so a node that answers with
+	// an id of its own (another version, another keyspace state) is executed with it.
+	// preparing is the PREPARE under way for a statement, which every caller that needs it
+	// meanwhile waits for instead of sending its own.
+	ids       [maxStatements]atomic.Pointer[[]byte]
 	prepareMu sync.Mutex
+	preparing [maxStatements]*prepareCall
+	// setup bounds a PREPARE on the connection, whoever waits for it.
+	setup time.Duration
 
 	dead     atomic.Bool
 	lastSent atomic.Int64
@@ -60,31 +67,47 @@ var abandoned = &call{}
 // errStreamsExhausted is a connection with every stream id waiting for an answer.
 var errStreamsExhausted = errors.New("cql: all 32768 streams of the connection are waiting for answers")
 
-// dialDirect opens, authenticates and starts a direct connection.
+// dialDirect opens, authenticates and starts a direct connection. Its errors are
+// *SetupError, saying which step failed.
 func dialDirect(ctx context.Context, d *hostDialer, addr, user, password string, timeout time.Duration) (*dconn, error) {
 	raw, err := d.dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Cause: FallbackDial, Addr: addr, Err: err}
 	}
 	nc := raw
 	if d.tls != nil {
 		nc, err = tlsClient(ctx, raw, addr, d.tls)
 		if err != nil {
 			_ = raw.Close()
-			return nil, err
+			return nil, &SetupError{Cause: FallbackDial, Addr: addr, Err: err}
 		}
 	}
 	bc := newBatchConn(nc, d.ioTimeout)
 	br := bufio.NewReaderSize(bc, 64<<10)
 	if err := handshake(bc, br, user, password, timeout); err != nil {
 		_ = bc.Close()
-		return nil, fmt.Errorf("starting a connection to %s: %w", addr, err)
+		return nil, &SetupError{Cause: handshakeCause(err), Addr: addr, Err: err}
 	}
-	dc := &dconn{bc: bc, addr: addr, done: make(chan struct{})}
+	dc := &dconn{bc: bc, addr: addr, done: make(chan struct{}), setup: timeout}
 	dc.lastSent.Store(time.Now().UnixNano())
 	go dc.read(br)
 	go dc.heartbeat(d.ioTimeout / 4)
 	return dc, nil
+}
+
+// errAuthRequired is a node that asks for credentials the writer was not given.
+var errAuthRequired = errors.New("the node requires a username and password")
+
+// errCodeAuth is the node's refusal of the credentials.
+const errCodeAuth = 0x0100
+
+// handshakeCause tells an authentication failure from any other of the handshake.
+func handshakeCause(err error) Fallback {
+	var se *ServerError
+	if errors.Is(err, errAuthChallenge) || errors.Is(err, errAuthRequired) || errors.As(err, &se) && se.code == errCodeAuth {
+		return FallbackAuth
+	}
+	return FallbackHandshake
 }
 
 // handshake sends STARTUP and, when the node asks, the password, reading each answer
@@ -101,7 +124,8 @@ func handshake(c net.Conn, br *bufio.Reader, user, password string, timeout time
 	}
 	if op == opAuthenticate {
 		if user == "" {
-			return errors.New("the node requires a username and password")
+			r := reader{b: body}
+			return fmt.Errorf("%w (authenticator %s)", errAuthRequired, r.string())
 		}
 		if _, err := c.Write(authFrame(user, password)); err != nil {
 			return err
@@ -109,8 +133,11 @@ func handshake(c net.Conn, br *bufio.Reader, user, password string, timeout time
 		if op, body, err = readFrame(br); err != nil {
 			return err
 		}
-		if op == opAuthSuccess {
+		switch op {
+		case opAuthSuccess:
 			return nil
+		case opAuthChallenge:
+			return errAuthChallenge
 		}
 	}
 	switch op {
@@ -247,11 +274,8 @@ func (d *dconn) read(br *bufio.Reader) {
 		if inBuffer {
 			body, err = br.Peek(n)
 		} else {
-			if cap(big) < n {
-				big = make([]byte, n)
-			}
-			body = big[:n]
-			_, err = io.ReadFull(br, body)
+			big, err = readLarge(br, n, big[:0])
+			body = big
 		}
 		if err != nil {
 			d.fail(fmt.Errorf("reading from %s: %w", d.addr, err))
@@ -262,6 +286,21 @@ func (d *dconn) read(br *bufio.Reader) {
 			_, _ = br.Discard(n)
 		}
 	}
+}
+
+// readLarge reads an n-byte body into buf, growing it as the bytes arrive rather than by
+// the length the header claims, so that a corrupt length costs no more memory than the
+// bytes that came.
+func readLarge(br *bufio.Reader, n int, buf []byte) ([]byte, error) {
+	for len(buf) < n {
+		chunk := min(n-len(buf), 1<<20)
+		buf = slices.Grow(buf, chunk)
+		if _, err := io.ReadFull(br, buf[len(buf):len(buf)+chunk]); err != nil {
+			return buf, err
+		}
+		buf = buf[:len(buf)+chunk]
+	}
+	return buf, nil
 }
 
 // answer hands a response to the call on its stream and frees the stream.
@@ -329,42 +368,93 @@ func (d *dconn) fail(err error) {
 func (d *dconn) heartbeat(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	d.beat(t.C, every)
+}
+
+// beat sends a heartbeat at each tick when nothing was sent for every, until the connection
+// ends.
+func (d *dconn) beat(tick <-chan time.Time, every time.Duration) {
 	for {
 		select {
 		case <-d.done:
 			return
-		case <-t.C:
+		case <-tick:
 		}
 		if time.Since(time.Unix(0, d.lastSent.Load())) < every {
 			continue
 		}
-		if _, err := d.start(abandoned, optionsFrame()); err != nil {
+		// Every stream waiting for an answer is no reason to stop: the connection is busy,
+		// and the heartbeat is due again when it quiets down.
+		if _, err := d.start(abandoned, optionsFrame()); err != nil && !errors.Is(err, errStreamsExhausted) {
 			return
 		}
 	}
 }
 
-// prepare makes sure the connection's node holds statement i.
-func (d *dconn) prepare(st *Statement, timeout time.Duration) error {
-	if d.prepared[st.index].Load() {
-		return nil
+// prepareCall is one PREPARE of a statement on a connection; done is closed once id or err
+// is set.
+type prepareCall struct {
+	done chan struct{}
+	id   []byte
+	err  error
+}
+
+// prepare returns the id of st on the connection's node, preparing it there first if needed.
+// One PREPARE per statement is under way at a time, and every caller waits for its outcome
+// (id or error) until its own request's done is closed, not for the PREPARE's own bound (the
+// connection's setup time): a request never waits past its deadline for a statement, and a
+// failed PREPARE is not sent again by each caller that waited for it.
+func (d *dconn) prepare(st *Statement, done <-chan struct{}) ([]byte, error) {
+	if id := d.ids[st.index].Load(); id != nil {
+		return *id, nil
 	}
 	d.prepareMu.Lock()
-	defer d.prepareMu.Unlock()
-	if d.prepared[st.index].Load() {
-		return nil
+	if id := d.ids[st.index].Load(); id != nil {
+		d.prepareMu.Unlock()
+		return *id, nil
 	}
+	p := d.preparing[st.index]
+	if p == nil {
+		p = &prepareCall{done: make(chan struct{})}
+		d.preparing[st.index] = p
+		go d.runPrepare(st, p)
+	}
+	d.prepareMu.Unlock()
+	select {
+	case <-p.done:
+		return p.id, p.err
+	case <-done:
+		return nil, fmt.Errorf("preparing on %s: %w", d.addr, context.DeadlineExceeded)
+	}
+}
+
+// runPrepare sends one PREPARE of st and hands its outcome to p's waiters.
+func (d *dconn) runPrepare(st *Statement, p *prepareCall) {
 	cl := newCall()
 	cl.wantID = true
-	done := make(chan struct{})
-	t := time.AfterFunc(timeout, func() { close(done) })
-	defer t.Stop()
-	if err := d.roundTrip(cl, prepareFrame(st.query), done); err != nil {
-		return fmt.Errorf("preparing on %s: %w", d.addr, err)
+	expired := make(chan struct{})
+	t := time.AfterFunc(d.setup, func() { close(expired) })
+	err := d.roundTrip(cl, prepareFrame(st.query), expired)
+	t.Stop()
+	d.prepareMu.Lock()
+	if err != nil {
+		p.err = fmt.Errorf("preparing on %s: %w", d.addr, err)
+	} else {
+		p.id = cl.id
+		d.ids[st.index].Store(&p.id)
 	}
-	st.setID(cl.id)
-	d.prepared[st.index].Store(true)
-	return nil
+	// The next caller after a failure tries again; after a success it finds the id.
+	d.preparing[st.index] = nil
+	d.prepareMu.Unlock()
+	close(p.done)
+}
+
+// forget drops st's id after the node answered UNPREPARED to it, unless a newer PREPARE
+// replaced it already.
+func (d *dconn) forget(st *Statement, id []byte) {
+	if cur := d.ids[st.index].Load(); cur != nil && string(*cur) == string(id) {
+		d.ids[st.index].CompareAndSwap(cur, nil)
+	}
 }
 
 func (d *dconn) close() { d.fail(net.ErrClosed) }

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,24 +19,38 @@ import (
 // peer is a scripted CQL node for what a real one cannot be made to do on cue: hold one
 // answer back while answering the next, or drop the connection with requests in flight.
 // It answers STARTUP with READY, PREPARE with the id "id1", and each EXECUTE when the test
-// says, through answer.
+// says, through answer; the fields set before it serves script the rest.
 type peer struct {
 	l        net.Listener
 	conn     chan net.Conn
 	executes chan int16 // streams of the EXECUTEs received, in order
+	options  chan int16 // streams of the OPTIONS received
+
+	// authClass, when set, answers STARTUP with AUTHENTICATE naming it, and AUTH_RESPONSE
+	// with authAnswer's opcode and body.
+	authClass  string
+	authAnswer func() (byte, []byte)
+	// prepareGate, when set, holds each PREPARE's answer until it receives; prepareError,
+	// when set, is the ERROR body PREPARE is answered with. prepares counts PREPAREs.
+	prepareGate  chan struct{}
+	prepareError []byte
+	prepares     atomic.Int32
 }
 
-func newPeer(t *testing.T) *peer {
+func newPeer(t *testing.T, script ...func(*peer)) *peer {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return startPeer(t, l)
+	return startPeer(t, l, script...)
 }
 
-func startPeer(t *testing.T, l net.Listener) *peer {
-	p := &peer{l: l, conn: make(chan net.Conn, 1), executes: make(chan int16, 16)}
+func startPeer(t *testing.T, l net.Listener, script ...func(*peer)) *peer {
+	p := &peer{l: l, conn: make(chan net.Conn, 1), executes: make(chan int16, 16), options: make(chan int16, 16)}
+	for _, f := range script {
+		f(p)
+	}
 	t.Cleanup(func() { _ = l.Close() })
 	go p.serve()
 	return p
@@ -58,19 +74,49 @@ func (p *peer) serve() {
 		s := int16(binary.BigEndian.Uint16(h[2:4]))
 		switch h[4] {
 		case opStartup:
-			respond(c, s, opReady, nil)
+			if p.authClass != "" {
+				respond(c, s, opAuthenticate, appendString(nil, p.authClass))
+			} else {
+				respond(c, s, opReady, nil)
+			}
+		case opAuthResponse:
+			op, b := p.authAnswer()
+			respond(c, s, op, b)
 		case opPrepare:
-			b := binary.BigEndian.AppendUint32(nil, resultPrepared)
-			respond(c, s, opResult, appendString(b, "id1"))
+			p.prepares.Add(1)
+			go p.answerPrepare(c, s)
 		case opExecute:
 			p.executes <- s
+		case opOptions:
+			respond(c, s, opSupported, appendShort(nil, 0))
+			select {
+			case p.options <- s:
+			default:
+			}
 		}
 	}
 }
 
+func (p *peer) answerPrepare(c net.Conn, s int16) {
+	if p.prepareGate != nil {
+		<-p.prepareGate
+	}
+	if p.prepareError != nil {
+		respond(c, s, opError, p.prepareError)
+		return
+	}
+	b := binary.BigEndian.AppendUint32(nil, resultPrepared)
+	respond(c, s, opResult, appendString(b, "id1"))
+}
+
+// respondMu keeps the peer's answers, sent from several goroutines, whole.
+var respondMu sync.Mutex
+
 func respond(c net.Conn, stream int16, op byte, body []byte) {
 	h := []byte{protoResponse, 0, byte(uint16(stream) >> 8), byte(stream), op, 0, 0, 0, 0}
 	binary.BigEndian.PutUint32(h[5:], uint32(len(body)))
+	respondMu.Lock()
+	defer respondMu.Unlock()
 	_, _ = c.Write(append(h, body...))
 }
 
@@ -88,11 +134,12 @@ func dialPeer(t *testing.T, p *peer) (*dconn, net.Conn, *Statement) {
 	}
 	t.Cleanup(c.close)
 	st := &Statement{query: "INSERT INTO ks.t (k) VALUES (?)"}
-	if err := c.prepare(st, 5*time.Second); err != nil {
+	id, err := c.prepare(st, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(*st.id.Load()); got != "id1" {
-		t.Fatalf("prepared id %q, want id1", got)
+	if string(id) != "id1" {
+		t.Fatalf("prepared id %q, want id1", id)
 	}
 	return c, <-p.conn, st
 }
@@ -106,7 +153,7 @@ func TestDirectLateAnswerFreesItsStreamOnly(t *testing.T) {
 	first, second := st.NewRequest(gocql.One, 0, 1), st.NewRequest(gocql.One, 0, 1)
 	first.Values[0], second.Values[0] = []byte{1}, []byte{2}
 
-	first.encode()
+	first.encode([]byte("id1"))
 	expired := make(chan struct{})
 	time.AfterFunc(50*time.Millisecond, func() { close(expired) })
 	if err := c.roundTrip(first.call, first.buf, expired); !errors.Is(err, context.DeadlineExceeded) {
@@ -114,7 +161,7 @@ func TestDirectLateAnswerFreesItsStreamOnly(t *testing.T) {
 	}
 	late := <-p.executes
 
-	second.encode()
+	second.encode([]byte("id1"))
 	s, err := c.start(second.call, second.buf)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +193,7 @@ func TestDirectDroppedConnectionFailsWaitingRequests(t *testing.T) {
 	c, server, st := dialPeer(t, p)
 	q := st.NewRequest(gocql.One, 0, 1)
 	q.Values[0] = []byte{1}
-	q.encode()
+	q.encode([]byte("id1"))
 	errc := make(chan error, 1)
 	go func() { errc <- c.roundTrip(q.call, q.buf, make(chan struct{})) }()
 	<-p.executes
@@ -162,7 +209,7 @@ func TestDirectDroppedConnectionFailsWaitingRequests(t *testing.T) {
 	if !c.dead.Load() {
 		t.Error("connection not marked dead")
 	}
-	q.encode()
+	q.encode([]byte("id1"))
 	if _, err := c.start(q.call, q.buf); err == nil {
 		t.Error("a dead connection took a new request")
 	}
@@ -192,7 +239,7 @@ func TestDirectOverTLS(t *testing.T) {
 	defer c.close()
 	<-p.conn
 	st := &Statement{query: "INSERT INTO ks.t (k) VALUES (?)"}
-	if err := c.prepare(st, 5*time.Second); err != nil {
+	if _, err := c.prepare(st, nil); err != nil {
 		t.Fatalf("preparing over TLS: %v", err)
 	}
 

@@ -17,17 +17,18 @@ const (
 	protoResponse = 0x84
 	headerLen     = 9
 
-	opError        = 0x00
-	opStartup      = 0x01
-	opReady        = 0x02
-	opAuthenticate = 0x03
-	opOptions      = 0x05
-	opSupported    = 0x06
-	opResult       = 0x08
-	opPrepare      = 0x09
-	opExecute      = 0x0A
-	opAuthResponse = 0x0F
-	opAuthSuccess  = 0x10
+	opError         = 0x00
+	opStartup       = 0x01
+	opReady         = 0x02
+	opAuthenticate  = 0x03
+	opOptions       = 0x05
+	opSupported     = 0x06
+	opResult        = 0x08
+	opPrepare       = 0x09
+	opExecute       = 0x0A
+	opAuthChallenge = 0x0E
+	opAuthResponse  = 0x0F
+	opAuthSuccess   = 0x10
 
 	resultPrepared = 0x0004
 
@@ -35,10 +36,12 @@ const (
 	flagCustomPayload = 0x04
 	flagWarning       = 0x08
 
-	// queryValues and querySkipMetadata are EXECUTE's query flags: values follow, and the
-	// result needs no column metadata.
-	queryValues       = 0x01
-	querySkipMetadata = 0x02
+	// queryValues, querySkipMetadata and queryDefaultTimestamp are EXECUTE's query flags:
+	// values follow, the result needs no column metadata, and the request carries the
+	// client's timestamp for its writes.
+	queryValues           = 0x01
+	querySkipMetadata     = 0x02
+	queryDefaultTimestamp = 0x20
 
 	// errUnprepared is the node's answer to an EXECUTE of an id it does not hold.
 	errUnprepared = 0x2500

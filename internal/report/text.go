@@ -94,6 +94,11 @@ func failureLines(w *errWriter, r *cbv1.Results) {
 		a.WriteTimeout, a.ReadTimeout, a.Unavailable, a.Overloaded, a.ClientTimeout, a.Other)
 	w.printf("timeouts per operation %s, per attempt %s; %d attempts, %d retries, value bytes %d\n",
 		r.TimeoutsPerOperation, r.TimeoutsPerAttempt, r.Attempts, r.Retries, r.Bytes)
+	if p := r.WritePaths; p != nil {
+		f := p.Fallbacks
+		w.printf("write requests: %d direct, %d through the driver; inserts the direct path left to the driver: %s (no route %d, dial error %d, handshake %d, auth challenge %d, streams exhausted %d)\n",
+			p.Direct, p.Driver, p.FallbackRatio, f.NoRoute, f.DialError, f.Handshake, f.AuthChallenge, f.StreamsExhausted)
+	}
 	if tl := r.Timeline; tl != nil && len(tl.Points) > 0 {
 		w.printf("\nops/s every %s: %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, Sparkline(tl, func(p cbv1.TimelinePoint) int64 { return p.OpsPerSecond }))
 		w.printf("p99 every %s:   %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, Sparkline(tl, func(p cbv1.TimelinePoint) int64 { return p.P99Micros }))

@@ -94,6 +94,8 @@ func MergeWith(summaries []*summary.Summary, o Options) *cbv1.Results {
 		out.Server.Timeline = MergeServerTimeline(reported, origin, timeline != nil)
 	}
 	out.Bottleneck = verdict.Judge(out, reported)
+	out.WritePaths = writePaths(reported)
+	addAnomaly(out, fellBackAnomaly(out.WritePaths))
 	return out
 }
 

@@ -60,6 +60,37 @@ type Summary struct {
 	CPU    *WriterCPU `json:"cpu,omitempty"`
 	// Load is this writer's load stage, before the window; nil without one.
 	Load *Load `json:"load,omitempty"`
+	// Paths counts the write requests by the path that carried them; nil when the writer
+	// sent none.
+	Paths *Paths `json:"path,omitempty"`
+}
+
+// Paths counts one writer's write requests (every attempt, warm-up included) by the path that
+// carried them: Direct (driverIO Batched's own connections, single-row inserts) or the
+// driver, which also carries what Direct was given and could not send, counted by cause.
+type Paths struct {
+	Direct int64 `json:"d,omitempty"`
+	Driver int64 `json:"drv,omitempty"`
+	// What Direct left to the driver, by cause (internal/cql.Fallback).
+	NoRoute   int64 `json:"nr,omitempty"`
+	Dial      int64 `json:"dial,omitempty"`
+	Handshake int64 `json:"hs,omitempty"`
+	Auth      int64 `json:"auth,omitempty"`
+	Streams   int64 `json:"st,omitempty"`
+}
+
+// FellBack is what Direct left to the driver, every cause together.
+func (p *Paths) FellBack() int64 { return p.NoRoute + p.Dial + p.Handshake + p.Auth + p.Streams }
+
+// Add adds o's counts to p's.
+func (p *Paths) Add(o *Paths) {
+	p.Direct += o.Direct
+	p.Driver += o.Driver
+	p.NoRoute += o.NoRoute
+	p.Dial += o.Dial
+	p.Handshake += o.Handshake
+	p.Auth += o.Auth
+	p.Streams += o.Streams
 }
 
 // Load is what one writer's load stage did.

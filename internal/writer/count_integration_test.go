@@ -8,6 +8,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
 	"github.com/cassbench/cassbench/internal/workload"
 )
@@ -41,6 +42,7 @@ func TestInsertsMatchRowCount(t *testing.T) {
 				if sum.Writes.Failed() != 0 {
 					t.Errorf("writer %d: %d writes failed", sum.Index, sum.Writes.Failed())
 				}
+				checkPaths(t, sum, tc.batchSize == 1 && tc.io != cbv1.DriverIOStock)
 			}
 			if want := tc.ops * int64(tc.batchSize); inserted != want {
 				t.Errorf("writers report %d rows inserted, want %d (operations bound)", inserted, want)
@@ -58,5 +60,21 @@ func TestInsertsMatchRowCount(t *testing.T) {
 				t.Errorf("table holds %d rows; writers reported %d successful inserts", rows, inserted)
 			}
 		})
+	}
+}
+
+// checkPaths checks that the path the writer says carried its writes is the one its spec
+// chose: with direct, every insert travelled on the direct path and none fell back to the
+// driver; otherwise the driver carried them all.
+func checkPaths(t *testing.T, sum *summary.Summary, direct bool) {
+	t.Helper()
+	p := sum.Paths
+	switch {
+	case p == nil:
+		t.Errorf("writer %d reports no write paths", sum.Index)
+	case direct && (p.Direct < sum.Writes.OK || p.Driver != 0 || p.FellBack() != 0):
+		t.Errorf("writer %d: %d writes, paths %+v; want every one carried by the direct path", sum.Index, sum.Writes.OK, *p)
+	case !direct && (p.Direct != 0 || p.Driver < sum.Writes.OK):
+		t.Errorf("writer %d: %d writes, paths %+v; want every one carried by the driver", sum.Index, sum.Writes.OK, *p)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -53,6 +54,10 @@ type cqlOp struct {
 	readSeq int64
 	// direct sends the single-row inserts past the driver's request path (see goDirect).
 	direct *directInsert
+	// now is the writer's clock, which timestamps every write (see stamp).
+	now func() time.Time
+	// paths counts the write requests by the path that carried them.
+	paths pathCounts
 }
 
 // statements holds what preparing told about the insert, read and workload.operations
@@ -72,9 +77,9 @@ type kindStmt struct {
 	ctx   context.Context
 }
 
-func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, writeCL, readCL gocql.Consistency, meta statements, deadline *cql.Deadline) *cqlOp {
+func newCQLOp(s *gocql.Session, gen *workload.Generator, w cbv1.WorkloadSpec, writeCL, readCL gocql.Consistency, meta statements, deadline *cql.Deadline, now func() time.Time) *cqlOp {
 	batchSize := max(int(w.BatchSize), 1)
-	c := &cqlOp{gen: gen, deadline: deadline, insertCtx: deadline, readCtx: deadline}
+	c := &cqlOp{gen: gen, deadline: deadline, insertCtx: deadline, readCtx: deadline, now: now}
 	c.allocRows(batchSize)
 	if batchSize > 1 {
 		typ := gocql.UnloggedBatch
@@ -208,16 +213,27 @@ func (c *cqlOp) exec(k Kind) (int, int, error) {
 	case k > Read:
 		return c.execKind(k)
 	case c.batch != nil:
+		c.paths.driver++
+		c.batch.WithTimestamp(c.stamp())
 		return 0, 0, c.batch.ExecContext(c.insertCtx)
 	default:
+		ts := c.stamp()
 		if c.direct != nil {
-			if sent, err := c.execDirect(); sent {
+			if sent, err := c.execDirect(ts); sent {
 				return 0, 0, err
 			}
 		}
+		c.paths.driver++
+		c.insert.WithTimestamp(ts)
 		return 0, 0, c.insert.ExecContext(c.insertCtx)
 	}
 }
+
+// stamp is the timestamp of a write attempt, in microseconds: the writer's clock, as the
+// driver stamps every request by default with its machine's clock. Every write kind, on
+// either path (Direct or the driver, Batched or Stock), is stamped here, so which of two
+// writes to a key wins is decided by one clock, never by the coordinator's for some of them.
+func (c *cqlOp) stamp() int64 { return c.now().UnixMicro() }
 
 // execKind runs an operation of workload.operations. A scan fetches its pages one request
 // at a time, each with its own timeout, and counts them; a lightweight transaction reads its
@@ -250,6 +266,8 @@ func (c *cqlOp) execKind(k Kind) (int, int, error) {
 			ks.q.PageState(c.pageState)
 		}
 	case workload.OpInsertIfNotExists:
+		c.paths.driver++
+		ks.q.WithTimestamp(c.stamp())
 		iter := ks.q.IterContext(ks.ctx)
 		cols := iter.Columns()
 		if len(c.lwtDest) < len(cols) {
@@ -271,6 +289,8 @@ func (c *cqlOp) execKind(k Kind) (int, int, error) {
 		}
 		return 0, 0, nil
 	}
+	c.paths.driver++
+	ks.q.WithTimestamp(c.stamp())
 	return 0, 0, ks.q.ExecContext(ks.ctx)
 }
 

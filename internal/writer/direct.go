@@ -1,11 +1,12 @@
 package writer
 
 import (
-	"errors"
+	"fmt"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/cassbench/cassbench/internal/cql"
+	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/workload"
 )
 
@@ -35,9 +36,10 @@ func (c *cqlOp) goDirect(d *cql.Direct, gen *workload.Generator, cons gocql.Cons
 }
 
 // execDirect runs the bound insert through Direct; sent is false when Direct could not take
-// it and the driver must.
-func (c *cqlOp) execDirect() (sent bool, err error) {
+// it and the driver must. Either way the path is counted.
+func (c *cqlOp) execDirect(ts int64) (sent bool, err error) {
 	d := c.direct
+	d.req.Timestamp = ts
 	for i, v := range c.rows[0] {
 		cl := v.(*cell)
 		b, ok := cl.raw(d.types[i])
@@ -49,8 +51,56 @@ func (c *cqlOp) execDirect() (sent bool, err error) {
 		d.req.Values[i] = b
 	}
 	err = d.req.Exec(c.deadline, c.insertRoute)
-	if errors.Is(err, cql.ErrNoRoute) {
+	if why, notSent := cql.NotSent(err); notSent {
+		c.paths.fellBack[why]++
 		return false, nil
 	}
+	c.paths.direct++
 	return true, err
+}
+
+// pathCounts are one load goroutine's write requests by the path that carried them.
+type pathCounts struct {
+	direct, driver int64
+	// fellBack counts what Direct was given and left to the driver (counted in driver too).
+	fellBack [cql.NumFallbacks]int64
+}
+
+// paths adds up the load goroutines' path counts; nil when they sent no write.
+func (ld *load) paths() *summary.Paths {
+	var p summary.Paths
+	for _, op := range ld.eng.ops {
+		c, ok := op.(*cqlOp)
+		if !ok {
+			continue
+		}
+		p.Direct += c.paths.direct
+		p.Driver += c.paths.driver
+		p.NoRoute += c.paths.fellBack[cql.FallbackNoRoute]
+		p.Dial += c.paths.fellBack[cql.FallbackDial]
+		p.Handshake += c.paths.fellBack[cql.FallbackHandshake]
+		p.Auth += c.paths.fellBack[cql.FallbackAuth]
+		p.Streams += c.paths.fellBack[cql.FallbackStreams]
+	}
+	if p.Direct+p.Driver == 0 {
+		return nil
+	}
+	return &p
+}
+
+// reportPaths says on the progress stream how the writes travelled when Direct left any of
+// them to the driver, with the last reason a direct connection could not be opened.
+func (ld *load) reportPaths(p *summary.Paths) {
+	if p == nil || p.FellBack() == 0 {
+		return
+	}
+	cfg := ld.cfg
+	fmt.Fprintf(cfg.Progress, "writer %d/%d: the direct path left %d of %d inserts to the driver (no route %d, dial error %d, handshake %d, auth challenge %d, streams exhausted %d)",
+		cfg.Index, cfg.Writers, p.FellBack(), p.Direct+p.FellBack(), p.NoRoute, p.Dial, p.Handshake, p.Auth, p.Streams)
+	if ld.direct != nil {
+		if err := ld.direct.LastSetupError(); err != nil {
+			fmt.Fprintf(cfg.Progress, "; last: %v", err)
+		}
+	}
+	fmt.Fprintln(cfg.Progress)
 }

@@ -49,7 +49,7 @@ func (ld *load) loadStage(ctx context.Context, sum *summary.Summary) error {
 	sleepCtx(ctx, time.Until(begin))
 	eng := &engine{retries: ld.eng.retries, backoff: ld.eng.backoff}
 	for range ld.concurrency {
-		eng.ops = append(eng.ops, newLoadOp(ld.session, ld.gen, ld.writeCL, ld.meta.insert, ld.deadlines.New()))
+		eng.ops = append(eng.ops, newLoadOp(ld.session, ld.gen, ld.writeCL, ld.meta.insert, ld.deadlines.New(), ld.cfg.Now))
 	}
 	stopped := context.AfterFunc(ctx, func() { eng.stop.Store(true) })
 	defer stopped()
@@ -88,10 +88,12 @@ type loadOp struct {
 	route    *cql.Route
 	ctx      context.Context
 	deadline *cql.Deadline
+	// now is the writer's clock, which timestamps the rows (see cqlOp.stamp).
+	now func() time.Time
 }
 
-func newLoadOp(s *gocql.Session, gen *workload.Generator, cl gocql.Consistency, meta gocql.StatementMetadata, deadline *cql.Deadline) *loadOp {
-	l := &loadOp{gen: gen, deadline: deadline}
+func newLoadOp(s *gocql.Session, gen *workload.Generator, cl gocql.Consistency, meta gocql.StatementMetadata, deadline *cql.Deadline, now func() time.Time) *loadOp {
+	l := &loadOp{gen: gen, deadline: deadline, now: now}
 	cells := make([]cell, gen.InsertArity())
 	l.row, l.cells = make([]any, len(cells)), make([]*workload.Cell, len(cells))
 	for i := range cells {
@@ -112,5 +114,6 @@ func (l *loadOp) bind(seq int64) (Kind, int) {
 func (l *loadOp) exec(Kind) (int, int, error) {
 	l.deadline.Arm()
 	defer l.deadline.Disarm()
+	l.insert.WithTimestamp(l.now().UnixMicro())
 	return 0, 0, l.insert.ExecContext(l.ctx)
 }

@@ -88,6 +88,8 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	ld.measure(ctx, begin, sum)
 	ld.st.enter(phaseDone, time.Now())
 	stop()
+	sum.Paths = ld.paths()
+	ld.reportPaths(sum.Paths)
 
 	if err := abort(); err != nil {
 		return fail(err)
@@ -204,7 +206,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	}}
 	ld.deadlines = cql.NewDeadlines(ld.timeout)
 	for i := range ld.concurrency {
-		op := newCQLOp(ld.session, gen, spec.Workload, writeCL, readCL, meta, ld.deadlines.New())
+		op := newCQLOp(ld.session, gen, spec.Workload, writeCL, readCL, meta, ld.deadlines.New(), cfg.Now)
 		op.goDirect(ld.direct, gen, writeCL, meta, i)
 		if spec.Workload.VerifyReads && spec.Workload.ReadRatio > 0 {
 			op.verify = newVerifier(gen)
