@@ -29,6 +29,10 @@ const (
 	RunLabel = "cassbench.io/run"
 	// ComponentLabel on child objects says what they are: setup or writer.
 	ComponentLabel = "cassbench.io/component"
+	// ExperimentLabel on a BenchmarkRun names the experiment it is one run of: cassbench
+	// history and gate put runs with the same value in one series (without it, runs whose
+	// names differ only by their last dash-separated part).
+	ExperimentLabel = "cassbench.io/experiment"
 
 	// Finalizer restores and unlocks the datacenter before a run is deleted.
 	Finalizer = "cassbench.io/restore-datacenter"
