@@ -15,6 +15,7 @@ import (
 	"github.com/cassbench/cassbench/internal/changepoint"
 	"github.com/cassbench/cassbench/internal/history"
 	"github.com/cassbench/cassbench/internal/report"
+	"github.com/cassbench/cassbench/internal/resultstree"
 )
 
 const historyUsage = `Usage: cassbench history DIR [flags]
@@ -67,7 +68,7 @@ func (s *sourceFlags) load(ctx context.Context, args []string, stderr io.Writer)
 			return nil, err
 		}
 	case len(args) == 1:
-		loaded, err := history.LoadDir(args[0])
+		loaded, err := resultstree.Load(args[0])
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,8 @@
-package history
+// Package resultstree reads the results files (`cassbench results -o json`) kept in a
+// directory tree, as an experiment repository keeps them beside their specs, into the runs of
+// a history, with the git commit that added each. It is apart from internal/history so that
+// the manager, which judges runs it reads from the cluster, links no file or report code.
+package resultstree
 
 import (
 	"bufio"
@@ -11,20 +15,21 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/history"
 	"github.com/cassbench/cassbench/internal/report"
 )
 
-// Loaded is what LoadDir found.
+// Loaded is what Load found.
 type Loaded struct {
-	Runs []Run
+	Runs []history.Run
 	// Skipped says, per file, why it is not in any series: a JSON file that is no results
 	// file, a sweep's table, a run that failed or has no results.
 	Skipped []string
 }
 
-// LoadDir reads every results file (`cassbench results -o json`) under root, skipping
+// Load reads every results file (`cassbench results -o json`) under root, skipping
 // hidden directories, and when root is in a git repository finds the commit that added each.
-func LoadDir(root string) (Loaded, error) {
+func Load(root string) (Loaded, error) {
 	var out Loaded
 	info, err := os.Stat(root)
 	if err != nil {
@@ -53,7 +58,7 @@ func LoadDir(root string) (Loaded, error) {
 			out.Skipped = append(out.Skipped, rel+": "+why)
 			return nil
 		}
-		r, ok := FromRun(run, rel, commits[filepath.ToSlash(rel)])
+		r, ok := history.FromRun(run, rel, commits[filepath.ToSlash(rel)])
 		if !ok {
 			out.Skipped = append(out.Skipped, fmt.Sprintf("%s: run %s did not succeed (%s)", rel, run.Name, run.Status.Phase))
 			return nil

@@ -1,4 +1,4 @@
-package history
+package resultstree
 
 import (
 	"bytes"
@@ -8,13 +8,28 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/history"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/report/reporttest"
 )
+
+// result is a succeeded run that measured on day (days after 2026-11-01) at ops/s and p99.
+func result(name string, day int, ops, p99 int64) *cbv1.BenchmarkRun {
+	run := reporttest.Run("ns")
+	run.Name = name
+	r := run.Status.Results
+	r.WindowStart = metav1.NewTime(time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC).Add(time.Duration(day) * 24 * time.Hour))
+	r.OpsPerSecond = ops
+	r.Writes.Response.P99 = p99
+	return run
+}
 
 func writeFile(t *testing.T, path string, data []byte) {
 	t.Helper()
@@ -80,12 +95,12 @@ func TestLoadDirReadsAGitRepository(t *testing.T) {
 	writeFile(t, filepath.Join(repo, "experiments/results/writes-4.json"), resultsFile(t, result("writes-4", 5, 9800, 3000)))
 	writeFile(t, filepath.Join(repo, ".cache/writes-9.json"), resultsFile(t, result("writes-9", 9, 1, 1)))
 
-	got, err := LoadDir(filepath.Join(repo, "experiments"))
+	got, err := Load(filepath.Join(repo, "experiments"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var runs []string
-	for _, s := range Group(got.Runs) {
+	for _, s := range history.Group(got.Runs) {
 		for _, r := range s.Runs {
 			runs = append(runs, s.Experiment+" "+r.Name+" "+r.Source+" "+r.Commit)
 		}
@@ -111,7 +126,7 @@ func TestLoadDirReadsAGitRepository(t *testing.T) {
 	}
 
 	// The whole repository: the dashboard is no results file, the hidden directory is not read.
-	got, err = LoadDir(repo)
+	got, err = Load(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,12 +140,12 @@ func TestLoadDirRefusesWhatIsNoDirectory(t *testing.T) {
 	file := filepath.Join(dir, "a.json")
 	writeFile(t, file, resultsFile(t, result("a-1", 1, 1, 1)))
 	for path, want := range map[string]string{file: "is not a directory", filepath.Join(dir, "none"): "no such file"} {
-		if _, err := LoadDir(path); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("LoadDir(%s): %v, want an error saying %q", path, err, want)
+		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%s): %v, want an error saying %q", path, err, want)
 		}
 	}
 	// Outside git, no commits and no error.
-	got, err := LoadDir(dir)
+	got, err := Load(dir)
 	if err != nil || len(got.Runs) != 1 || got.Runs[0].Commit != "" {
 		t.Errorf("%+v, %v", got, err)
 	}
