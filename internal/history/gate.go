@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/gonum/mathext"
 
 	"github.com/cassbench/cassbench/internal/changepoint"
 )
@@ -162,12 +162,23 @@ func gateFigure(s *Series, f Figure, o GateOptions) (*Finding, error) {
 	if f.HigherIsBetter {
 		t = -t
 	}
-	p := 1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.CDF(t)
+	p := upperTail(t, n-1)
 	if pct, bad := worse(mean, x); bad && p <= o.NewestAlpha {
 		return &Finding{Figure: f.Name, How: "newest run", Run: s.Runs[len(s.Runs)-1].Name, Before: mean, After: x,
 			Percent: pct, PValue: p}, nil
 	}
 	return nil, nil
+}
+
+// upperTail is P(T > t) for Student's t with nu degrees of freedom, from the regularized
+// incomplete beta function (Abramowitz and Stegun 26.7.1): mathext alone, without the
+// matrix packages gonum's distributions bring into the manager.
+func upperTail(t, nu float64) float64 {
+	half := 0.5 * mathext.RegIncBeta(nu/2, 0.5, nu/(nu+t*t))
+	if t > 0 {
+		return half
+	}
+	return 1 - half
 }
 
 // meanSD is the mean and the sample standard deviation.

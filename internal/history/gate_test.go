@@ -2,11 +2,13 @@ package history
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // flat is n runs at ops ops/s and p99 µs, with noise relative noise on each, then extra runs.
@@ -78,5 +80,16 @@ func TestGateRefusesBadOptions(t *testing.T) {
 	}
 	if _, err := Gate(Series{Experiment: "x"}, DefaultGate); err == nil {
 		t.Error("a series without runs passed")
+	}
+}
+
+func TestUpperTailIsStudentsT(t *testing.T) {
+	for _, nu := range []float64{2, 5, 19, 99} {
+		for _, x := range []float64{-4, -1.3, 0, 0.7, 2.5, 8} {
+			want := 1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.CDF(x)
+			if got := upperTail(x, nu); math.Abs(got-want) > 1e-12 {
+				t.Errorf("P(T > %g), %g degrees of freedom: %g, gonum's distribution says %g", x, nu, got, want)
+			}
+		}
 	}
 }
