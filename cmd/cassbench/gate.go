@@ -78,7 +78,7 @@ func gateMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		series, err = src.load(ctx, args, stderr)
 	}
 	if err != nil {
-		if _, ok := err.(errUsage); ok {
+		if isUsage(err) {
 			fs.Usage()
 		}
 		return fail(gateBadInput, "%v", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -98,6 +99,11 @@ type errUsage string
 
 func (e errUsage) Error() string { return string(e) }
 
+func isUsage(err error) bool {
+	var u errUsage
+	return errors.As(err, &u)
+}
+
 // clusterHistory reads the succeeded runs the selector selects.
 func clusterHistory(ctx context.Context, kubeconfig, namespace, selector string) ([]history.Run, error) {
 	sel, err := labels.Parse(selector)
@@ -144,7 +150,7 @@ func historyMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	series, err := src.load(ctx, args, stderr)
 	if err != nil {
-		if _, ok := err.(errUsage); ok {
+		if isUsage(err) {
 			fs.Usage()
 			return fail(2, "%v", err)
 		}

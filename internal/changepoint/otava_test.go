@@ -3,6 +3,7 @@ package changepoint
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os/exec"
@@ -30,7 +31,8 @@ func otava(t *testing.T, opt Options, series [][]float64) []otavaResult {
 	venv, err := exec.Command("../../hack/oracle-venv.sh").Output()
 	if err != nil {
 		msg := err.Error()
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			msg += ": " + string(ee.Stderr)
 		}
 		t.Skipf("SKIPPED, NOT PASSED: pip could not install apache-otava, the oracle of this test: %s", msg)

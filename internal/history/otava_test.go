@@ -2,6 +2,7 @@ package history
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,8 @@ func oracleVenv(t *testing.T) string {
 	out, err := exec.Command("../../hack/oracle-venv.sh").Output()
 	if err != nil {
 		msg := err.Error()
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			msg += ": " + string(ee.Stderr)
 		}
 		t.Skipf("SKIPPED, NOT PASSED: pip could not install apache-otava, the oracle of this test: %s", msg)
