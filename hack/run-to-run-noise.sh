@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Measures run-to-run noise on this machine: runs the same closed-loop spec N times against a
-# local Cassandra node with `cassbench run`, keeps each run's results file in DIR, and prints
-# cassbench history of DIR (each run's ops/s and latency) and the coefficient of variation of
-# ops/s, the figure the change-point simulation (internal/changepoint) takes as its noise.
+# local Cassandra node with `cassbench run`, after two runs it does not keep (a node that just
+# started runs far slower until its JIT has warmed up: 144 and 1,240 ops/s before some 7,000
+# here), keeps each run's results file in DIR, and prints cassbench history of DIR (each run's
+# ops/s and latency) and the coefficient of variation of ops/s, the figure the change-point
+# simulation (internal/changepoint) takes as its noise.
 #
 #   hack/run-to-run-noise.sh [N=10] [DIR=/tmp/cassbench-noise]
 #
@@ -22,8 +24,6 @@ apiVersion: cassbench.io/v1alpha1
 kind: BenchmarkRun
 metadata:
   name: noise-$1
-  labels:
-    cassbench.io/experiment: run-to-run-noise
 spec:
   datacenterRef:
     name: dc1
@@ -38,13 +38,19 @@ spec:
     duration: 15s
 YAML
 }
+run() {
+  spec "$1" > "$dir/noise-$1.yaml"
+  "$root/hack/cassandra.sh" use --nodes 1 -- "$bin" run -f "$dir/noise-$1.yaml" --hosts "$host" -o json > "$2"
+}
+run warm-1 /dev/null
+run warm-2 /dev/null
 for i in $(seq -w 1 "$n"); do
-  spec "$i" > "$dir/noise-$i.yaml"
-  "$root/hack/cassandra.sh" use --nodes 1 -- "$bin" run -f "$dir/noise-$i.yaml" --hosts "$host" -o json > "$dir/noise-$i.json"
+  run "$i" "$dir/noise-$i.json"
   echo "run $i of $n done" >&2
 done
-"$bin" history "$dir" --experiment run-to-run-noise
-"$bin" history "$dir" --experiment run-to-run-noise -o csv | awk -F, '
+# The runs are one experiment by name: noise-01, noise-02, ... are "noise".
+"$bin" history "$dir" --experiment noise
+"$bin" history "$dir" --experiment noise -o csv | awk -F, '
   NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ops_per_second") c = i; next }
   { x[NR] = $c; s += $c; n++ }
   END { m = s / n; for (i in x) v += (x[i] - m) ^ 2; sd = sqrt(v / (n - 1));

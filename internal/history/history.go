@@ -144,15 +144,15 @@ type Change struct {
 
 // Describe says what changed, where and how surely.
 func (c Change) Describe() string {
-	way := "improvement"
+	way := "an improvement"
 	if c.Regression {
-		way = "regression"
+		way = "a regression"
 	}
 	size := "from 0"
 	if c.Percent != nil {
 		size = fmt.Sprintf("%+.1f%%", *c.Percent)
 	}
-	return fmt.Sprintf("%s %s at %s (p = %.3g): %s -> %s, a %s", c.Figure, size, c.Run, c.PValue,
+	return fmt.Sprintf("%s %s at %s (p = %.3g): %s -> %s, %s", c.Figure, size, c.Run, c.PValue,
 		formatValue(c.Before), formatValue(c.After), way)
 }
 
