@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -139,6 +140,7 @@ func historyMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	src.add(fs)
 	output := fs.String("o", "table", "output: table, json or csv (one row per run, every experiment)")
 	otavaDir := fs.String("otava", "", "also write each experiment as EXPERIMENT.csv and an otava.yaml into this directory")
+	plotFile := fs.String("plot", "", "also draw the experiment's figures over its runs, with its changes, into FILE.png or FILE.svg (one experiment)")
 	opt := detectFlags(fs)
 	args, fail, code, done := parseArgs(fs, args, stderr, historyUsage)
 	if done {
@@ -148,6 +150,12 @@ func historyMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail(2, "%v", err)
 	}
+	var imageFormat report.ImageFormat
+	if *plotFile != "" {
+		if imageFormat, err = report.ImageFormatOf(*plotFile); err != nil {
+			return fail(2, "%v", err)
+		}
+	}
 	series, err := src.load(ctx, args, stderr)
 	if err != nil {
 		if isUsage(err) {
@@ -155,6 +163,9 @@ func historyMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return fail(2, "%v", err)
 		}
 		return fail(1, "%v", err)
+	}
+	if *plotFile != "" && len(series) != 1 {
+		return fail(2, "--plot draws one experiment, and %d were found: choose one with --experiment", len(series))
 	}
 	for i := range series {
 		if err := series[i].Analyze(*opt); err != nil {
@@ -171,6 +182,12 @@ func historyMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	if err != nil {
 		return fail(1, "%v", err)
+	}
+	if *plotFile != "" {
+		if err := writeHistoryPlot(*plotFile, imageFormat, series[0]); err != nil {
+			return fail(1, "%v", err)
+		}
+		_, _ = fmt.Fprintf(stderr, "plot written to %s\n", *plotFile)
 	}
 	if *otavaDir != "" {
 		if err := writeOtava(*otavaDir, series); err != nil {
@@ -211,4 +228,45 @@ func writeOtava(dir string, series []history.Series) error {
 		}
 	}
 	return write("otava.yaml", func(w io.Writer) error { return history.OtavaConfig(w, series, abs) })
+}
+
+// writeHistoryPlot draws every figure the series measured over its runs, with its changes.
+func writeHistoryPlot(path string, format report.ImageFormat, s history.Series) error {
+	var panels []report.SeriesPanel
+	for _, f := range history.Figures {
+		p := report.SeriesPanel{Title: f.Name}
+		if f.Unit == "us" {
+			p.Title += " (µs)"
+		}
+		measured := false
+		for _, r := range s.Runs {
+			v, ok := r.Values[f.Column]
+			if !ok {
+				v = math.NaN()
+			}
+			measured = measured || ok
+			p.Values = append(p.Values, v)
+		}
+		for _, c := range s.Changes {
+			if c.Figure == f.Name {
+				p.Changes = append(p.Changes, c.Index)
+			}
+		}
+		if measured {
+			panels = append(panels, p)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating plot file: %w", err)
+	}
+	title := fmt.Sprintf("%s: %d runs, %s to %s", s.Experiment, len(s.Runs), s.Runs[0].Name, s.Runs[len(s.Runs)-1].Name)
+	err = report.PlotSeries(f, title, len(s.Runs), panels, format)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing plot file: %w", cerr)
+	}
+	if err != nil {
+		_ = os.Remove(path)
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -123,6 +124,15 @@ func TestHistoryFromFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(otava, f)); err != nil {
 			t.Errorf("--otava wrote no %s: %v", f, err)
 		}
+	}
+	plot := filepath.Join(t.TempDir(), "nightly.png")
+	if code := historyMain(ctx, []string{dir, "--experiment", "nightly", "--plot", plot}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("--plot: exit %d: %s", code, stderr.String())
+	}
+	checkPlot(t, plot)
+	stderr.Reset()
+	if code := historyMain(ctx, []string{dir, "--plot", plot}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "--plot draws one experiment, and 2 were found") {
+		t.Errorf("--plot of two experiments: exit %d, %s", code, stderr.String())
 	}
 	stdout.Reset()
 	if code := historyMain(ctx, []string{dir, "-o", "csv", "--experiment", "nightly"}, &stdout, &stderr); code != 0 {
