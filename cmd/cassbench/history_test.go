@@ -164,7 +164,7 @@ func TestHistoryAndGateFromTheCluster(t *testing.T) {
 	}
 	stdout.Reset()
 	code := gateMain(ctx, []string{"--kubeconfig", kubeconfig, "-l", cbv1.ExperimentLabel + "=nightly-writes"}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stdout.String(), "ops/s -10.") || !strings.Contains(stdout.String(), "newest run") {
+	if code != 1 || !strings.Contains(stdout.String(), "REGRESSED nightly-writes: nightly-012 regressed against 12 runs before it\n  ops/s -11.2%") || !strings.Contains(stdout.String(), "newest run") {
 		t.Errorf("gate -l: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
