@@ -24,6 +24,7 @@ apiVersion: cassbench.io/v1alpha1
 kind: BenchmarkRun
 metadata:
   name: noise-$1
+  labels: {cassbench.io/experiment: run-to-run-noise}
 spec:
   datacenterRef:
     name: dc1
@@ -48,9 +49,8 @@ for i in $(seq -w 1 "$n"); do
   run "$i" "$dir/noise-$i.json"
   echo "run $i of $n done" >&2
 done
-# The runs are one experiment by name: noise-01, noise-02, ... are "noise".
-"$bin" history "$dir" --experiment noise
-"$bin" history "$dir" --experiment noise -o csv | awk -F, '
+"$bin" history "$dir" --experiment run-to-run-noise
+"$bin" history "$dir" --experiment run-to-run-noise -o csv | awk -F, '
   NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ops_per_second") c = i; next }
   { x[NR] = $c; s += $c; n++ }
   END { m = s / n; for (i in x) v += (x[i] - m) ^ 2; sd = sqrt(v / (n - 1));
