@@ -46,7 +46,7 @@ func PlotSeries(w io.Writer, title string, runs int, panels []SeriesPanel, forma
 		plots = append(plots, []*plot.Plot{p})
 	}
 	height := vg.Length(len(panels)) * 2.2 * vg.Inch
-	return render(w, format, 8*vg.Inch, height, func(dc draw.Canvas) {
+	return render(w, format, height, func(dc draw.Canvas) {
 		m := 3 * vg.Millimeter
 		tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: 2 * vg.Millimeter}
 		canvases := plot.Align(plots, tiles, draw.Crop(dc, m, -m, m, -m))
