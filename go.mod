@@ -4,6 +4,7 @@ go 1.26.3
 
 require (
 	github.com/DataDog/sketches-go v1.4.8
+	github.com/HdrHistogram/hdrhistogram-go v1.1.2 // HdrHistogram encoding for cassbench results --hdr-log (internal/hdrlog)
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0

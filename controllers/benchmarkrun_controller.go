@@ -89,6 +89,9 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		// is there.
 		return ctrl.Result{}, err
 	}
+	if err := r.judgeRegression(ctx, run, &status); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.writeStatus(ctx, run, status); err != nil {
 		return ctrl.Result{}, err
 	}

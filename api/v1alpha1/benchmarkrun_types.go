@@ -64,6 +64,28 @@ type BenchmarkRunSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Deadlines Deadlines `json:"deadlines,omitempty,omitzero"`
+
+	// Baselines selects the earlier runs to judge this run against once it succeeds: it then
+	// gets a Regressed condition, True when a figure (ops/s, write or read p50, p99, p99.9
+	// response, timeouts per operation) is a significant regression against them, False when
+	// none is, Unknown with too few. The test is cassbench gate's.
+	// +optional
+	Baselines *Baselines `json:"baselines,omitempty"`
+}
+
+// Baselines are the runs a run is judged against.
+type Baselines struct {
+	// Selector selects the baselines by label among the BenchmarkRuns of the run's namespace,
+	// usually by cassbench.io/experiment. Only runs that succeeded and measured before this
+	// one count, the newest 100 of them, in the order they measured.
+	// +required
+	Selector metav1.LabelSelector `json:"selector"`
+	// MinRuns is the fewest baselines to judge with; with fewer, Regressed is Unknown.
+	// +optional
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=100
+	MinRuns int32 `json:"minRuns,omitempty"`
 }
 
 // DatacenterReference names a CassandraDatacenter.

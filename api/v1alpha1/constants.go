@@ -29,6 +29,10 @@ const (
 	RunLabel = "cassbench.io/run"
 	// ComponentLabel on child objects says what they are: setup or writer.
 	ComponentLabel = "cassbench.io/component"
+	// ExperimentLabel on a BenchmarkRun names the experiment it is one run of: cassbench
+	// history and gate put runs with the same value in one series (without it, runs whose
+	// names differ only by their last dash-separated part).
+	ExperimentLabel = "cassbench.io/experiment"
 
 	// Finalizer restores and unlocks the datacenter before a run is deleted.
 	Finalizer = "cassbench.io/restore-datacenter"
@@ -59,6 +63,23 @@ const (
 	ConditionReconciling = "Reconciling"
 	// ConditionStalled is True once the run failed: nothing will make it succeed.
 	ConditionStalled = "Stalled"
+
+	// ConditionRegressed, on a succeeded run with spec.baselines, says whether a figure of the
+	// run is a significant regression against its baselines (cassbench gate's test). Set once.
+	ConditionRegressed = "Regressed"
+)
+
+// Reasons of ConditionRegressed.
+const (
+	// ReasonRegressed: at least one figure regressed; the message names each.
+	ReasonRegressed = "Regressed"
+	// ReasonNoRegression: no figure regressed.
+	ReasonNoRegression = "NoRegression"
+	// ReasonTooLittleHistory: fewer baselines succeeded before the run than it asks for
+	// (status Unknown).
+	ReasonTooLittleHistory = "TooLittleHistory"
+	// ReasonBaselinesUnreadable: the baselines could not be listed or judged (status Unknown).
+	ReasonBaselinesUnreadable = "BaselinesUnreadable"
 )
 
 // Reasons of ConditionTargetRateReached.

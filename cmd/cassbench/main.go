@@ -23,6 +23,9 @@ Usage:
   cassbench results NAME     print what a BenchmarkRun or BenchmarkSweep measured (-f FILE: from a file)
   cassbench compare A B      is B better than A, or is the difference noise?
   cassbench report A... -o F one self-contained HTML page of experiments, side by side
+  cassbench history DIR      each experiment's runs over time and where its figures changed
+                             (-l SELECTOR: runs in the cluster; --otava DIR: Apache Otava's CSV)
+  cassbench gate DIR         exit 1 when the newest run of an experiment regressed (CI)
   cassbench validate FILE... check BenchmarkRun and BenchmarkSweep manifests as the API server
                              would admit them, without a cluster (- reads stdin)
   cassbench version          version, commit and its date (-o json)
@@ -52,6 +55,10 @@ func main() {
 		code = compareCommand(ctx, args)
 	case "report":
 		code = reportCommand(ctx, args)
+	case "history":
+		code = historyCommand(ctx, args)
+	case "gate":
+		code = gateCommand(ctx, args)
 	case "validate":
 		code = validateCommand(ctx, args)
 	case "version", "--version":

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/hdrlog"
 	"github.com/cassbench/cassbench/internal/report"
 )
 
@@ -28,7 +29,10 @@ fixed columns) so they can be committed next to the experiment; the JSON carries
 version and the spec that produced it. --plot also draws a sweep's throughput and p99
 against its first axis, or a run's throughput and p99 over its window, as PNG or SVG by the
 file's extension. --reports prints every writer's raw report instead (from the ConfigMaps
-the run owns, or from a file -o json wrote), and -o json carries them.
+the run owns, or from a file -o json wrote), and -o json carries them. --hdr-log FILE also
+writes the run's latency as an HdrHistogram interval log (format 1.3, values in microseconds)
+that HdrHistogram's tools read, merge and plot: the merged histograms, and each writer's from
+its raw report (read from the cluster, or kept in the file).
 
 Flags:
 `
@@ -51,6 +55,7 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	plotFile := fs.String("plot", "", "also draw a plot into this file: FILE.png or FILE.svg")
 	file := fs.String("f", "", "read a results file that -o json wrote instead of the cluster")
 	reports := fs.Bool("reports", false, "print every writer's raw report, one JSON line each, instead of the results")
+	hdrLog := fs.String("hdr-log", "", "also write the run's latency (merged, and each writer's when its raw report is at hand) as an HdrHistogram interval log into this file")
 	names, fail, code, done := parseArgs(fs, args, stderr, resultsUsage)
 	if done {
 		return code
@@ -82,7 +87,7 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	} else {
 		// The raw reports are read only when they are printed: the table and CSV come from
 		// status alone, and need no access to ConfigMaps.
-		obj, err = clusterExperiment(ctx, *kubeconfig, namespace, names[0], *kind, *reports || format == report.JSON)
+		obj, err = clusterExperiment(ctx, *kubeconfig, namespace, names[0], *kind, *reports || format == report.JSON || *hdrLog != "")
 	}
 	if err != nil {
 		return fail(1, "%v", err)
@@ -113,7 +118,34 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		_, _ = fmt.Fprintf(stderr, "plot written to %s\n", *plotFile)
 	}
+	if *hdrLog != "" {
+		run, ok := obj.(*cbv1.BenchmarkRun)
+		if !ok {
+			return fail(2, "--hdr-log needs a BenchmarkRun: a sweep's runs each have their own")
+		}
+		if err := writeHdrLog(*hdrLog, run); err != nil {
+			return fail(1, "%v", err)
+		}
+		_, _ = fmt.Fprintf(stderr, "HdrHistogram log written to %s\n", *hdrLog)
+	}
 	return 0
+}
+
+// writeHdrLog writes the run's HdrHistogram interval log into path; a half-written file is
+// removed.
+func writeHdrLog(path string, run *cbv1.BenchmarkRun) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating HdrHistogram log: %w", err)
+	}
+	err = hdrlog.Write(f, run)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing HdrHistogram log: %w", cerr)
+	}
+	if err != nil {
+		_ = os.Remove(path)
+	}
+	return err
 }
 
 func clusterExperiment(ctx context.Context, kubeconfig, namespace, name, kind string, reports bool) (client.Object, error) {

@@ -97,10 +97,11 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	stopProfiles()
 
 	name := runID // the barrier's key is unique; the results carry the manifest's name
-	if n := manifestName(*file); n != "" {
-		name = n
+	manifest, labels := manifestMeta(*file)
+	if manifest != "" {
+		name = manifest
 	}
-	return reportLocal(stdout, name, spec, setupReport, sums, format)
+	return reportLocal(stdout, name, labels, spec, setupReport, sums, format)
 }
 
 // loadLocal reads the spec, scaled by scaleBy when set, its CSV file, and with processes
@@ -131,7 +132,7 @@ func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string
 
 // reportLocal merges what the writers reported, says which failed and whether the target rate
 // was reached, and writes the results as cassbench results would. It returns the exit code.
-func reportLocal(stdout io.Writer, name string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format) int {
+func reportLocal(stdout io.Writer, name string, labels map[string]string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format) int {
 	res := results.Merge(sums)
 	for _, s := range sums {
 		if s.Error != "" {
@@ -142,7 +143,9 @@ func reportLocal(stdout io.Writer, name string, spec *cbv1.BenchmarkRunSpec, set
 		fmt.Fprintln(os.Stderr, "warning: target rate not reached: "+msg)
 	}
 	failure := writerFailures(sums)
-	if err := report.Run(stdout, localRun(name, spec, setupReport, res, failure), format); err != nil {
+	run := localRun(name, spec, setupReport, res, failure)
+	run.Labels = labels
+	if err := report.Run(stdout, run, format); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
 	}

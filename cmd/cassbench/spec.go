@@ -44,21 +44,23 @@ var admitting = cli.SpecSource{
 	Load:     loadSpec,
 }
 
-// manifestName is the metadata.name of the BenchmarkRun manifest in file, "" when the file
-// holds only a spec: `cassbench run` names its results after it, so that two runs in one
-// report or comparison are told apart by the names their authors gave them.
-func manifestName(file string) string {
+// manifestMeta is the metadata.name and labels of the BenchmarkRun manifest in file, none
+// when the file holds only a spec: `cassbench run` names its results after it, so that two
+// runs in one report or comparison are told apart by the names their authors gave them, and
+// keeps its labels, so that cassbench history groups them by cassbench.io/experiment.
+func manifestMeta(file string) (string, map[string]string) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	var m struct {
 		Metadata struct {
-			Name string `json:"name"`
+			Name   string            `json:"name"`
+			Labels map[string]string `json:"labels"`
 		} `json:"metadata"`
 	}
 	if yaml.Unmarshal(b, &m) != nil {
-		return ""
+		return "", nil
 	}
-	return m.Metadata.Name
+	return m.Metadata.Name, m.Metadata.Labels
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,12 +107,12 @@ func TestFirstEarlyFailure(t *testing.T) {
 	}
 }
 
-// Results of `cassbench run -f` carry the manifest's name; a file holding only a spec, or
-// none, gives none and the run keeps its generated one.
+// Results of `cassbench run -f` carry the manifest's name and labels; a file holding only a
+// spec, or none, gives none and the run keeps its generated name.
 func TestManifestName(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"run.yaml":  "apiVersion: cassbench.io/v1alpha1\nkind: BenchmarkRun\nmetadata:\n  name: lcs-vs-stcs\nspec:\n  writers: {replicas: 1}\n",
+		"run.yaml":  "apiVersion: cassbench.io/v1alpha1\nkind: BenchmarkRun\nmetadata:\n  name: lcs-vs-stcs\n  labels: {cassbench.io/experiment: compaction}\nspec:\n  writers: {replicas: 1}\n",
 		"spec.yaml": "datacenterRef: {name: dc1}\nwriters: {replicas: 1}\n",
 		"bad.yaml":  "metadata: [\n",
 	}
@@ -122,8 +123,12 @@ func TestManifestName(t *testing.T) {
 		}
 	}
 	for name, w := range want {
-		if got := manifestName(filepath.Join(dir, name)); got != w {
-			t.Errorf("manifestName(%s) = %q, want %q", name, got, w)
+		got, labels := manifestMeta(filepath.Join(dir, name))
+		if got != w {
+			t.Errorf("manifestMeta(%s) = %q, want %q", name, got, w)
+		}
+		if want := map[string]string{"cassbench.io/experiment": "compaction"}; name == "run.yaml" && !maps.Equal(labels, want) {
+			t.Errorf("manifestMeta(%s) labels %v, want %v", name, labels, want)
 		}
 	}
 }

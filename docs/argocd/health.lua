@@ -1,6 +1,7 @@
 -- Argo CD health check for cassbench.io BenchmarkRun and BenchmarkSweep (the same script for
 -- both kinds). Healthy once the run or sweep succeeded, Degraded once it failed (both final),
--- Progressing until then, with what it is doing as the message.
+-- Progressing until then, with what it is doing as the message. A run that names baselines
+-- and succeeded but regressed against them (condition Regressed True) is Degraded too.
 local hs = {status = "Progressing", message = "waiting for the cassbench controller"}
 if obj.status == nil or obj.status.conditions == nil then
   return hs
@@ -22,6 +23,11 @@ if succeeded ~= nil then
     hs.status = "Degraded"
   end
   hs.message = succeeded.message or succeeded.reason
+  local regressed = conditions["Regressed"]
+  if succeeded.status == "True" and regressed ~= nil and regressed.status == "True" then
+    hs.status = "Degraded"
+    hs.message = regressed.message or regressed.reason
+  end
   return hs
 end
 local reconciling = conditions["Reconciling"]

@@ -174,7 +174,7 @@ func PlotSweep(w io.Writer, sw *cbv1.BenchmarkSweep, format ImageFormat) error {
 	legendRoom := 1.1 + 0.07*float64(len(all))
 	top.Y.Max, bottom.Y.Max = topMax*legendRoom, bottomMax*1.1
 	fitAxes([]*plot.Plot{top, bottom}, ticks, numeric)
-	return render(w, format, 8*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) {
+	return render(w, format, 7*vg.Inch, func(dc draw.Canvas) {
 		tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
 			PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
 		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
@@ -252,7 +252,7 @@ func PlotRun(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
 	p.Y.Tick.Marker = roundTicks{}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(values))-0.5
-	return render(w, format, 8*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) {
+	return render(w, format, 4.5*vg.Inch, func(dc draw.Canvas) {
 		m := 3 * vg.Millimeter
 		p.Draw(draw.Crop(dc, m, -m, m, -m))
 	})
@@ -318,7 +318,7 @@ func PlotTimelines(w io.Writer, runs []*cbv1.BenchmarkRun, format ImageFormat) e
 		p.Legend.Top = true
 	}
 	top.Y.Max, bottom.Y.Max = topMax*(1.1+0.07*float64(len(runs))), bottomMax*1.1
-	return render(w, format, 8*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) {
+	return render(w, format, 7*vg.Inch, func(dc draw.Canvas) {
 		tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
 			PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
 		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
@@ -373,8 +373,12 @@ func maxValue(vs plotter.Values) float64 {
 	return m
 }
 
-// render draws onto a canvas of the format and writes the image.
-func render(w io.Writer, format ImageFormat, width, height vg.Length, paint func(draw.Canvas)) error {
+// plotWidth is every plot's width: 8 inches, a page's printable width.
+const plotWidth = 8 * vg.Inch
+
+// render draws onto a canvas of the format, plotWidth wide, and writes the image.
+func render(w io.Writer, format ImageFormat, height vg.Length, paint func(draw.Canvas)) error {
+	width := plotWidth
 	var (
 		canvas vg.CanvasWriterTo
 		dc     draw.Canvas

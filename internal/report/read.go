@@ -59,7 +59,7 @@ func outcomeCondition(phase cbv1.Phase, message string) []metav1.Condition {
 func (d *runDoc) run() *cbv1.BenchmarkRun {
 	run := &cbv1.BenchmarkRun{
 		TypeMeta:   metav1.TypeMeta{APIVersion: cbv1.GroupVersion.String(), Kind: "BenchmarkRun"},
-		ObjectMeta: metav1.ObjectMeta{Name: d.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Labels: d.Labels},
 	}
 	if d.Spec != nil {
 		run.Spec = *d.Spec

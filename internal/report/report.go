@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,15 +67,19 @@ const SchemaVersion = 1
 // it, then what it measured. Namespaces and timestamps of the object are left out, so the
 // same results render the same wherever the run was applied.
 type runDoc struct {
-	SchemaVersion int                    `json:"schemaVersion"`
-	Kind          string                 `json:"kind"`
-	Name          string                 `json:"name"`
-	Phase         cbv1.Phase             `json:"phase"`
-	Message       string                 `json:"message,omitempty"`
-	Datacenter    *datacenterDoc         `json:"datacenter,omitempty"`
-	Writers       int32                  `json:"writers"`
-	Spec          *cbv1.BenchmarkRunSpec `json:"spec,omitempty"`
-	Results       *cbv1.Results          `json:"results"`
+	SchemaVersion int    `json:"schemaVersion"`
+	Kind          string `json:"kind"`
+	Name          string `json:"name"`
+	// Labels are the run's cassbench.io/ labels (others belong to whoever applied the run):
+	// cassbench history groups runs by cassbench.io/experiment. Added with schema version 1,
+	// absent from older files.
+	Labels     map[string]string      `json:"labels,omitempty"`
+	Phase      cbv1.Phase             `json:"phase"`
+	Message    string                 `json:"message,omitempty"`
+	Datacenter *datacenterDoc         `json:"datacenter,omitempty"`
+	Writers    int32                  `json:"writers"`
+	Spec       *cbv1.BenchmarkRunSpec `json:"spec,omitempty"`
+	Results    *cbv1.Results          `json:"results"`
 	// WriterReports are the writers' raw reports, when they were read (from the ConfigMaps
 	// the run owns); added with schema version 1, absent from older files.
 	WriterReports []cbv1.WriterReport `json:"writerReports,omitempty"`
@@ -93,6 +98,7 @@ func runDocument(run *cbv1.BenchmarkRun) runDoc {
 		Spec:          &spec,
 		Kind:          "BenchmarkRun",
 		Name:          run.Name,
+		Labels:        cassbenchLabels(run.Labels),
 		Phase:         run.Status.Phase,
 		Message:       outcomeMessage(run.Status.Conditions),
 		Writers:       run.Spec.Writers.Replicas,
@@ -110,6 +116,19 @@ func runDocument(run *cbv1.BenchmarkRun) runDoc {
 		}
 	}
 	return d
+}
+
+func cassbenchLabels(labels map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range labels {
+		if strings.HasPrefix(k, "cassbench.io/") {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // sweepDoc is a sweep's JSON document.

@@ -184,3 +184,21 @@ func TestResultsFileReadsBack(t *testing.T) {
 		}
 	}
 }
+
+// A results file keeps the run's cassbench.io/ labels, which cassbench history groups runs
+// by, and leaves out the others, which belong to whoever applied the run.
+func TestResultsFileKeepsTheExperimentLabel(t *testing.T) {
+	run := reporttest.Run("ns")
+	run.Labels = map[string]string{cbv1.ExperimentLabel: "nightly-writes", "app.kubernetes.io/instance": "argo-app"}
+	var file bytes.Buffer
+	if err := report.Run(&file, run, report.JSON); err != nil {
+		t.Fatal(err)
+	}
+	back, err := report.Read(bytes.NewReader(file.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{cbv1.ExperimentLabel: "nightly-writes"}, back.(*cbv1.BenchmarkRun).Labels); diff != "" {
+		t.Errorf("labels read back (-want +got):\n%s", diff)
+	}
+}

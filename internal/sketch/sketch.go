@@ -351,3 +351,23 @@ func DiffQuantile(cur, prev *Sketch, q float64) float64 {
 	}
 	return cur.max
 }
+
+// Buckets calls f for the zeros (value 0) and then every non-empty bucket in ascending order,
+// with the value Quantile reports for a rank in it (its representative, kept within min and
+// max; a floor's upper edge) and its count: the distribution as the sketch knows it, for
+// re-recording into another histogram format.
+func (s *Sketch) Buckets(f func(value float64, count uint64)) {
+	if s.zeros > 0 {
+		f(0, s.zeros)
+	}
+	for j, c := range s.counts {
+		if c == 0 {
+			continue
+		}
+		if j == 0 && s.floored {
+			f(s.clamp(s.upper(s.offset)), c)
+			continue
+		}
+		f(s.clamp(s.value(s.offset+j)), c)
+	}
+}

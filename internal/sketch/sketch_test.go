@@ -178,3 +178,28 @@ func BenchmarkAdd(b *testing.B) {
 		s.Add(values[i&4095])
 	}
 }
+
+// Buckets gives back every value counted, each where Quantile places its rank.
+func TestBucketsGiveTheDistribution(t *testing.T) {
+	s := New()
+	for _, v := range []float64{0, 0, 10, 10.05, 500, 501, 502, 90000} {
+		s.Add(v)
+	}
+	var total uint64
+	var values []float64
+	s.Buckets(func(v float64, c uint64) {
+		total += c
+		values = append(values, v)
+	})
+	if total != s.Count() {
+		t.Fatalf("buckets count %d of %d values", total, s.Count())
+	}
+	if len(values) != 4 || values[0] != 0 || values[len(values)-1] != s.Max() || values[1] != s.Quantile(0.5) || values[2] != s.Quantile(0.75) {
+		t.Errorf("bucket values %v", values)
+	}
+	for i := 1; i < len(values); i++ {
+		if values[i] <= values[i-1] {
+			t.Errorf("bucket values not ascending: %v", values)
+		}
+	}
+}
