@@ -165,8 +165,8 @@ var sweepLock = lockedBy("sweep:bench/sw")
 func lent(o observation) observation {
 	o.lender = &cbv1.BenchmarkSweep{ObjectMeta: metav1.ObjectMeta{Name: "sw", Namespace: "bench", UID: "sweep-uid"},
 		Spec: cbv1.BenchmarkSweepSpec{Restore: cbv1.RestoreAtEnd},
-		Status: cbv1.BenchmarkSweepStatus{Datacenter: &cbv1.SweepDatacenterStatus{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](3),
-			HadConfig: true, OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}}}
+		Status: cbv1.BenchmarkSweepStatus{Datacenter: &cbv1.HeldDatacenter{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](3),
+			OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}}}
 	return o
 }
 

@@ -151,9 +151,11 @@ func reasonForStage(stage string) string {
 	return cbv1.ReasonCheckingSettings
 }
 
-// setUp runs the setup Job once and reads its report.
+// setUp runs the setup Job once, against the nodes the run sized the datacenter to, and
+// reads its report.
 func (d *decider) setUp(t jobs.Target) stageResult {
 	run := d.run
+	t.Nodes = run.Status.Datacenter.Size
 	var r stageResult
 	if meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionSchemaReady) {
 		return complete
@@ -168,9 +170,11 @@ func (d *decider) setUp(t jobs.Target) stageResult {
 		return r
 	}
 	if report != nil {
-		st := run.Status.Datacenter
-		st.CassandraVersion, st.Nodes, st.SettingsVerified = report.CassandraVersion, report.Nodes, report.SettingsVerified
-		st.SettingsUnverified = report.Unverified[:min(len(report.Unverified), 64)]
+		r.record(func(st *cbv1.BenchmarkRunStatus) {
+			dc := st.Datacenter
+			dc.CassandraVersion, dc.Nodes, dc.SettingsVerified = report.CassandraVersion, report.Nodes, report.SettingsVerified
+			dc.SettingsUnverified = report.Unverified[:min(len(report.Unverified), 64)]
+		})
 	}
 	if failure != "" {
 		r.fail(cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, "setup failed: "+failure)

@@ -22,8 +22,8 @@ import (
 // prepare checks the settings, patches the datacenter and waits until cass-operator applied
 // the patch. Readiness gates this stage only: once the datacenter was ready, a change is
 // someone else's (drift), not something to wait for.
-func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) stageResult {
-	run := d.run
+func (d *decider) prepare(t jobs.Target) stageResult {
+	run, dc := d.run, d.o.dc
 	var r stageResult
 	st := run.Status.Datacenter
 	wantSize, wantConfig, err := target(run)
@@ -118,11 +118,13 @@ func (d *decider) patch(r *stageResult, dc *cassdcapi.CassandraDatacenter, t job
 	if atTarget {
 		// Whoever patched (this pass's predecessor, perhaps a manager that crashed before
 		// writing status), the datacenter is at the run's target now.
-		st.Size = wantSize
-		st.PatchedGeneration = dc.Generation
-		st.Changed = dc.Spec.Size != *st.OriginalSize || !datacenter.SameJSON(dc.Spec.Config, originalConfig(st))
+		orig, generation := lending.OriginalsOf(&st.HeldDatacenter), dc.Generation
+		changed := dc.Spec.Size != orig.Size || !datacenter.SameJSON(dc.Spec.Config, orig.Config)
+		r.record(func(st *cbv1.BenchmarkRunStatus) {
+			st.Datacenter.Size, st.Datacenter.PatchedGeneration, st.Datacenter.Changed = wantSize, generation, changed
+		})
 		r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
-			describeChange(st, wantSize, wantSize != *st.OriginalSize, st.Changed))
+			describeChange(orig.Size, wantSize, changed))
 		return
 	}
 	sizeChanges := dc.Spec.Size != wantSize
@@ -158,13 +160,13 @@ func drifted(dc *cassdcapi.CassandraDatacenter, st *cbv1.DatacenterStatus, wantS
 	return strings.Join(parts, "; ")
 }
 
-func describeChange(st *cbv1.DatacenterStatus, size int32, sizeChanged, changed bool) string {
+func describeChange(originalSize, size int32, changed bool) string {
 	if !changed {
 		return "the datacenter already matches the run; waiting for it to be ready"
 	}
 	var parts []string
-	if sizeChanged {
-		parts = append(parts, fmt.Sprintf("size %d -> %d", *st.OriginalSize, size))
+	if size != originalSize {
+		parts = append(parts, fmt.Sprintf("size %d -> %d", originalSize, size))
 	}
 	parts = append(parts, "config merged")
 	return "patched the datacenter (" + strings.Join(parts, ", ") + "); waiting for cass-operator to apply it"
@@ -173,15 +175,8 @@ func describeChange(st *cbv1.DatacenterStatus, size int32, sizeChanged, changed 
 // target is the size and config the run asks of its datacenter (lending.Target).
 func target(run *cbv1.BenchmarkRun) (int32, json.RawMessage, error) {
 	st := run.Status.Datacenter
-	v, err := lending.Target(lending.Originals{Size: *st.OriginalSize, Config: originalConfig(st)}, run.Spec.Datacenter)
+	v, err := lending.Target(*lending.OriginalsOf(&st.HeldDatacenter), run.Spec.Datacenter)
 	return v.Size, v.Config, err
-}
-
-func originalConfig(st *cbv1.DatacenterStatus) json.RawMessage {
-	if st.HadConfig && st.OriginalConfig != nil {
-		return st.OriginalConfig.Raw
-	}
-	return nil
 }
 
 // prepareExpired fails the run (in r) if the prepare deadline has passed.
