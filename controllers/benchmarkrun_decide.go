@@ -145,6 +145,26 @@ func (r *stageResult) fail(t, reason, msg string) { r.set(t, metav1.ConditionFal
 // record changes the run's status when the result is applied.
 func (r *stageResult) record(f func(*cbv1.BenchmarkRunStatus)) { r.records = append(r.records, f) }
 
+// merge adds what a helper of the stage decided: its conditions and records after r's, its
+// change, Jobs and reports where it has any, the earlier requeue.
+func (r *stageResult) merge(o stageResult) {
+	r.conds, r.records = append(r.conds, o.conds...), append(r.records, o.records...)
+	r.stop = append(r.stop, o.stop...)
+	if o.dc != nil {
+		r.dc = o.dc
+	}
+	if o.create != nil {
+		r.create, r.createStage = o.create, o.createStage
+	}
+	if o.deleteForeign != nil {
+		r.deleteForeign = o.deleteForeign
+	}
+	if o.reports != nil {
+		r.reports = o.reports
+	}
+	r.requeueAt(o.requeueAfter)
+}
+
 // requeue asks to look again after at most this long (plus a second, so that a deadline has
 // passed when the next pass looks).
 func (r *stageResult) requeue(after time.Duration) {

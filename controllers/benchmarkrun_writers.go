@@ -26,8 +26,7 @@ import (
 // merges the stored reports, and decides the outcome when the Job is finished.
 func (d *decider) load(t jobs.Target) stageResult {
 	run := d.run
-	var r stageResult
-	job, ok := d.ensureJob(&r, jobs.ComponentWriter, cbv1.ConditionWritersComplete, func() (*batchv1.Job, error) {
+	job, r, ok := d.ensureJob(jobs.ComponentWriter, cbv1.ConditionWritersComplete, func() (*batchv1.Job, error) {
 		return jobs.Writers(run, t, int64(runTimeout(run)/time.Second))
 	})
 	if !ok {
@@ -57,8 +56,9 @@ func (d *decider) load(t jobs.Target) stageResult {
 				"the writers did not finish within deadlines.run (%s); results of the writers that reported are kept", runTimeout(run)))
 			return r
 		}
-		note, failed := d.notStarting(&r, job, jobs.ComponentWriter, cbv1.ConditionWritersComplete,
+		note, starting, failed := d.notStarting(job, jobs.ComponentWriter, cbv1.ConditionWritersComplete,
 			fmt.Sprintf("results of the %d writers that reported are kept", len(summaries)))
+		r.merge(starting)
 		if failed {
 			return r
 		}
@@ -75,7 +75,8 @@ func (d *decider) load(t jobs.Target) stageResult {
 		return r
 	}
 	missing := missingWriters(summaries, n)
-	if d.awaitReport(&r, job, len(missing) > 0, cbv1.ConditionWritersComplete, cbv1.ReasonWritersRunning) {
+	if wait, ok := d.awaitReport(job, len(missing) > 0, cbv1.ConditionWritersComplete, cbv1.ReasonWritersRunning); ok {
+		r.merge(wait)
 		return r
 	}
 	r.record(func(st *cbv1.BenchmarkRunStatus) { st.Progress = nil })
@@ -83,7 +84,7 @@ func (d *decider) load(t jobs.Target) stageResult {
 	if res == nil {
 		res = run.Status.Results
 	}
-	targetRate(&r, res)
+	r.merge(targetRate(res))
 	if len(problems) == 0 && len(missing) == 0 {
 		r.set(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded,
 			fmt.Sprintf("all %d writers finished and reported", n))
@@ -107,16 +108,18 @@ func (d *decider) load(t jobs.Target) stageResult {
 
 // targetRate reports whether an open loop achieved its target: a run that did not is still
 // a result (what the cluster did at that load), but its latency is not latency at that rate.
-func targetRate(r *stageResult, res *cbv1.Results) {
+func targetRate(res *cbv1.Results) stageResult {
+	var r stageResult
 	if res == nil || res.Schedule == nil {
-		return
+		return r
 	}
 	if msg, short := results.TargetShortfall(res); short {
 		r.set(cbv1.ConditionTargetRateReached, metav1.ConditionFalse, cbv1.ReasonTargetRateNotReached, msg)
-		return
+		return r
 	}
 	r.set(cbv1.ConditionTargetRateReached, metav1.ConditionTrue, cbv1.ReasonTargetRateReached,
 		fmt.Sprintf("achieved %d ops/s of the %d ops/s targeted", res.OpsPerSecond, res.Schedule.TargetOpsPerSecond))
+	return r
 }
 
 // withTerminated adds to the known reports every writer that terminated and is not known

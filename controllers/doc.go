@@ -10,7 +10,8 @@
 //	       benchmarkrun_decide.go      decide: deletion, finish (give back, then the outcome), or advance;
 //	                                   each stage returns a stageResult (conditions, records of status, the
 //	                                   datacenter change, Jobs, reports, the target) and apply combines them in
-//	                                   order; no stage writes the run (find is in this file)
+//	                                   order; no stage writes the run, and a stage's helpers return results
+//	                                   it merges (find is in this file)
 //	         benchmarkrun_lock.go        take the datacenter through lending's take chain, record the originals
 //	         benchmarkrun_prepare.go     patch the datacenter to the target, wait for it, drift
 //	         benchmarkrun_jobstage.go    preflight and setup: one Job each, through runJob
