@@ -57,7 +57,7 @@ func (b *JobBuilder) ControlledBy(owner metav1.Object, gvk schema.GroupVersionKi
 
 // Created sets the creation time and UID the apiserver would have set.
 func (b *JobBuilder) Created(at time.Time, uid types.UID) *JobBuilder {
-	b.CreationTimestamp, b.ObjectMeta.UID = metav1.NewTime(at), uid
+	b.CreationTimestamp, b.UID = metav1.NewTime(at), uid
 	return b
 }
 
