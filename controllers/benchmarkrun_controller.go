@@ -9,7 +9,6 @@ import (
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -106,26 +104,20 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 	status := s.status
 	refused := func(stage, what string, err error) (cbv1.BenchmarkRunStatus, error) {
 		st := *run.Status.DeepCopy()
-		reason := cbv1.ReasonRefused
-		msg := fmt.Sprintf("the apiserver refused %s: %v", what, err)
-		if stage == cbv1.ConditionDatacenterRestored {
-			msg += "; restore the datacenter by hand from status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)"
-		}
-		conditions.Set(&st.Conditions, run.Generation, r.Clock.Now(), stage, metav1.ConditionFalse, reason, msg)
+		msg := lending.RefusedMessage(datacenter.RunHolder(client.ObjectKeyFromObject(run)), what, err, stage == cbv1.ConditionDatacenterRestored)
+		conditions.Set(&st.Conditions, run.Generation, r.Clock.Now(), stage, metav1.ConditionFalse, cbv1.ReasonRefused, msg)
 		ctrl.LoggerFrom(ctx).Info("write refused", "what", what, "error", err.Error())
 		return st, nil
 	}
 	// Writer reports first: the same pass may stop the Jobs whose pods hold them.
-	if err := r.storeReportConfigMaps(ctx, s.reports); terminal(err) || errors.Is(err, errNotOurs) {
+	if err := r.storeReports(ctx, s.reports); terminal(err) || errors.Is(err, errNotOurs) {
 		return refused(cbv1.ConditionWritersComplete, "storing writer reports", err)
 	} else if err != nil {
 		return status, err
 	}
 	if s.addFinalizer {
-		patch := client.MergeFrom(run.DeepCopy())
-		controllerutil.AddFinalizer(run, cbv1.Finalizer)
-		if err := r.Patch(ctx, run, patch); err != nil {
-			return status, fmt.Errorf("adding finalizer: %w", err)
+		if err := setFinalizer(ctx, r.Client, run, true); err != nil {
+			return status, err
 		}
 	}
 	for _, job := range s.stop {
@@ -163,43 +155,20 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 		}
 	}
 	if s.removeFinalizer {
-		patch := client.MergeFrom(run.DeepCopy())
-		controllerutil.RemoveFinalizer(run, cbv1.Finalizer)
-		if err := r.Patch(ctx, run, patch); err != nil && !apierrors.IsNotFound(err) {
-			return status, fmt.Errorf("removing finalizer: %w", err)
+		if err := setFinalizer(ctx, r.Client, run, false); err != nil {
+			return status, err
 		}
 	}
 	return status, nil
 }
 
-// writeStatus stores the decided status when it changed, and emits one event per condition
-// that changed state. The patch is conditional on the version read, so a pass that worked
-// from a stale cache cannot overwrite a newer status; the newer version's event brings the run
-// back with fresh data.
+// writeStatus stores the decided status, with what it derives, through the one status writer
+// (writeStatus in status_writer.go).
 func (r *BenchmarkRunReconciler) writeStatus(ctx context.Context, run *cbv1.BenchmarkRun, status cbv1.BenchmarkRunStatus) error {
-	before := run.Status
 	next := run.DeepCopy()
 	next.Status = *status.DeepCopy()
 	derive(next, r.Clock.Now())
-	if equality.Semantic.DeepEqual(before, next.Status) {
-		return nil
-	}
-	base := run.DeepCopy()
-	base.Status = before
-	if written, err := patchStatus(ctx, r.Client, next, base); !written {
-		return err
-	}
-	for _, c := range conditions.Changed(before.Conditions, next.Status.Conditions) {
-		if c.Type == cbv1.ConditionReady || c.Type == cbv1.ConditionReconciling || c.Type == cbv1.ConditionStalled {
-			continue
-		}
-		kind := corev1.EventTypeNormal
-		if (c.Status == metav1.ConditionFalse && failedReasons[c.Reason]) || warningReasons[c.Reason] {
-			kind = corev1.EventTypeWarning
-		}
-		r.Recorder.Eventf(run, nil, kind, c.Reason, c.Type, "%s", c.Message)
-	}
-	return nil
+	return writeStatus(ctx, r.Client, r.Recorder, run, next)
 }
 
 // SetupWithManager registers the reconciler: it owns its Jobs and watches datacenters through
@@ -223,7 +192,7 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&cbv1.BenchmarkRun{}).
 		Owns(&batchv1.Job{}).
-		Watches(&cassdcapi.CassandraDatacenter{}, handler.EnqueueRequestsFromMapFunc(r.runsOfDatacenter)).
+		Watches(&cassdcapi.CassandraDatacenter{}, handler.EnqueueRequestsFromMapFunc(indexedBy(r.Client, &cbv1.BenchmarkRunList{}, datacenterIndex))).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
 		Watches(&cbv1.BenchmarkSweep{}, handler.EnqueueRequestsFromMapFunc(r.runsOfSweep)).
 		Complete(r)
@@ -242,21 +211,6 @@ func (r *BenchmarkRunReconciler) runsOfSweep(ctx context.Context, o client.Objec
 		if !lending.Finished(&run) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&run)})
 		}
-	}
-	return reqs
-}
-
-// runsOfDatacenter maps a datacenter event to the runs that refer to it.
-func (r *BenchmarkRunReconciler) runsOfDatacenter(ctx context.Context, o client.Object) []reconcile.Request {
-	var runs cbv1.BenchmarkRunList
-	key := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}.String()
-	if err := r.List(ctx, &runs, client.MatchingFields{datacenterIndex: key}); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing runs of datacenter", "datacenter", klog.KObj(o))
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(runs.Items))
-	for _, run := range runs.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&run)})
 	}
 	return reqs
 }

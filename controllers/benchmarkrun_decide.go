@@ -94,8 +94,9 @@ func decide(o observation) step {
 	return d.s
 }
 
-// decider builds one step. The stages do not write onto it: each returns a stageResult,
-// and decide and advance apply the results in order (apply).
+// decider builds one step. The stages write neither onto it nor onto the run: each returns a
+// stageResult, and apply combines the results in order, so that a later stage reads the run as
+// the earlier ones left it.
 type decider struct {
 	o   observation
 	run *cbv1.BenchmarkRun
@@ -103,12 +104,17 @@ type decider struct {
 }
 
 // stageResult is what one stage decided, in the manner of cert-manager's policy chain: the
-// conditions it sets (in order), the one change the reconciler makes, and when to look again.
-// done tells whether the stage is complete, so that the next one may run. The run's other
-// status fields a stage records (the originals, the resolved settings, the results) are
-// written on the decider's copy of the run, which is the step's status.
+// conditions it sets (in order), what it records in the run's status (the originals, the
+// resolved settings, the results), the one change the reconciler makes, and when to look
+// again. done tells whether the stage is complete, so that the next one may run.
 type stageResult struct {
 	conds []stageCondition
+	// records change the run's status, in order, after the conditions are set.
+	records []func(*cbv1.BenchmarkRunStatus)
+	// target is the run's target on its datacenter, once find resolved it.
+	target *jobs.Target
+	// reports are ConfigMaps of writer reports to store before anything else is done.
+	reports []*corev1.ConfigMap
 	// dc is the change to make to the datacenter; stop the run's Jobs to suspend first.
 	dc   *lending.Change
 	stop []*batchv1.Job
@@ -136,6 +142,29 @@ func (r *stageResult) set(t string, status metav1.ConditionStatus, reason, msg s
 
 func (r *stageResult) fail(t, reason, msg string) { r.set(t, metav1.ConditionFalse, reason, msg) }
 
+// record changes the run's status when the result is applied.
+func (r *stageResult) record(f func(*cbv1.BenchmarkRunStatus)) { r.records = append(r.records, f) }
+
+// merge adds what a helper of the stage decided: its conditions and records after r's, its
+// change, Jobs and reports where it has any, the earlier requeue.
+func (r *stageResult) merge(o stageResult) {
+	r.conds, r.records = append(r.conds, o.conds...), append(r.records, o.records...)
+	r.stop = append(r.stop, o.stop...)
+	if o.dc != nil {
+		r.dc = o.dc
+	}
+	if o.create != nil {
+		r.create, r.createStage = o.create, o.createStage
+	}
+	if o.deleteForeign != nil {
+		r.deleteForeign = o.deleteForeign
+	}
+	if o.reports != nil {
+		r.reports = o.reports
+	}
+	r.requeueAt(o.requeueAfter)
+}
+
 // requeue asks to look again after at most this long (plus a second, so that a deadline has
 // passed when the next pass looks).
 func (r *stageResult) requeue(after time.Duration) {
@@ -149,10 +178,17 @@ func (r *stageResult) requeueAt(after time.Duration) {
 }
 
 // apply combines a stage's result into the step: its conditions are set on the run in order,
-// its change and Jobs become the step's, the earliest requeue wins. It returns r.done.
+// then its records; its change, reports and Jobs become the step's, the earliest requeue wins.
+// It returns r.done.
 func (d *decider) apply(r stageResult) bool {
 	for _, c := range r.conds {
 		conditions.Set(&d.run.Status.Conditions, d.run.Generation, d.o.now, c.typ, c.status, c.reason, c.msg)
+	}
+	for _, record := range r.records {
+		record(&d.run.Status)
+	}
+	if r.reports != nil {
+		d.s.reports = r.reports
 	}
 	if r.dc != nil {
 		d.s.dc = r.dc
@@ -189,21 +225,9 @@ func (d *decider) decide() {
 		return
 	}
 	if o := pendingOutcome(run); o != nil {
-		if !d.apply(d.giveBack(o.since)) {
-			return
+		if d.apply(d.giveBack(o.since)) {
+			d.apply(d.finish(o))
 		}
-		if run.Status.CompletionTime == nil {
-			now := metav1.NewTime(d.o.now)
-			run.Status.CompletionTime = &now
-		}
-		status, reason := metav1.ConditionTrue, cbv1.ReasonSucceeded
-		if !o.succeeded {
-			status, reason = metav1.ConditionFalse, o.reason
-		}
-		conditions.Set(&run.Status.Conditions, run.Generation, d.o.now, cbv1.ConditionSucceeded, status, reason, o.message)
-		// The one place a run finishes: no stage may go on saying it is under way.
-		conditions.Settle(&run.Status.Conditions, run.Generation, d.o.now, "run", runStages)
-		run.Status.Progress = nil
 		return
 	}
 	// The finalizer goes on before the run touches the datacenter, so that deleting the run
@@ -212,20 +236,43 @@ func (d *decider) decide() {
 	d.advance()
 }
 
-// advance takes the run one stage further: find, lock, record, prepare (check, patch, wait),
-// set up, load. It only combines the stages' results: each runs once the one before it is
-// done, and the first that is not ends the pass.
+// finish is the outcome of a run whose datacenter was given back: Succeeded, and every stage's
+// condition saying how it ended.
+func (d *decider) finish(o *outcome) stageResult {
+	var r stageResult
+	status, reason := metav1.ConditionTrue, cbv1.ReasonSucceeded
+	if !o.succeeded {
+		status, reason = metav1.ConditionFalse, o.reason
+	}
+	r.set(cbv1.ConditionSucceeded, status, reason, o.message)
+	generation, now := d.run.Generation, d.o.now
+	r.record(func(st *cbv1.BenchmarkRunStatus) {
+		if st.CompletionTime == nil {
+			st.CompletionTime = &metav1.Time{Time: now}
+		}
+		// The one place a run finishes: no stage may go on saying it is under way.
+		conditions.Settle(&st.Conditions, generation, now, "run", runStages)
+		st.Progress = nil
+	})
+	r.done = true
+	return r
+}
+
+// stage is one stage of advance: it decides from the observation, the run as the stages
+// before it left it, and the target find resolved.
+type stage func(t jobs.Target) stageResult
+
+// advance takes the run one stage further: find, lock (and record), prepare (check, patch,
+// wait), set up, load. It only combines the stages' results: each runs once the one before it
+// is done, and the first that is not ends the pass.
 func (d *decider) advance() {
 	var t jobs.Target
-	stages := []func() stageResult{
-		func() stageResult { return d.find(&t) },
-		d.lock,
-		func() stageResult { return d.prepare(d.o.dc, t) },
-		func() stageResult { t.Nodes = d.run.Status.Datacenter.Size; return d.setUp(t) },
-		func() stageResult { return d.load(t) },
-	}
-	for _, stage := range stages {
-		if !d.apply(stage()) {
+	for _, s := range []stage{d.find, d.lock, d.prepare, d.setUp, d.load} {
+		r := s(t)
+		if r.target != nil {
+			t = *r.target
+		}
+		if !d.apply(r) {
 			return
 		}
 	}
@@ -233,7 +280,7 @@ func (d *decider) advance() {
 
 // find checks that the run's datacenter exists where the manager watches and resolves the
 // run's target on it (jobs.ResolveTarget): image, service, port, credentials.
-func (d *decider) find(t *jobs.Target) stageResult {
+func (d *decider) find(jobs.Target) stageResult {
 	run, o := d.run, d.o
 	key := datacenter.Key(run)
 	var r stageResult
@@ -243,10 +290,11 @@ func (d *decider) find(t *jobs.Target) stageResult {
 				"run it from a watched namespace or add the namespace to the manager's", key, key.Namespace))
 		return r
 	}
-	dc := o.dc
-	if dc == nil {
-		return d.waitToFind(cbv1.ReasonDatacenterNotFound, fmt.Sprintf("CassandraDatacenter %s not found; waiting for it to be created", key))
+	in := d.takeInput()
+	if t, ok := lending.Exists(&in); ok {
+		return d.taken(t)
 	}
+	dc := o.dc
 	target, reason, msg := jobs.ResolveTarget(run, dc, o.image, o.allowedImages)
 	if reason != "" {
 		if holder, locked := datacenter.LockHolder(dc); !locked || holder != datacenter.RunHolder(d.me()) {
@@ -255,11 +303,12 @@ func (d *decider) find(t *jobs.Target) stageResult {
 		r.fail(cbv1.ConditionDatacenterReady, reason, msg)
 		return r
 	}
-	*t = target
-	run.Status.Resolved = &cbv1.ResolvedSettings{
-		Image: t.Image, Service: t.Host, Port: t.Port, CredentialsSecret: t.CredentialsSecret, Namespace: run.Namespace,
+	resolved := &cbv1.ResolvedSettings{
+		Image: target.Image, Service: target.Host, Port: target.Port, CredentialsSecret: target.CredentialsSecret, Namespace: run.Namespace,
 	}
-	return complete
+	r.record(func(st *cbv1.BenchmarkRunStatus) { st.Resolved = resolved })
+	r.target, r.done = &target, true
+	return r
 }
 
 func keyOf(dc *cassdcapi.CassandraDatacenter) types.NamespacedName {

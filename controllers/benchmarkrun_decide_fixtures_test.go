@@ -3,6 +3,7 @@ package controllers
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/jobs"
 	"github.com/cassbench/cassbench/internal/lending"
+	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/builders"
+	"github.com/cassbench/cassbench/internal/testutil/play"
 )
 
 // Fixtures for TestDecide: a run, its datacenter, its Jobs and pods at a chosen time, and
@@ -36,81 +39,102 @@ const (
 var t1 = t0.Add(time.Minute)
 
 // aRun is run bench/r on datacenter bench/dc1 asking for 5 nodes and concurrent_writes 64,
-// with its finalizer. A row puts it in its state with the builder's presets: Recorded (the run
-// holds the datacenter and recorded size 3 and the original config), Patched (the datacenter was
-// seen at the target at generation 5), Condition, Deleting.
+// with its finalizer, before it took anything.
 func aRun() *builders.BenchmarkRunBuilder {
 	return builders.MakeBenchmarkRun("r", "bench").Created(t0, "run-uid", 1).Finalizer().Datacenter("dc1").Size(5).
 		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(2).Duration(time.Minute).ReplicationFactor(1)
 }
 
-type dcOpt func(*cassdcapi.CassandraDatacenter)
+// Presets of the run, each the one before it and one stage further. A row starts from one and
+// adds what it is about.
+
+// recorded: the run holds the datacenter and recorded size 3 and the original config.
+func recorded() *builders.BenchmarkRunBuilder { return aRun().Recorded(t0, 3, origConfig) }
+
+// ready: recorded, the datacenter seen at the target (generation 5) and ready.
+func ready() *builders.BenchmarkRunBuilder {
+	return recorded().Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, metav1.ConditionTrue, cbv1.ReasonDatacenterReady, t1)
+}
+
+// setUp: ready, and setup created the schema.
+func setUp() *builders.BenchmarkRunBuilder {
+	return ready().Condition(cbv1.ConditionSchemaReady, metav1.ConditionTrue, cbv1.ReasonSetupSucceeded, t1)
+}
+
+// loaded: set up, and every writer finished and reported.
+func loaded() *builders.BenchmarkRunBuilder {
+	return setUp().Condition(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded, t1)
+}
+
+// failed: the stage's condition says it failed for reason.
+func failed(b *builders.BenchmarkRunBuilder, stage, reason string) *builders.BenchmarkRunBuilder {
+	return b.Condition(stage, metav1.ConditionFalse, reason, t1)
+}
 
 // aDC is datacenter bench/dc1: 3 nodes, the original config, opted in, settled at generation 4.
-func aDC(opts ...dcOpt) *cassdcapi.CassandraDatacenter {
-	dc := &cassdcapi.CassandraDatacenter{ObjectMeta: metav1.ObjectMeta{Name: "dc1", Namespace: "bench", Generation: 4,
-		Annotations: map[string]string{cbv1.AllowBenchmarksAnnotation: "true"}}}
-	dc.Spec.ClusterName, dc.Spec.ServerType, dc.Spec.ServerVersion = "c1", "cassandra", "5.0.4"
-	dc.Spec.Size, dc.Spec.Config = 3, json.RawMessage(origConfig)
-	dc.Status.ObservedGeneration = 4
-	dc.Status.CassandraOperatorProgress = cassdcapi.ProgressReady
-	dc.Status.Conditions = []cassdcapi.DatacenterCondition{{Type: cassdcapi.DatacenterReady, Status: corev1.ConditionTrue}}
-	for _, o := range opts {
-		o(dc)
-	}
-	return dc
+func aDC() *builders.DatacenterBuilder {
+	return builders.MakeDatacenter("dc1", "bench").Cluster("c1").Size(3).Config(origConfig).AllowBenchmarks("true").Ready(4)
 }
 
-// k8ssandraManaged labels the datacenter as k8ssandra-operator's K8ssandraCluster "demo" does.
-func k8ssandraManaged(dc *cassdcapi.CassandraDatacenter) {
-	dc.Labels = builders.MakeDatacenter("", "").K8ssandraCluster("bench", "demo").Obj().Labels
+// ours is aDC locked by the run.
+func ours() *builders.DatacenterBuilder { return aDC().LockedBy("bench/r") }
+
+// atTarget: the run's patch landed (generation 5) and cass-operator applied it.
+func atTarget(b *builders.DatacenterBuilder) *builders.DatacenterBuilder {
+	return b.Size(5).Config(targetConfig).Ready(5)
 }
 
-func lockedBy(holder string) dcOpt {
-	return func(dc *cassdcapi.CassandraDatacenter) { dc.Annotations[cbv1.LockAnnotation] = holder }
+// k8ssandraManaged is aDC as k8ssandra-operator's K8ssandraCluster "demo" labels it.
+func k8ssandraManaged() *builders.DatacenterBuilder { return aDC().K8ssandraCluster("bench", "demo") }
+
+// pending is the message cass-operator gives a condition while a pod is pending.
+const pending = "pod dc1-r1-sts-4 is Pending"
+
+// sweepLock is the lock of sweep bench/sw (restore atEnd).
+const sweepLock = "sweep:bench/sw"
+
+var runKind = cbv1.GroupVersion.WithKind("BenchmarkRun")
+
+// runJob is one of the run's Jobs (controlled by it), created at t0+2m and running until a
+// preset says otherwise.
+func runJob(component string) *builders.JobBuilder {
+	return builders.MakeJob(jobs.Name("r", component), "bench").Label(cbv1.ComponentLabel, component).
+		Created(t0.Add(2*time.Minute), types.UID(component+"-uid")).ControlledBy(aRun().Obj(), runKind).Running()
 }
 
-var (
-	mine = lockedBy("bench/r")
-	// atTarget: the run's patch landed (generation 5) and cass-operator applied it.
-	atTarget = func(dc *cassdcapi.CassandraDatacenter) {
-		dc.Spec.Size, dc.Spec.Config, dc.Generation, dc.Status.ObservedGeneration = 5, json.RawMessage(targetConfig), 5, 5
-	}
-	dcCondition = func(t cassdcapi.DatacenterConditionType) dcOpt {
-		return func(dc *cassdcapi.CassandraDatacenter) {
-			dc.SetCondition(cassdcapi.DatacenterCondition{Type: t, Status: corev1.ConditionTrue, Message: "pod dc1-r1-sts-4 is Pending"})
-		}
-	}
-)
-
-// job is one of the run's Jobs (controlled by it) or, with foreign, one an earlier run of
-// the same name left.
-func job(component string, finished, failed, foreign bool) *batchv1.Job {
-	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: jobs.Name("r", component), Namespace: "bench", UID: types.UID(component + "-uid"),
-		CreationTimestamp: metav1.NewTime(t0.Add(2 * time.Minute)), Labels: map[string]string{cbv1.ComponentLabel: component}}}
-	owner := aRun().Obj()
-	if foreign {
-		owner.UID = "old-run-uid"
-		j.UID += "-old"
-	}
-	j.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner, cbv1.GroupVersion.WithKind("BenchmarkRun"))}
-	switch {
-	case finished && failed:
-		j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
-	case finished:
-		j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
-	default:
-		j.Status.Active = 1
-	}
-	return j
+// leftBehind is a finished Job with the run's Job name that an earlier run of the same name
+// left.
+func leftBehind(component string) *builders.JobBuilder {
+	earlier := aRun().Obj()
+	earlier.UID = "old-run-uid"
+	return builders.MakeJob(jobs.Name("r", component), "bench").Label(cbv1.ComponentLabel, component).
+		Created(t0.Add(2*time.Minute), types.UID(component+"-uid-old")).ControlledBy(earlier, runKind).Complete(t0)
 }
 
-// finishedAt sets when a finished Job reached its final condition.
-func finishedAt(j *batchv1.Job, d time.Duration) *batchv1.Job {
-	for i := range j.Status.Conditions {
-		j.Status.Conditions[i].LastTransitionTime = metav1.NewTime(t0.Add(d))
+// done is a Job of the run that completed at t0+after.
+func done(component string, after time.Duration) *batchv1.Job {
+	b := runJob(component)
+	b.Status.Active = 0
+	return b.Complete(t0.Add(after)).Obj()
+}
+
+// failedJob is a Job of the run that failed at t0.
+func failedJob(component string) *batchv1.Job {
+	b := runJob(component)
+	b.Status.Active = 0
+	return b.Failed("BackoffLimitExceeded", t0).Obj()
+}
+
+// with changes an observation the way no fixture names.
+func with(o observation, f func(*observation)) observation { f(&o); return o }
+
+// conds are the conditions a row wants, as pairs of type and "Status/Reason".
+func conds(pairs ...string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m[pairs[i]] = pairs[i+1]
 	}
-	return j
+	return m
 }
 
 // pod is a terminated pod of a Job, with its termination message.
@@ -157,16 +181,13 @@ func observed(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, js ...*
 
 func at(o observation, d time.Duration) observation { o.now = t0.Add(d); return o }
 
-// sweepLock: sweep bench/sw holds the datacenter (restore atEnd).
-var sweepLock = lockedBy("sweep:bench/sw")
-
 // lent: the run's controlling sweep bench/sw holds the datacenter and recorded size 3 and the
 // original config.
 func lent(o observation) observation {
 	o.lender = &cbv1.BenchmarkSweep{ObjectMeta: metav1.ObjectMeta{Name: "sw", Namespace: "bench", UID: "sweep-uid"},
 		Spec: cbv1.BenchmarkSweepSpec{Restore: cbv1.RestoreAtEnd},
-		Status: cbv1.BenchmarkSweepStatus{Datacenter: &cbv1.SweepDatacenterStatus{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](3),
-			HadConfig: true, OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}}}
+		Status: cbv1.BenchmarkSweepStatus{Datacenter: &cbv1.HeldDatacenter{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](3),
+			OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}}}
 	return o
 }
 
@@ -211,5 +232,46 @@ func equalRuns(a, b *cbv1.BenchmarkRun) bool {
 	return string(ab) == string(bb)
 }
 
-// Only Jobs the run controls are its own, and only pods those Jobs control: a Job and pods
-// left by an earlier run of the same name (deleted with --cascade=orphan) are not.
+const (
+	dcReadyCond  = cbv1.ConditionDatacenterReady
+	schemaCond   = cbv1.ConditionSchemaReady
+	writersCond  = cbv1.ConditionWritersComplete
+	restoredCond = cbv1.ConditionDatacenterRestored
+)
+
+var (
+	writerJob, preflightJob, setupJob = runJob(jobs.ComponentWriter).Obj(), runJob(jobs.ComponentPreflight).Obj(), runJob(jobs.ComponentSetup).Obj()
+	preflightDone                     = done(jobs.ComponentPreflight, 0)
+	suspendedWriter                   = runJob(jobs.ComponentWriter).Suspended().Obj()
+	// restored is the one patch that puts size and config back and releases the lock.
+	restored = "size=3 config=" + compact(json.RawMessage(origConfig)) + " lock=-"
+)
+
+// renderedConfig is a node pod whose config init container rendered concurrent_writes n.
+func renderedConfig(n int) []corev1.Pod {
+	p := builders.MakePod("c1-dc1-r1-sts-0", "bench").Obj()
+	p.Spec.InitContainers = []corev1.Container{{Name: "server-config-init", Env: []corev1.EnvVar{{Name: "CONFIG_FILE_DATA",
+		Value: fmt.Sprintf(`{"cluster-info":{"name":"c1"},"cassandra-yaml":{"concurrent_writes":%d}}`, n)}}}}
+	return []corev1.Pod{*p}
+}
+
+// messageSays checks that a stage's condition says want.
+func messageSays(stage, want string) func(t *testing.T, s step) {
+	return func(t *testing.T, s step) {
+		if c := meta.FindStatusCondition(s.status.Conditions, stage); c == nil || !strings.Contains(c.Message, want) {
+			t.Errorf("%s says %+v, want it to say %q", stage, c, want)
+		}
+	}
+}
+
+// setupReports are what a setup or preflight pod reports: a good one, and a preflight that
+// found a setting Cassandra does not have.
+func setupReports(t *testing.T) (ok, bad string) {
+	return play.SetupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 5}),
+		play.SetupReport(t, summary.SetupReport{Error: `setting "concurent_writes" is not a Cassandra setting`})
+}
+
+// summaryOf is writer index's summary (of 2) with ok operations.
+func summaryOf(t *testing.T, index int32, ok int64) string {
+	return play.WriterSummary(t, index, 2, ok, "")
+}

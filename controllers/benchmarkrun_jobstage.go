@@ -33,64 +33,65 @@ type jobStage struct {
 
 // runJob creates the stage's Job and waits for it and its report. done tells whether the Job
 // finished and what it reported was read: failure is then empty when it succeeded. Until then
-// the stage's condition says why the run waits, or the run failed.
-func (d *decider) runJob(r *stageResult, js jobStage) (report *summary.SetupReport, failure string, done bool) {
-	job, ok := d.ensureJob(r, js.component, js.stage, js.build)
+// r says why the run waits, or that it failed.
+func (d *decider) runJob(js jobStage) (report *summary.SetupReport, failure string, r stageResult, done bool) {
+	job, r, ok := d.ensureJob(js.component, js.stage, js.build)
 	if !ok {
-		return nil, "", false
+		return nil, "", r, false
 	}
 	if finished, _ := jobs.Finished(job); !finished {
-		if d.prepareExpired(r, js.late) {
-			return nil, "", false
+		if late, ok := d.expired(js.late); ok {
+			return nil, "", late, false
 		}
-		note, failed := d.notStarting(r, job, js.component, js.stage, js.kept)
+		note, r, failed := d.notStarting(job, js.component, js.stage, js.kept)
 		if failed {
-			return nil, "", false
+			return nil, "", r, false
 		}
 		r.set(js.stage, metav1.ConditionFalse, js.running, fmt.Sprintf("Job %s %s%s", job.Name, js.doing, note))
 		r.requeue(prepareDeadline(d.run).Sub(d.o.now))
-		return nil, "", false
+		return nil, "", r, false
 	}
 	report, failure = setupReport(job, d.o.pods[js.component], js.component)
-	if d.awaitReport(r, job, report == nil && failure != "", js.stage, js.running) {
-		return nil, "", false
+	if wait, ok := d.awaitReport(job, report == nil && failure != "", js.stage, js.running); ok {
+		return nil, "", wait, false
 	}
-	return report, failure, true
+	return report, failure, r, true
 }
 
 // preflight checks, before the datacenter is changed, that every requested cassandra-yaml
 // setting exists: cass-operator writes unknown keys into cassandra.yaml unchecked, and
 // Cassandra then refuses to start, so a typo would otherwise stall a rolling restart until
 // the prepare deadline instead of failing at once with the setting named.
-func (d *decider) preflight(r *stageResult, t jobs.Target) bool {
+func (d *decider) preflight(t jobs.Target) (stageResult, bool) {
 	run := d.run
 	if settings, err := datacenter.CassandraYaml(run.Spec.Datacenter); err != nil || len(settings) == 0 {
-		return true
+		return stageResult{}, true
 	}
-	_, failure, done := d.runJob(r, jobStage{component: jobs.ComponentPreflight, stage: cbv1.ConditionDatacenterReady,
+	_, failure, r, done := d.runJob(jobStage{component: jobs.ComponentPreflight, stage: cbv1.ConditionDatacenterReady,
 		running: cbv1.ReasonCheckingSettings, late: "the settings check did not finish", kept: "the datacenter was not changed",
 		doing: "is checking that every cassandra-yaml setting exists before the datacenter is changed",
 		build: func() (*batchv1.Job, error) { return jobs.Preflight(run, t, int64(prepareTimeout(run)/time.Second)) }})
 	if !done {
-		return false
+		return r, false
 	}
 	if failure != "" {
 		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonSettingsInvalid, failure+"; the datacenter was not changed")
-		return false
+		return r, false
 	}
-	return true
+	return r, true
 }
 
 // ensureJob returns the run's own Job of a component, or decides to create it (after deleting
-// a Job of the same name an earlier run left) and returns false.
-func (d *decider) ensureJob(r *stageResult, component, stage string, build func() (*batchv1.Job, error)) (*batchv1.Job, bool) {
+// a Job of the same name an earlier run left) and returns false with that decision.
+func (d *decider) ensureJob(component, stage string, build func() (*batchv1.Job, error)) (*batchv1.Job, stageResult, bool) {
+	var r stageResult
 	if job := d.o.jobs[component]; job != nil {
-		return job, true
+		return job, r, true
 	}
 	want, err := build()
 	if err != nil {
 		r.fail(stage, cbv1.ReasonInvalidSpec, err.Error())
-		return nil, false
+		return nil, r, false
 	}
 	if old := d.o.foreign[want.Name]; old != nil {
 		if old.DeletionTimestamp.IsZero() {
@@ -98,22 +99,22 @@ func (d *decider) ensureJob(r *stageResult, component, stage string, build func(
 		}
 		r.set(stage, metav1.ConditionFalse, reasonForStage(stage), fmt.Sprintf(
 			"Job %s belongs to an earlier BenchmarkRun of the same name; deleting it (and stopping its pods) before this run creates its own", old.Name))
-		return nil, false
+		return nil, r, false
 	}
 	r.create, r.createStage = want, stage
 	r.set(stage, metav1.ConditionFalse, reasonForStage(stage), "creating Job "+want.Name)
-	return nil, false
+	return nil, r, false
 }
 
 // notStarting looks at the pods of an unfinished Job that do not start. It fails the stage
 // when one has not started within the grace, or never will (kept says what the failure
 // leaves); otherwise it returns what to add to the stage's message, which names the first
-// such pod and why, and looks again when its grace ends. An unschedulable pod is only named:
-// a cluster autoscaler may add a node for it, and the deadlines bound the wait.
-func (d *decider) notStarting(r *stageResult, job *batchv1.Job, component, stage, kept string) (note string, failed bool) {
+// such pod and why, and looks again when its grace ends (in r). An unschedulable pod is only
+// named: a cluster autoscaler may add a node for it, and the deadlines bound the wait.
+func (d *decider) notStarting(job *batchv1.Job, component, stage, kept string) (note string, r stageResult, failed bool) {
 	pods := jobs.NotStartingPods(d.o.pods[component])
 	if len(pods) == 0 {
-		return "", false
+		return "", r, false
 	}
 	for _, p := range pods {
 		if p.Unschedulable {
@@ -135,10 +136,10 @@ func (d *decider) notStarting(r *stageResult, job *batchv1.Job, component, stage
 			"pod %s of Job %s %s: %s: %s; pods of the Job not starting: %d; %s. Correct what the kubelet names "+
 				"(the image, a Secret or ConfigMap the pods read, an image pull secret) and create the run again",
 			p.Pod, job.Name, within, p.Reason, p.Message, len(pods), kept))
-		return "", true
+		return "", r, true
 	}
 	p := pods[0]
-	return fmt.Sprintf("; %d pod(s) not starting, %s: %s: %s", len(pods), p.Pod, p.Reason, p.Message), false
+	return fmt.Sprintf("; %d pod(s) not starting, %s: %s: %s", len(pods), p.Pod, p.Reason, p.Message), r, false
 }
 
 func reasonForStage(stage string) string {
@@ -151,14 +152,15 @@ func reasonForStage(stage string) string {
 	return cbv1.ReasonCheckingSettings
 }
 
-// setUp runs the setup Job once and reads its report.
+// setUp runs the setup Job once, against the nodes the run sized the datacenter to, and
+// reads its report.
 func (d *decider) setUp(t jobs.Target) stageResult {
 	run := d.run
-	var r stageResult
+	t.Nodes = run.Status.Datacenter.Size
 	if meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionSchemaReady) {
 		return complete
 	}
-	report, failure, done := d.runJob(&r, jobStage{component: jobs.ComponentSetup, stage: cbv1.ConditionSchemaReady,
+	report, failure, r, done := d.runJob(jobStage{component: jobs.ComponentSetup, stage: cbv1.ConditionSchemaReady,
 		running: cbv1.ReasonSetupRunning, late: "the setup Job did not finish", kept: "no schema was created",
 		doing: "is verifying settings and creating the schema",
 		build: func() (*batchv1.Job, error) {
@@ -168,9 +170,11 @@ func (d *decider) setUp(t jobs.Target) stageResult {
 		return r
 	}
 	if report != nil {
-		st := run.Status.Datacenter
-		st.CassandraVersion, st.Nodes, st.SettingsVerified = report.CassandraVersion, report.Nodes, report.SettingsVerified
-		st.SettingsUnverified = report.Unverified[:min(len(report.Unverified), 64)]
+		r.record(func(st *cbv1.BenchmarkRunStatus) {
+			dc := st.Datacenter
+			dc.CassandraVersion, dc.Nodes, dc.SettingsVerified = report.CassandraVersion, report.Nodes, report.SettingsVerified
+			dc.SettingsUnverified = report.Unverified[:min(len(report.Unverified), 64)]
+		})
 	}
 	if failure != "" {
 		r.fail(cbv1.ConditionSchemaReady, cbv1.ReasonSetupFailed, "setup failed: "+failure)
@@ -188,18 +192,19 @@ func (d *decider) setUp(t jobs.Target) stageResult {
 const reportGrace = 30 * time.Second
 
 // awaitReport tells whether to wait for the pods of a Job that finished successfully when
-// reports are missing, rather than fail the run for want of them.
-func (d *decider) awaitReport(r *stageResult, job *batchv1.Job, missing bool, stage, reason string) bool {
+// reports are missing, rather than fail the run for want of them, and how.
+func (d *decider) awaitReport(job *batchv1.Job, missing bool, stage, reason string) (stageResult, bool) {
+	var r stageResult
 	if _, ok := jobs.Finished(job); !ok || !missing {
-		return false
+		return r, false
 	}
 	until := jobs.FinishedAt(job).Add(reportGrace)
 	if !d.o.now.Before(until) {
-		return false
+		return r, false
 	}
 	r.set(stage, metav1.ConditionFalse, reason, fmt.Sprintf("Job %s finished; reading what its pods reported", job.Name))
 	r.requeue(until.Sub(d.o.now))
-	return true
+	return r, true
 }
 
 // setupReport reads what a finished setup or preflight Job reported. failure is empty when

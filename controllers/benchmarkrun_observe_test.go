@@ -14,8 +14,8 @@ import (
 
 func TestOwnedIgnoresAnEarlierRunsJobsAndPods(t *testing.T) {
 	run := aRun().Obj()
-	mineJob, oldJob := job(jobs.ComponentWriter, false, false, false), job(jobs.ComponentSetup, true, false, true)
-	oldWriter := job(jobs.ComponentWriter, true, false, true)
+	mineJob, oldJob := runJob(jobs.ComponentWriter).Obj(), leftBehind(jobs.ComponentSetup).Obj()
+	oldWriter := leftBehind(jobs.ComponentWriter).Obj()
 	stray := pod(mineJob, 1, 0, "")
 	stray.OwnerReferences = nil
 	own, foreign, pods := owned(run, []batchv1.Job{*mineJob, *oldJob},

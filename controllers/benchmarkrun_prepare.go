@@ -22,8 +22,8 @@ import (
 // prepare checks the settings, patches the datacenter and waits until cass-operator applied
 // the patch. Readiness gates this stage only: once the datacenter was ready, a change is
 // someone else's (drift), not something to wait for.
-func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) stageResult {
-	run := d.run
+func (d *decider) prepare(t jobs.Target) stageResult {
+	run, dc := d.run, d.o.dc
 	var r stageResult
 	st := run.Status.Datacenter
 	wantSize, wantConfig, err := target(run)
@@ -32,8 +32,7 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) stag
 		return r
 	}
 	if st.PatchedGeneration == 0 {
-		d.patch(&r, dc, t, wantSize, wantConfig)
-		return r
+		return d.patch(dc, t, wantSize, wantConfig)
 	}
 	if drift := drifted(dc, st, wantSize, wantConfig, meta.IsStatusConditionTrue(run.Status.Conditions, cbv1.ConditionDatacenterReady)); drift != "" {
 		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterDrifted, fmt.Sprintf(
@@ -66,8 +65,8 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) stag
 		if len(d.o.dcPendingPods) > 0 {
 			why += "; pods not ready: " + strings.Join(d.o.dcPendingPods, ", ")
 		}
-		if d.prepareExpired(&r, "the datacenter did not become ready: "+why) {
-			return r
+		if late, ok := d.expired("the datacenter did not become ready: " + why); ok {
+			return late
 		}
 		msg := "waiting for cass-operator: " + why
 		if datacenter.UpdateHeld(dc, st.PatchedGeneration, stale) {
@@ -89,12 +88,13 @@ func (d *decider) prepare(dc *cassdcapi.CassandraDatacenter, t jobs.Target) stag
 // patch brings the datacenter to the run's target: wait for an earlier change to settle,
 // check the settings, then patch it. The pass after the patch records it (PatchedGeneration)
 // and waits for cass-operator.
-func (d *decider) patch(r *stageResult, dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSize int32, wantConfig json.RawMessage) {
+func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSize int32, wantConfig json.RawMessage) stageResult {
 	run, st := d.run, d.run.Status.Datacenter
+	var r stageResult
 	if invalid, msg := datacenter.Invalid(dc); invalid {
 		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonDatacenterInvalid,
 			"cass-operator marked CassandraDatacenter "+keyOf(dc).String()+" invalid: "+msg)
-		return
+		return r
 	}
 	atTarget := dc.Spec.Size == wantSize && datacenter.SameJSON(dc.Spec.Config, wantConfig)
 	// A datacenter still applying an earlier change (the previous run's restore rolling
@@ -103,42 +103,47 @@ func (d *decider) patch(r *stageResult, dc *cassdcapi.CassandraDatacenter, t job
 	// other. At the target, the change is this run's own and is waited for below.
 	if !atTarget {
 		if ready, why := datacenter.Ready(dc, dc.Generation); !ready {
-			if d.prepareExpired(r, "cass-operator did not finish an earlier change of the datacenter: "+why) {
-				return
+			if late, ok := d.expired("cass-operator did not finish an earlier change of the datacenter: " + why); ok {
+				return late
 			}
 			r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 				"waiting for cass-operator to finish an earlier change before the run's settings are checked and applied: "+why)
 			r.requeue(prepareDeadline(run).Sub(d.o.now))
-			return
+			return r
 		}
 	}
-	if !atTarget && !d.preflight(r, t) {
-		return
+	if !atTarget {
+		if checked, ok := d.preflight(t); !ok {
+			return checked
+		}
 	}
 	if atTarget {
 		// Whoever patched (this pass's predecessor, perhaps a manager that crashed before
 		// writing status), the datacenter is at the run's target now.
-		st.Size = wantSize
-		st.PatchedGeneration = dc.Generation
-		st.Changed = dc.Spec.Size != *st.OriginalSize || !datacenter.SameJSON(dc.Spec.Config, originalConfig(st))
+		orig, generation := lending.OriginalsOf(&st.HeldDatacenter), dc.Generation
+		changed := dc.Spec.Size != orig.Size || !datacenter.SameJSON(dc.Spec.Config, orig.Config)
+		r.record(func(st *cbv1.BenchmarkRunStatus) {
+			st.Datacenter.Size, st.Datacenter.PatchedGeneration, st.Datacenter.Changed = wantSize, generation, changed
+		})
 		r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
-			describeChange(st, wantSize, wantSize != *st.OriginalSize, st.Changed))
-		return
+			describeChange(orig.Size, wantSize, changed))
+		return r
 	}
 	sizeChanges := dc.Spec.Size != wantSize
 	if sizeChanges && datacenter.Resizing(dc) {
-		if d.prepareExpired(r, "cass-operator kept resizing the datacenter, so its size could not change") {
-			return
+		if late, ok := d.expired("cass-operator kept resizing the datacenter, so its size could not change"); ok {
+			return late
 		}
 		r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 			"cass-operator is resizing the datacenter; its size can change once that is done")
 		r.requeue(prepareDeadline(run).Sub(d.o.now))
-		return
+		return r
 	}
 	r.dc = &lending.Change{What: "sizing and tuning", Size: ptr.To(wantSize), Config: wantConfig, SetConfig: true,
 		Stage: cbv1.ConditionDatacenterReady}
 	r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 		fmt.Sprintf("patching CassandraDatacenter %s to size %d with the run's config", keyOf(dc), wantSize))
+	return r
 }
 
 // drifted names what someone else changed on the datacenter since the run saw it at its
@@ -158,13 +163,13 @@ func drifted(dc *cassdcapi.CassandraDatacenter, st *cbv1.DatacenterStatus, wantS
 	return strings.Join(parts, "; ")
 }
 
-func describeChange(st *cbv1.DatacenterStatus, size int32, sizeChanged, changed bool) string {
+func describeChange(originalSize, size int32, changed bool) string {
 	if !changed {
 		return "the datacenter already matches the run; waiting for it to be ready"
 	}
 	var parts []string
-	if sizeChanged {
-		parts = append(parts, fmt.Sprintf("size %d -> %d", *st.OriginalSize, size))
+	if size != originalSize {
+		parts = append(parts, fmt.Sprintf("size %d -> %d", originalSize, size))
 	}
 	parts = append(parts, "config merged")
 	return "patched the datacenter (" + strings.Join(parts, ", ") + "); waiting for cass-operator to apply it"
@@ -173,23 +178,18 @@ func describeChange(st *cbv1.DatacenterStatus, size int32, sizeChanged, changed 
 // target is the size and config the run asks of its datacenter (lending.Target).
 func target(run *cbv1.BenchmarkRun) (int32, json.RawMessage, error) {
 	st := run.Status.Datacenter
-	v, err := lending.Target(lending.Originals{Size: *st.OriginalSize, Config: originalConfig(st)}, run.Spec.Datacenter)
+	v, err := lending.Target(*lending.OriginalsOf(&st.HeldDatacenter), run.Spec.Datacenter)
 	return v.Size, v.Config, err
 }
 
-func originalConfig(st *cbv1.DatacenterStatus) json.RawMessage {
-	if st.HadConfig && st.OriginalConfig != nil {
-		return st.OriginalConfig.Raw
-	}
-	return nil
-}
-
-// prepareExpired fails the run (in r) if the prepare deadline has passed.
-func (d *decider) prepareExpired(r *stageResult, why string) bool {
+// expired is the failure of a run whose prepare deadline has passed, saying why; ok tells
+// whether it has.
+func (d *decider) expired(why string) (stageResult, bool) {
+	var r stageResult
 	if d.o.now.Before(prepareDeadline(d.run)) {
-		return false
+		return r, false
 	}
 	r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonPrepareDeadlineExceeded,
 		fmt.Sprintf("%s within deadlines.prepare (%s)", why, prepareTimeout(d.run)))
-	return true
+	return r, true
 }

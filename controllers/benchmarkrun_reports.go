@@ -90,7 +90,7 @@ func gatherReports(rows, stored []cbv1.WriterReport, terminated map[int32]jobs.T
 			known = append(known, row)
 		}
 	}
-	full = storeReports(known, terminated, pods, n)
+	full = withTerminated(known, terminated, pods, n)
 	for _, r := range full {
 		if !inStore[r.Index] && r.ConfigMap == "" {
 			fresh = append(fresh, r)
@@ -113,10 +113,10 @@ func compactReports(run string, full []cbv1.WriterReport) []cbv1.WriterReport {
 	return out
 }
 
-// storeReportConfigMaps writes the reports a pass collected, before the status that names
+// storeReports writes the reports a pass collected, before the status that names
 // them and before any Job is stopped. A ConfigMap that exists (an earlier pass, or a manager
 // that restarted before writing status) gets the reports it lacks; one it holds is kept.
-func (r *BenchmarkRunReconciler) storeReportConfigMaps(ctx context.Context, cms []*corev1.ConfigMap) error {
+func (r *BenchmarkRunReconciler) storeReports(ctx context.Context, cms []*corev1.ConfigMap) error {
 	for _, cm := range cms {
 		err := r.Create(ctx, cm.DeepCopy())
 		if err == nil {

@@ -17,8 +17,7 @@ import (
 // The load stage keeps writers' raw reports in ConfigMaps and a compact row in status.
 func TestDecideStoresReportsInConfigMaps(t *testing.T) {
 	summaryOf := func(index int32, ok int64) string { return play.WriterSummary(t, index, 2, ok, "") }
-	writer := job(jobs.ComponentWriter, false, false, false)
-	writerDone := job(jobs.ComponentWriter, true, false, false)
+	writer, writerDone := runJob(jobs.ComponentWriter).Obj(), done(jobs.ComponentWriter, 0)
 	// Writers 0 and 1 as the ConfigMaps hold them, with 1000 and 2000 operations.
 	inConfigMaps := func(o observation) observation {
 		o.reports = []cbv1.WriterReport{{Index: 0, Summary: summaryOf(0, 1000), ConfigMap: "r-reports-0"},
@@ -38,18 +37,18 @@ func TestDecideStoresReportsInConfigMaps(t *testing.T) {
 		succeeded  bool
 	}{
 		"a terminated writer's report is stored the first time it is read": {
-			o: withPods(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, "True", cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, "True", cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget), writer), jobs.ComponentWriter,
+			o: withPods(observed(setUp().Obj(), atTarget(ours()).Obj(), writer), jobs.ComponentWriter,
 				pod(writer, 0, 0, summaryOf(0, 1000))),
 			stored: []int32{0}, operations: 1000},
 		"reports in ConfigMaps are merged and not stored again": {
-			o: withPods(inConfigMaps(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, "True", cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, "True", cbv1.ReasonSetupSucceeded, t1).Apply(rows).Obj(), aDC(mine, atTarget), writerDone)), jobs.ComponentWriter,
+			o: withPods(inConfigMaps(observed(setUp().Apply(rows).Obj(), atTarget(ours()).Obj(), writerDone)), jobs.ComponentWriter,
 				pod(writer, 0, 0, summaryOf(0, 5)), pod(writer, 1, 0, summaryOf(1, 5))),
 			operations: 3000, succeeded: true},
 		"a manager that stopped between storing reports and writing status finds them": {
-			o:          inConfigMaps(observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, "True", cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, "True", cbv1.ReasonSetupSucceeded, t1).Obj(), aDC(mine, atTarget), writerDone)),
+			o:          inConfigMaps(observed(setUp().Obj(), atTarget(ours()).Obj(), writerDone)),
 			operations: 3000, succeeded: true},
 		"rows an older manager kept in status move to a ConfigMap": {
-			o:      observed(aRun().Recorded(t0, 3, origConfig).Patched(5, 5).Condition(cbv1.ConditionDatacenterReady, "True", cbv1.ReasonDatacenterReady, t1).Condition(cbv1.ConditionSchemaReady, "True", cbv1.ReasonSetupSucceeded, t1).Apply(olderManagerRows).Obj(), aDC(mine, atTarget), writerDone),
+			o:      observed(setUp().Apply(olderManagerRows).Obj(), atTarget(ours()).Obj(), writerDone),
 			stored: []int32{0, 1}, operations: 3000, succeeded: true},
 	}
 	for name, tc := range cases {

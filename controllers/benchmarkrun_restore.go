@@ -55,13 +55,8 @@ func (d *decider) giveBack(since time.Time) stageResult {
 		r.requeue(deadline.Sub(d.o.now))
 		return r
 	}
-	dc := d.o.dc
-	if d.o.notWatched || dc == nil {
-		r.set(cbv1.ConditionDatacenterRestored, metav1.ConditionTrue, cbv1.ReasonNothingToRestore, "the datacenter no longer exists or was never reachable")
-		r.done = true
-		return r
-	}
-	plan := planRestore(run, dc, d.o.lender, d.o.dcPendingPods, expired)
+	// A datacenter the manager does not watch was never read: it is nil, as a deleted one.
+	plan := planRestore(run, d.o.dc, d.o.lender, d.o.dcPendingPods, expired)
 	r.dc = plan.Change
 	r.set(cbv1.ConditionDatacenterRestored, plan.Status, plan.Reason, plan.Message)
 	if !plan.Done {
@@ -74,20 +69,20 @@ func (d *decider) giveBack(since time.Time) stageResult {
 // planRestore decides how to give the datacenter back (lending.PlanRestore). A datacenter the
 // run's sweep holds is the sweep's to put back: the next point starts from what this run left.
 func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, lender *cbv1.BenchmarkSweep, pendingPods []string, expired bool) lending.Plan {
-	if lentBy(lender, dc) {
-		return lending.Plan{Status: metav1.ConditionTrue, Reason: cbv1.ReasonHeldBySweep, Done: true, Message: fmt.Sprintf(
-			"BenchmarkSweep %s holds the datacenter for all its points (spec.restore atEnd): the next point starts from what this run left, and the sweep puts the datacenter back after its last point",
-			lender.Name)}
-	}
 	r := lending.Restore{Holder: datacenter.RunHolder(types.NamespacedName{Namespace: run.Namespace, Name: run.Name}), DC: dc,
 		PendingPods: pendingPods, Expired: expired, KeepChanges: run.Spec.Datacenter != nil && run.Spec.Datacenter.KeepChanges}
+	if dc != nil && lentBy(lender, dc) {
+		r.LentBy = lender.Name
+	}
 	if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterRestored); c != nil && c.Reason == cbv1.ReasonRefused {
 		r.Refused = c.Message
 	}
-	if st := run.Status.Datacenter; st != nil && st.OriginalSize != nil {
-		r.Originals = &lending.Originals{Size: *st.OriginalSize, Config: originalConfig(st)}
-		r.Changed = st.Changed
-		r.Set = &lending.Values{Size: *st.OriginalSize, Config: originalConfig(st)}
+	if st := run.Status.Datacenter; st != nil {
+		r.Originals = lending.OriginalsOf(&st.HeldDatacenter)
+	}
+	if orig := r.Originals; orig != nil {
+		r.Changed = run.Status.Datacenter.Changed
+		r.Set = &lending.Values{Size: orig.Size, Config: orig.Config}
 		if size, config, err := target(run); err == nil {
 			// An error means the run never got a target, so it never patched.
 			r.Set = &lending.Values{Size: size, Config: config}

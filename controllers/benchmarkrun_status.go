@@ -42,12 +42,6 @@ var failedReasons = map[string]bool{
 	cbv1.ReasonDatacenterManagedByK8ssandra: true,
 }
 
-// warningReasons are reasons worth a Warning event whatever the condition's status.
-var warningReasons = map[string]bool{
-	cbv1.ReasonRestoreStuck: true,
-	cbv1.ReasonLockLost:     true,
-}
-
 // pendingOutcome tells whether the run's work is over, and how it went. Nil means the run
 // still has work to do.
 func pendingOutcome(run *cbv1.BenchmarkRun) *outcome {

@@ -26,8 +26,7 @@ import (
 // merges the stored reports, and decides the outcome when the Job is finished.
 func (d *decider) load(t jobs.Target) stageResult {
 	run := d.run
-	var r stageResult
-	job, ok := d.ensureJob(&r, jobs.ComponentWriter, cbv1.ConditionWritersComplete, func() (*batchv1.Job, error) {
+	job, r, ok := d.ensureJob(jobs.ComponentWriter, cbv1.ConditionWritersComplete, func() (*batchv1.Job, error) {
 		return jobs.Writers(run, t, int64(runTimeout(run)/time.Second))
 	})
 	if !ok {
@@ -36,14 +35,18 @@ func (d *decider) load(t jobs.Target) stageResult {
 	n := run.Spec.Writers.Replicas
 	pods := d.o.pods[jobs.ComponentWriter]
 	full, fresh := gatherReports(run.Status.WriterReports, d.o.reports, jobs.TerminatedPods(pods, jobs.ComponentWriter), pods, n)
-	d.s.reports = reportstore.ConfigMaps(run, fresh)
-	run.Status.WriterReports = compactReports(run.Name, full)
+	r.reports = reportstore.ConfigMaps(run, fresh)
+	rows := compactReports(run.Name, full)
 	summaries, problems := readSummaries(full)
-	if merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(d.o.dc)}); merged != nil {
-		run.Status.Results = merged
-	}
+	merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(d.o.dc)})
 	active, succeeded, failed := jobs.Counts(job)
-	run.Status.Writers = &cbv1.WritersStatus{JobName: job.Name, Replicas: n, Active: active, Succeeded: succeeded, Failed: failed}
+	writers := &cbv1.WritersStatus{JobName: job.Name, Replicas: n, Active: active, Succeeded: succeeded, Failed: failed}
+	r.record(func(st *cbv1.BenchmarkRunStatus) {
+		st.WriterReports, st.Writers = rows, writers
+		if merged != nil {
+			st.Results = merged
+		}
+	})
 
 	done, _ := jobs.Finished(job)
 	if !done {
@@ -53,8 +56,9 @@ func (d *decider) load(t jobs.Target) stageResult {
 				"the writers did not finish within deadlines.run (%s); results of the writers that reported are kept", runTimeout(run)))
 			return r
 		}
-		note, failed := d.notStarting(&r, job, jobs.ComponentWriter, cbv1.ConditionWritersComplete,
+		note, starting, failed := d.notStarting(job, jobs.ComponentWriter, cbv1.ConditionWritersComplete,
 			fmt.Sprintf("results of the %d writers that reported are kept", len(summaries)))
+		r.merge(starting)
 		if failed {
 			return r
 		}
@@ -65,16 +69,22 @@ func (d *decider) load(t jobs.Target) stageResult {
 			msg = fmt.Sprintf("%d of %d writers running; failed so far: %s", active, n, strings.Join(problems, "; "))
 		}
 		r.set(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, msg+note)
-		run.Status.Progress = progress(run, lastStart(pods), d.o.now, d.o.progressInterval)
+		p := progress(run, lastStart(pods), d.o.now, d.o.progressInterval)
+		r.record(func(st *cbv1.BenchmarkRunStatus) { st.Progress = p })
 		r.requeue(min(d.o.progressInterval, deadline.Sub(d.o.now)))
 		return r
 	}
 	missing := missingWriters(summaries, n)
-	if d.awaitReport(&r, job, len(missing) > 0, cbv1.ConditionWritersComplete, cbv1.ReasonWritersRunning) {
+	if wait, ok := d.awaitReport(job, len(missing) > 0, cbv1.ConditionWritersComplete, cbv1.ReasonWritersRunning); ok {
+		r.merge(wait)
 		return r
 	}
-	run.Status.Progress = nil
-	d.targetRate(&r)
+	r.record(func(st *cbv1.BenchmarkRunStatus) { st.Progress = nil })
+	res := merged
+	if res == nil {
+		res = run.Status.Results
+	}
+	r.merge(targetRate(res))
 	if len(problems) == 0 && len(missing) == 0 {
 		r.set(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded,
 			fmt.Sprintf("all %d writers finished and reported", n))
@@ -98,22 +108,23 @@ func (d *decider) load(t jobs.Target) stageResult {
 
 // targetRate reports whether an open loop achieved its target: a run that did not is still
 // a result (what the cluster did at that load), but its latency is not latency at that rate.
-func (d *decider) targetRate(r *stageResult) {
-	res := d.run.Status.Results
+func targetRate(res *cbv1.Results) stageResult {
+	var r stageResult
 	if res == nil || res.Schedule == nil {
-		return
+		return r
 	}
 	if msg, short := results.TargetShortfall(res); short {
 		r.set(cbv1.ConditionTargetRateReached, metav1.ConditionFalse, cbv1.ReasonTargetRateNotReached, msg)
-		return
+		return r
 	}
 	r.set(cbv1.ConditionTargetRateReached, metav1.ConditionTrue, cbv1.ReasonTargetRateReached,
 		fmt.Sprintf("achieved %d ops/s of the %d ops/s targeted", res.OpsPerSecond, res.Schedule.TargetOpsPerSecond))
+	return r
 }
 
-// storeReports adds to the stored reports every writer that terminated and is not stored
-// yet. A stored report is never replaced: it is what that writer measured.
-func storeReports(stored []cbv1.WriterReport, terminated map[int32]jobs.Terminated, pods []corev1.Pod, n int32) []cbv1.WriterReport {
+// withTerminated adds to the known reports every writer that terminated and is not known
+// yet. A known report is never replaced: it is what that writer measured.
+func withTerminated(stored []cbv1.WriterReport, terminated map[int32]jobs.Terminated, pods []corev1.Pod, n int32) []cbv1.WriterReport {
 	have := map[int32]bool{}
 	for _, r := range stored {
 		have[r.Index] = true

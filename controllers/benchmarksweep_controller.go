@@ -10,11 +10,9 @@ import (
 
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -72,7 +70,7 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if sweepFinished(sw) {
 		// A finished sweep's table is final, even if its runs are deleted later. Its outcome
 		// is set only once its datacenter is back, so the finalizer may go.
-		return ctrl.Result{}, r.setFinalizer(ctx, sw, false)
+		return ctrl.Result{}, setFinalizer(ctx, r.Client, sw, false)
 	}
 	read := sw.DeepCopy()
 	after, err := r.pass(ctx, sw)
@@ -166,7 +164,7 @@ func (r *BenchmarkSweepReconciler) perform(ctx context.Context, sw *cbv1.Benchma
 	if t != nil {
 		// The finalizer goes on before the sweep locks the datacenter, so that deleting the
 		// sweep can always put it back.
-		if err := r.setFinalizer(ctx, sw, true); err != nil {
+		if err := setFinalizer(ctx, r.Client, sw, true); err != nil {
 			return 0, err
 		}
 		if err := r.performTake(ctx, sw, o.hold.DC, *t); err != nil {
@@ -188,24 +186,11 @@ func (r *BenchmarkSweepReconciler) perform(ctx context.Context, sw *cbv1.Benchma
 		}
 		o.Runs[run.Name] = run
 	}
-	r.tabulate(sw, o.Observed, d)
+	tabulate(sw, o.Observed, d)
 	if !d.Done {
 		return after, nil
 	}
 	return r.conclude(ctx, sw, d)
-}
-
-// tabulate rewrites the table and emits an event for each point that changed state.
-func (r *BenchmarkSweepReconciler) tabulate(sw *cbv1.BenchmarkSweep, o sweep.Observed, d sweep.Decision) {
-	table := sw.Status.Table
-	tabulate(sw, o, d)
-	for _, e := range pointEvents(sw.Spec.Axes, table, sw.Status.Table) {
-		kind := corev1.EventTypeNormal
-		if e.warning {
-			kind = corev1.EventTypeWarning
-		}
-		r.Recorder.Eventf(sw, nil, kind, e.reason, "RunPoint", "%s", e.message)
-	}
 }
 
 // conclude gives a finished sweep's datacenter back, then sets its outcome.
@@ -221,7 +206,9 @@ func (r *BenchmarkSweepReconciler) conclude(ctx context.Context, sw *cbv1.Benchm
 	return 0, nil
 }
 
-// writeStatus stores the sweep's status, with its derived fields, when it changed.
+// writeStatus stores the sweep's status, with its derived fields, through the one status
+// writer (writeStatus in status_writer.go): one event per condition that changed, and one per
+// point that reached an outcome, once the status is stored.
 func (r *BenchmarkSweepReconciler) writeStatus(ctx context.Context, read, sw *cbv1.BenchmarkSweep) error {
 	sw.Status.ObservedGeneration = sw.Generation
 	// Every pass that finishes a sweep ends here: the one place its conditions are settled.
@@ -232,32 +219,7 @@ func (r *BenchmarkSweepReconciler) writeStatus(ctx context.Context, read, sw *cb
 		progress = "points " + sw.Status.Progress
 	}
 	conditions.Kstatus(&sw.Status.Conditions, sw.Generation, r.Clock.Now(), string(sw.Status.Phase), progress)
-	if equality.Semantic.DeepEqual(read.Status, sw.Status) {
-		return nil
-	}
-	_, err := patchStatus(ctx, r.Client, sw, read.DeepCopy())
-	return err
-}
-
-// setFinalizer adds or removes the sweep's finalizer, when that changes anything.
-func (r *BenchmarkSweepReconciler) setFinalizer(ctx context.Context, sw *cbv1.BenchmarkSweep, want bool) error {
-	if controllerutil.ContainsFinalizer(sw, cbv1.Finalizer) == want {
-		return nil
-	}
-	next := sw.DeepCopy()
-	if want {
-		controllerutil.AddFinalizer(next, cbv1.Finalizer)
-	} else {
-		controllerutil.RemoveFinalizer(next, cbv1.Finalizer)
-	}
-	if err := r.Patch(ctx, next, client.MergeFrom(sw)); err != nil {
-		if !want && apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("updating the sweep's finalizers: %w", err)
-	}
-	sw.Finalizers, sw.ResourceVersion = next.Finalizers, next.ResourceVersion
-	return nil
+	return writeStatus(ctx, r.Client, r.Recorder, read, sw, pointEvents(sw.Spec.Axes, read.Status.Table, sw.Status.Table)...)
 }
 
 // deleted stops a deleted sweep's runs, then puts the datacenter back and lets the sweep go.
@@ -265,7 +227,7 @@ func (r *BenchmarkSweepReconciler) setFinalizer(ctx context.Context, sw *cbv1.Be
 // with it.
 func (r *BenchmarkSweepReconciler) deleted(ctx context.Context, sw *cbv1.BenchmarkSweep) (ctrl.Result, error) {
 	if !sweep.HoldsDatacenter(sw) {
-		return ctrl.Result{}, r.setFinalizer(ctx, sw, false)
+		return ctrl.Result{}, setFinalizer(ctx, r.Client, sw, false)
 	}
 	read := sw.DeepCopy()
 	done, after, err := r.stopAndGiveBack(ctx, sw)
@@ -278,7 +240,7 @@ func (r *BenchmarkSweepReconciler) deleted(ctx context.Context, sw *cbv1.Benchma
 	case !done:
 		return ctrl.Result{RequeueAfter: after}, nil
 	}
-	return ctrl.Result{}, r.setFinalizer(ctx, sw, false)
+	return ctrl.Result{}, setFinalizer(ctx, r.Client, sw, false)
 }
 
 // stopAndGiveBack deletes a deleted sweep's runs and, once they are gone, gives the datacenter
@@ -389,15 +351,10 @@ func (r *BenchmarkSweepReconciler) create(ctx context.Context, sw *cbv1.Benchmar
 	return child, nil
 }
 
-// condition sets a condition and emits an event when its status or reason changed.
+// condition sets a condition stamped with the sweep's generation (Succeeded never flips once
+// set); its event follows the status write (writeStatus).
 func (r *BenchmarkSweepReconciler) condition(sw *cbv1.BenchmarkSweep, t string, status metav1.ConditionStatus, reason, msg string) {
-	if setSweepCondition(sw, r.Clock.Now(), t, status, reason, msg) {
-		kind := corev1.EventTypeNormal
-		if status == metav1.ConditionFalse {
-			kind = corev1.EventTypeWarning
-		}
-		r.Recorder.Eventf(sw, nil, kind, reason, t, "%s", msg)
-	}
+	conditions.Set(&sw.Status.Conditions, sw.Generation, r.Clock.Now(), t, status, reason, msg)
 }
 
 // SetupWithManager registers the reconciler; it owns the sweep's runs, so every change of a
@@ -419,24 +376,10 @@ func (r *BenchmarkSweepReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&cbv1.BenchmarkSweep{}).
 		Owns(&cbv1.BenchmarkRun{}).
-		Watches(&cassdcapi.CassandraDatacenter{}, handler.EnqueueRequestsFromMapFunc(r.sweepsOfDatacenter)).
+		Watches(&cassdcapi.CassandraDatacenter{}, handler.EnqueueRequestsFromMapFunc(indexedBy(r.Client, &cbv1.BenchmarkSweepList{}, sweepDatacenterIndex))).
 		Complete(r)
 }
 
-// sweepDatacenterIndex indexes sweeps with restore atEnd by the datacenter they hold.
+// sweepDatacenterIndex indexes sweeps with restore atEnd by the datacenter they hold, so that
+// a datacenter event brings back the sweeps that hold it or wait for it.
 const sweepDatacenterIndex = "spec.template.datacenterRef.key"
-
-// sweepsOfDatacenter maps a datacenter event to the sweeps that hold it or wait for it.
-func (r *BenchmarkSweepReconciler) sweepsOfDatacenter(ctx context.Context, o client.Object) []reconcile.Request {
-	var sweeps cbv1.BenchmarkSweepList
-	key := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}.String()
-	if err := r.List(ctx, &sweeps, client.MatchingFields{sweepDatacenterIndex: key}); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing sweeps of datacenter", "datacenter", klog.KObj(o))
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(sweeps.Items))
-	for _, sw := range sweeps.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&sw)})
-	}
-	return reqs
-}

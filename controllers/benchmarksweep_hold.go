@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -48,8 +49,8 @@ func (r *BenchmarkSweepReconciler) observeHold(ctx context.Context, sw *cbv1.Ben
 // performTake locks the datacenter and records its originals when sweep.DecideTake said so.
 func (r *BenchmarkSweepReconciler) performTake(ctx context.Context, sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter, t sweep.Take) error {
 	if t.Lock {
-		lock := datacenter.LockValue(datacenter.SweepHolder(client.ObjectKeyFromObject(sw)))
-		if _, err := patchDatacenter(ctx, r.Client, &lending.Change{What: "locking", Lock: &lock}, dc.DeepCopy()); err != nil {
+		c := lending.LockChange(datacenter.SweepHolder(client.ObjectKeyFromObject(sw)), cbv1.ConditionDatacenterLocked)
+		if _, err := patchDatacenter(ctx, r.Client, c, dc.DeepCopy()); err != nil {
 			return err
 		}
 	}
@@ -77,10 +78,10 @@ func (r *BenchmarkSweepReconciler) datacenter(ctx context.Context, sw *cbv1.Benc
 
 // ahead names the oldest run, created before the sweep, that waits for the datacenter and
 // that the datacenter admits: it goes first, as it would in the runs' queue.
-func (r *BenchmarkSweepReconciler) ahead(ctx context.Context, sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter) (string, error) {
+func (r *BenchmarkSweepReconciler) ahead(ctx context.Context, sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter) (types.NamespacedName, error) {
 	all, err := runsOf(ctx, r.Client, dc)
 	if err != nil {
-		return "", err
+		return types.NamespacedName{}, err
 	}
 	// Only runs that waited before the sweep was created, and are not its own.
 	var before []cbv1.BenchmarkRun
@@ -90,9 +91,9 @@ func (r *BenchmarkSweepReconciler) ahead(ctx context.Context, sw *cbv1.Benchmark
 		}
 	}
 	if q := lending.Queue(dc, before, workDone); len(q) > 0 {
-		return client.ObjectKeyFromObject(&q[0]).String(), nil
+		return client.ObjectKeyFromObject(&q[0]), nil
 	}
-	return "", nil
+	return types.NamespacedName{}, nil
 }
 
 // giveBack puts the datacenter back to the originals in status and releases the lock. It
@@ -140,9 +141,8 @@ func (r *BenchmarkSweepReconciler) giveBack(ctx context.Context, sw *cbv1.Benchm
 		switch {
 		case terminal(err):
 			// The apiserver refused the restore for good: the next pass releases the lock.
-			plan = lending.Plan{Status: metav1.ConditionFalse, Reason: cbv1.ReasonRefused, Message: fmt.Sprintf(
-				"the apiserver refused %s CassandraDatacenter %s: %v; restore it by hand from the sweep's status.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
-				c.What, client.ObjectKeyFromObject(dc), err)}
+			plan = lending.Plan{Status: metav1.ConditionFalse, Reason: cbv1.ReasonRefused, Message: lending.RefusedMessage(
+				datacenter.SweepHolder(client.ObjectKeyFromObject(sw)), c.What+" CassandraDatacenter "+client.ObjectKeyFromObject(dc).String(), err, true)}
 		case err != nil:
 			return false, 0, err
 		case sw.Status.Datacenter != nil && (c.Size != nil || c.SetConfig):

@@ -58,7 +58,7 @@ func TestSweepAtEndHoldsTheDatacenterAndRestoresOnce(t *testing.T) {
 	pl.Create(t, sw)
 	waitSweepLock(t, "dc1", ns, "sweep:"+ns+"/hold")
 	got := waitSweepCondition(t, sw, cbv1.ConditionDatacenterLocked, metav1.ConditionTrue, cbv1.ReasonLocked)
-	if st := got.Status.Datacenter; st == nil || st.OriginalSize == nil || *st.OriginalSize != 1 || !st.HadConfig ||
+	if st := got.Status.Datacenter; st == nil || st.OriginalSize == nil || *st.OriginalSize != 1 || st.OriginalConfig == nil ||
 		!datacenter.SameJSON(st.OriginalConfig.Raw, json.RawMessage(originalConfig)) {
 		t.Fatalf("originals recorded %+v", st)
 	}

@@ -20,12 +20,6 @@ func sweepFinished(sw *cbv1.BenchmarkSweep) bool {
 	return meta.FindStatusCondition(sw.Status.Conditions, cbv1.ConditionSucceeded) != nil
 }
 
-// setSweepCondition sets a condition stamped with the sweep's generation and tells whether its
-// status or reason changed. Succeeded is final: it never flips once set.
-func setSweepCondition(sw *cbv1.BenchmarkSweep, now time.Time, t string, status metav1.ConditionStatus, reason, message string) bool {
-	return conditions.Set(&sw.Status.Conditions, sw.Generation, now, t, status, reason, message)
-}
-
 // settleSweep makes a finished sweep's conditions tell how each of its stages ended, as a
 // run's do (conditions.Settle): a sweep that failed while it waited for its datacenter must
 // not go on saying it waits. The datacenter's stages are the sweep's only when it holds the
@@ -81,20 +75,14 @@ func sweepOutcome(sw *cbv1.BenchmarkSweep, d sweep.Decision) (metav1.ConditionSt
 	return metav1.ConditionTrue, cbv1.ReasonSucceeded, msg
 }
 
-// pointEvent is a point that reached an outcome worth telling a user about.
-type pointEvent struct {
-	reason, message string
-	warning         bool
-}
-
 // pointEvents compares the table before and after this pass: one event per point that
 // finished.
-func pointEvents(axes []cbv1.SweepAxis, before, after []cbv1.SweepPoint) []pointEvent {
+func pointEvents(axes []cbv1.SweepAxis, before, after []cbv1.SweepPoint) []statusEvent {
 	old := map[int32]cbv1.PointOutcome{}
 	for _, r := range before {
 		old[r.Point] = r.Outcome
 	}
-	var out []pointEvent
+	var out []statusEvent
 	for _, r := range after {
 		if old[r.Point] == r.Outcome {
 			continue
@@ -102,10 +90,10 @@ func pointEvents(axes []cbv1.SweepAxis, before, after []cbv1.SweepPoint) []point
 		what := fmt.Sprintf("point %d (%s)", r.Point, sweep.Assignments(axes, r.Values))
 		switch r.Outcome {
 		case cbv1.PointSucceeded:
-			out = append(out, pointEvent{reason: cbv1.ReasonPointSucceeded,
+			out = append(out, statusEvent{reason: cbv1.ReasonPointSucceeded, action: "RunPoint",
 				message: fmt.Sprintf("%s succeeded: %d ops/s, p99 %dus", what, r.OpsPerSecond, r.P99)})
 		case cbv1.PointFailed:
-			out = append(out, pointEvent{reason: cbv1.ReasonPointFailed, warning: true,
+			out = append(out, statusEvent{reason: cbv1.ReasonPointFailed, action: "RunPoint", warning: true,
 				message: fmt.Sprintf("%s failed: %s", what, r.Message)})
 		}
 	}

@@ -6,7 +6,13 @@ import (
 
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/datacenter"
@@ -41,25 +47,41 @@ func patchDatacenter(ctx context.Context, w client.Writer, c *lending.Change, dc
 // by GitOps or a backup), is stale and may be taken.
 func holderAlive(ctx context.Context, c client.Reader, holder datacenter.Holder) (bool, error) {
 	if holder.Sweep {
-		sw := &cbv1.BenchmarkSweep{}
-		err := c.Get(ctx, holder.NamespacedName, sw)
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("getting lock holder %s: %w", holder, err)
-		}
-		return !sweep.GaveBack(sw), nil
+		return alive(ctx, c, holder, &cbv1.BenchmarkSweep{}, func(sw *cbv1.BenchmarkSweep) bool { return !sweep.GaveBack(sw) })
 	}
-	other := &cbv1.BenchmarkRun{}
-	err := c.Get(ctx, holder.NamespacedName, other)
+	return alive(ctx, c, holder, &cbv1.BenchmarkRun{}, func(run *cbv1.BenchmarkRun) bool { return !lending.Finished(run) })
+}
+
+// alive reads the holder into obj and tells whether it exists and needs the datacenter.
+func alive[T client.Object](ctx context.Context, c client.Reader, holder datacenter.Holder, obj T, needs func(T) bool) (bool, error) {
+	err := c.Get(ctx, holder.NamespacedName, obj)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("getting lock holder %s: %w", holder, err)
 	}
-	return !lending.Finished(other), nil
+	return needs(obj), nil
+}
+
+// indexedBy maps a datacenter event to the holders of list's kind that the index files under
+// the datacenter's key: the runs that refer to it, the sweeps that hold it.
+func indexedBy(c client.Reader, list client.ObjectList, index string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		l := list.DeepCopyObject().(client.ObjectList)
+		if err := c.List(ctx, l, client.MatchingFields{index: client.ObjectKeyFromObject(o).String()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "listing what the datacenter's events concern", "datacenter", klog.KObj(o), "index", index)
+			return nil
+		}
+		var reqs []reconcile.Request
+		_ = meta.EachListItem(l, func(item runtime.Object) error {
+			if obj, ok := item.(client.Object); ok {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+			}
+			return nil
+		})
+		return reqs
+	}
 }
 
 // runsOf lists the runs that refer to the datacenter, through the cache's index.

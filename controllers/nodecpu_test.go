@@ -11,10 +11,8 @@ import (
 // The nodes' CPU limit the verdict judges their saturation against is the Cassandra
 // containers' limit; a request alone bounds nothing.
 func TestNodeCPULimit(t *testing.T) {
-	with := func(r corev1.ResourceRequirements) *cassdcapi.CassandraDatacenter {
-		dc := aDC()
-		dc.Spec.Resources = r
-		return dc
+	resources := func(r corev1.ResourceRequirements) *cassdcapi.CassandraDatacenter {
+		return aDC().Apply(func(dc *cassdcapi.CassandraDatacenter) { dc.Spec.Resources = r }).Obj()
 	}
 	cpu := func(q string) corev1.ResourceList {
 		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(q)}
@@ -23,10 +21,10 @@ func TestNodeCPULimit(t *testing.T) {
 		dc   *cassdcapi.CassandraDatacenter
 		want int64
 	}{
-		"limit of 4 cores":     {with(corev1.ResourceRequirements{Limits: cpu("4")}), 4000},
-		"fractional limit":     {with(corev1.ResourceRequirements{Requests: cpu("1"), Limits: cpu("1500m")}), 1500},
-		"request only":         {with(corev1.ResourceRequirements{Requests: cpu("2")}), 0},
-		"no resources":         {aDC(), 0},
+		"limit of 4 cores":     {resources(corev1.ResourceRequirements{Limits: cpu("4")}), 4000},
+		"fractional limit":     {resources(corev1.ResourceRequirements{Requests: cpu("1"), Limits: cpu("1500m")}), 1500},
+		"request only":         {resources(corev1.ResourceRequirements{Requests: cpu("2")}), 0},
+		"no resources":         {aDC().Obj(), 0},
 		"datacenter not found": {nil, 0},
 	}
 	for name, tc := range tests {

@@ -2,7 +2,6 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -239,34 +238,9 @@ type BenchmarkSweepStatus struct {
 	Best *SweepBest `json:"best,omitempty"`
 
 	// Datacenter is, with restore atEnd, the datacenter the sweep holds and the size and config
-	// it puts back.
+	// it found before its first point: what its points start from and what it puts back.
 	// +optional
-	Datacenter *SweepDatacenterStatus `json:"datacenter,omitempty"`
-}
-
-// SweepDatacenterStatus is what a sweep with restore atEnd found on its datacenter before its
-// first point: what its points start from and what it restores.
-type SweepDatacenterStatus struct {
-	// Name and Namespace of the datacenter.
-	// +optional
-	Name string `json:"name,omitempty"`
-	// Namespace of the datacenter.
-	// +optional
-	Namespace string `json:"namespace,omitempty"`
-	// OriginalSize is the datacenter's size before the first point.
-	// +optional
-	OriginalSize *int32 `json:"originalSize,omitempty"`
-	// OriginalConfig is the datacenter's spec.config before the first point, exactly as it was.
-	// +optional
-	// +kubebuilder:validation:Type=object
-	// +kubebuilder:pruning:PreserveUnknownFields
-	OriginalConfig *runtime.RawExtension `json:"originalConfig,omitempty"`
-	// HadConfig tells whether the datacenter had a spec.config at all before the first point.
-	// +optional
-	HadConfig bool `json:"hadConfig,omitempty"`
-	// RestoredGeneration is the generation the restore patch produced.
-	// +optional
-	RestoredGeneration int64 `json:"restoredGeneration,omitempty"`
+	Datacenter *HeldDatacenter `json:"datacenter,omitempty"`
 }
 
 // SweepPoint is one row of a sweep's table. Figures come from the point's succeeded runs:

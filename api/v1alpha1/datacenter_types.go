@@ -57,25 +57,34 @@ type DatacenterConfig struct {
 	CassandraEnvSh *runtime.RawExtension `json:"cassandra-env-sh,omitempty"`
 }
 
-// DatacenterStatus is what the run found on, and changed in, its datacenter.
-type DatacenterStatus struct {
-	// Name and Namespace of the datacenter.
+// HeldDatacenter is what a holder (a run, or a sweep with restore atEnd) recorded of the
+// datacenter it holds, before it changed anything: which datacenter, its size and config as
+// they were, and the generation its restore produced. The run's and the sweep's
+// status.datacenter share it, so that what to put back by hand reads the same on both.
+type HeldDatacenter struct {
+	// Name of the datacenter.
 	// +optional
 	Name string `json:"name,omitempty"`
 	// Namespace of the datacenter.
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
-	// OriginalSize is the datacenter's size before the run.
+	// OriginalSize is the datacenter's size before the holder changed it.
 	// +optional
 	OriginalSize *int32 `json:"originalSize,omitempty"`
-	// OriginalConfig is the datacenter's spec.config before the run, exactly as it was.
+	// OriginalConfig is the datacenter's spec.config before the holder changed it, exactly as it
+	// was; absent when the datacenter had no spec.config, which restoring then removes.
 	// +optional
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
 	OriginalConfig *runtime.RawExtension `json:"originalConfig,omitempty"`
-	// HadConfig tells whether the datacenter had a spec.config at all before the run.
+	// RestoredGeneration is the generation the restore patch produced.
 	// +optional
-	HadConfig bool `json:"hadConfig,omitempty"`
+	RestoredGeneration int64 `json:"restoredGeneration,omitempty"`
+}
+
+// DatacenterStatus is what the run found on, and changed in, its datacenter.
+type DatacenterStatus struct {
+	HeldDatacenter `json:",inline"`
 	// Size during the run.
 	// +optional
 	Size int32 `json:"size,omitempty"`
@@ -89,9 +98,6 @@ type DatacenterStatus struct {
 	// while the run holds the datacenter is someone else's change (drift).
 	// +optional
 	PatchedGeneration int64 `json:"patchedGeneration,omitempty"`
-	// RestoredGeneration is the generation the restore patch produced.
-	// +optional
-	RestoredGeneration int64 `json:"restoredGeneration,omitempty"`
 	// CassandraVersion reported by the setup Job.
 	// +optional
 	CassandraVersion string `json:"cassandraVersion,omitempty"`

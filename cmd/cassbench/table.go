@@ -40,7 +40,7 @@ func localRun(runID string, spec *cbv1.BenchmarkRunSpec, setup *summary.SetupRep
 		Status: cbv1.BenchmarkRunStatus{
 			Phase:      phase,
 			Conditions: conds,
-			Datacenter: &cbv1.DatacenterStatus{Name: "local", Nodes: setup.Nodes, CassandraVersion: setup.CassandraVersion, SettingsVerified: setup.SettingsVerified},
+			Datacenter: &cbv1.DatacenterStatus{HeldDatacenter: cbv1.HeldDatacenter{Name: "local"}, Nodes: setup.Nodes, CassandraVersion: setup.CassandraVersion, SettingsVerified: setup.SettingsVerified},
 			Results:    r,
 		},
 	}

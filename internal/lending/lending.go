@@ -10,6 +10,9 @@ import (
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/datacenter"
@@ -30,6 +33,60 @@ func Record(dc *cassdcapi.CassandraDatacenter) Originals {
 		o.Config = append(json.RawMessage(nil), dc.Spec.Config...)
 	}
 	return o
+}
+
+// OriginalsOf reads the originals a holder stored in its status; nil when it stored none.
+// Status written by a release that also wrote hadConfig reads the same: that release set
+// originalConfig exactly when it set hadConfig.
+func OriginalsOf(h *cbv1.HeldDatacenter) *Originals {
+	if h == nil || h.OriginalSize == nil {
+		return nil
+	}
+	o := &Originals{Size: *h.OriginalSize}
+	if h.OriginalConfig != nil && HasConfig(h.OriginalConfig.Raw) {
+		o.Config = append(json.RawMessage(nil), h.OriginalConfig.Raw...)
+	}
+	return o
+}
+
+// Stored is what a holder stores in its status of the datacenter it holds and its originals.
+func Stored(dc types.NamespacedName, o Originals) cbv1.HeldDatacenter {
+	h := cbv1.HeldDatacenter{Name: dc.Name, Namespace: dc.Namespace, OriginalSize: ptr.To(o.Size)}
+	if o.Config != nil {
+		h.OriginalConfig = &runtime.RawExtension{Raw: append(json.RawMessage(nil), o.Config...)}
+	}
+	return h
+}
+
+// nounOf names the holder's kind in messages.
+func nounOf(h datacenter.Holder) string {
+	if h.Sweep {
+		return "sweep"
+	}
+	return "run"
+}
+
+// statusOf names where a holder keeps its originals, for what to do by hand.
+func statusOf(h datacenter.Holder) string {
+	if h.Sweep {
+		return "the sweep's status"
+	}
+	return "status"
+}
+
+// ByHand says how to put the datacenter back when the holder cannot.
+func ByHand(h datacenter.Holder) string {
+	return "restore it by hand from " + statusOf(h) + ".datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)"
+}
+
+// RefusedMessage is the one message of a write the apiserver refused for good (invalid,
+// forbidden, malformed): what was refused and why, and, for a restore, what to do by hand.
+func RefusedMessage(h datacenter.Holder, what string, err error, restore bool) string {
+	msg := fmt.Sprintf("the apiserver refused %s: %v", what, err)
+	if restore {
+		msg += "; " + ByHand(h)
+	}
+	return msg
 }
 
 // Target is what a holder asks of a datacenter with these originals: the originals with

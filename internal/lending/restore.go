@@ -41,6 +41,9 @@ type Restore struct {
 	PendingPods []string
 	// Expired: the deadline for giving back has passed.
 	Expired bool
+	// LentBy names the sweep that holds the datacenter for the holder (restore atEnd), empty
+	// when none does: the datacenter is the sweep's to put back.
+	LentBy string
 }
 
 // Plan is how the datacenter is given back, and the DatacenterRestored condition it sets.
@@ -60,14 +63,16 @@ type Plan struct {
 // and the size waits, until expired; then the lock is released and the condition says what to
 // do by hand.
 func PlanRestore(r Restore) Plan {
-	noun, statusOf := "run", "status"
-	if r.Holder.Sweep {
-		noun, statusOf = "sweep", "the sweep's status"
-	}
+	noun := nounOf(r.Holder)
 	dc := r.DC
-	if dc == nil {
+	switch {
+	case dc == nil:
 		return Plan{Status: metav1.ConditionTrue, Reason: cbv1.ReasonNothingToRestore, Done: true,
 			Message: "the datacenter no longer exists or was never reachable"}
+	case r.LentBy != "":
+		return Plan{Status: metav1.ConditionTrue, Reason: cbv1.ReasonHeldBySweep, Done: true, Message: fmt.Sprintf(
+			"BenchmarkSweep %s holds the datacenter for all its points (spec.restore atEnd): the next point starts from what this run left, and the sweep puts the datacenter back after its last point",
+			r.LentBy)}
 	}
 	holder, locked := datacenter.LockHolder(dc)
 	mine := locked && holder == r.Holder
@@ -101,8 +106,8 @@ func PlanRestore(r Restore) Plan {
 		if sizeBack || configBack {
 			return Plan{Status: metav1.ConditionFalse, Reason: cbv1.ReasonLockLost, Done: true, Message: fmt.Sprintf(
 				"the %s's lock on CassandraDatacenter %s/%s was removed before the %s restored it, and %s holds it now: "+
-					"it keeps the %s's size %d and config; restore it by hand from %s.datacenter.originalSize and originalConfig (see docs/datacenter-lifecycle.md)",
-				noun, dc.Namespace, dc.Name, noun, holder, noun, dc.Spec.Size, statusOf)}
+					"it keeps the %s's size %d and config; %s",
+				noun, dc.Namespace, dc.Name, noun, holder, noun, dc.Spec.Size, ByHand(r.Holder))}
 		}
 		return Plan{Status: metav1.ConditionTrue, Reason: cbv1.ReasonRestored, Done: true,
 			Message: fmt.Sprintf("the datacenter has its original size %d and config", orig.Size)}

@@ -68,7 +68,7 @@ func (d *runDoc) run() *cbv1.BenchmarkRun {
 	run.Status = cbv1.BenchmarkRunStatus{Phase: d.Phase, Conditions: outcomeCondition(d.Phase, d.Message), Results: d.Results,
 		WriterReports: d.WriterReports}
 	if dc := d.Datacenter; dc != nil {
-		run.Status.Datacenter = &cbv1.DatacenterStatus{Name: dc.Name, Nodes: dc.Nodes, Size: dc.Nodes, CassandraVersion: dc.CassandraVersion}
+		run.Status.Datacenter = &cbv1.DatacenterStatus{HeldDatacenter: cbv1.HeldDatacenter{Name: dc.Name}, Nodes: dc.Nodes, Size: dc.Nodes, CassandraVersion: dc.CassandraVersion}
 	}
 	return run
 }

@@ -6,7 +6,6 @@ import (
 
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -50,7 +49,7 @@ type HoldObserved struct {
 	// needs it.
 	HolderAlive bool
 	// Ahead is a run created before the sweep that waits for the datacenter: it goes first.
-	Ahead string
+	Ahead types.NamespacedName
 }
 
 // Take is the next step towards holding the datacenter.
@@ -58,7 +57,7 @@ type Take struct {
 	// Lock puts the sweep's lock on the datacenter (conditional on the version read).
 	Lock bool
 	// Record are the originals to store in status, read from the datacenter before any point.
-	Record *cbv1.SweepDatacenterStatus
+	Record *cbv1.HeldDatacenter
 	// Held: the sweep holds the datacenter and its status has the originals, so its runs may
 	// use it.
 	Held bool
@@ -73,71 +72,51 @@ type Take struct {
 	RequeueAfter    time.Duration
 }
 
-// DecideTake chooses how a sweep with restore atEnd gets its datacenter. A missing or
-// refusing datacenter is waited for until the template's deadlines.prepare (counted from the
-// sweep's creation); a busy one for as long as it takes, as a queued run waits.
+// DecideTake chooses how a sweep with restore atEnd gets its datacenter, through the take
+// chain every holder runs (lending.NewTakeChain), with the sweep's own checks: no point may
+// change a datacenter a K8ssandraCluster manages, and the sweep locks only a settled
+// datacenter. A missing or refusing datacenter is waited for until the template's
+// deadlines.prepare (counted from the sweep's creation); a busy one for as long as it takes,
+// as a queued run waits. The sweep locks and records in one step: the lock patch is
+// conditional on the version read, so what is recorded is what was locked.
 func DecideTake(o HoldObserved) Take {
-	sw, dc := o.Sweep, o.DC
-	key := DatacenterKey(sw)
-	if dc == nil {
-		return waitToFind(o, cbv1.ReasonDatacenterNotFound, fmt.Sprintf("CassandraDatacenter %s not found; waiting for it to be created", key))
-	}
-	me := datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name})
-	holder, locked := datacenter.LockHolder(dc)
-	if locked && holder == me {
-		if st := sw.Status.Datacenter; st != nil && st.OriginalSize != nil {
-			return Take{Held: true, Status: metav1.ConditionTrue, Reason: cbv1.ReasonLocked, Message: fmt.Sprintf(
-				"the sweep holds CassandraDatacenter %s for all its points (restore atEnd) and restores size %d and the original config after the last",
-				key, *st.OriginalSize)}
+	sw := o.Sweep
+	recorded := lending.OriginalsOf(sw.Status.Datacenter)
+	in := lending.TakeInput{Holder: datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name}),
+		Key: DatacenterKey(sw), DC: o.DC, Recorded: recorded, Started: recorded != nil, HolderAlive: o.HolderAlive, Next: o.Ahead,
+		Now: o.Now, Deadline: sw.CreationTimestamp.Add(PrepareTimeout(sw)),
+		GaveUp: fmt.Sprintf("gave up after the template's deadlines.prepare (%s), before any point ran", PrepareTimeout(sw))}
+	admission := func(in *lending.TakeInput) (lending.Take, bool) {
+		if reason, msg := k8ssandraRefusal(sw, in.DC); reason != "" {
+			return in.Refuse(reason, msg)
 		}
-		// Locked by an earlier pass that did not get to write status: nothing changed the
-		// datacenter since, because no run uses it before the originals are stored.
-		return recordTake(dc, false)
+		return lending.Take{}, false
 	}
-	if st := sw.Status.Datacenter; st != nil && st.OriginalSize != nil {
-		return Take{Lost: true, Status: metav1.ConditionFalse, Reason: cbv1.ReasonLockLost, Message: fmt.Sprintf(
-			"the lock annotation %s on CassandraDatacenter %s was removed while the sweep held it", cbv1.LockAnnotation, key)}
+	t := lending.NewTakeChain([]lending.Check{admission}, []lending.Check{settled}).Evaluate(in)
+	switch t.Verdict {
+	case lending.Refused:
+		return Take{Fail: true, Status: metav1.ConditionFalse, Reason: t.Reason, Message: t.Message}
+	case lending.LockLost:
+		return Take{Lost: true, Status: metav1.ConditionFalse, Reason: t.Reason, Message: t.Message}
+	case lending.Held:
+		return Take{Held: true, Status: metav1.ConditionTrue, Reason: cbv1.ReasonLocked, Message: t.Message}
+	case lending.Locking, lending.Recording:
+		st := lending.Stored(in.Key, *t.Originals)
+		return Take{Lock: t.Verdict == lending.Locking, Record: &st, Status: metav1.ConditionTrue, Reason: cbv1.ReasonLocked,
+			Message: lending.RecordedMessage(in.Holder, in.Key, t.Originals.Size)}
 	}
-	if ok, reason, msg := datacenter.Allows(dc, sw.Namespace); !ok {
-		return waitToFind(o, reason, msg)
-	}
-	if reason, msg := k8ssandraRefusal(sw, dc); reason != "" {
-		return Take{Fail: true, Status: metav1.ConditionFalse, Reason: reason, Message: msg + "; the sweep did not lock the datacenter and created no run"}
-	}
-	if locked && o.HolderAlive {
-		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterBusy, Message: fmt.Sprintf(
-			"CassandraDatacenter %s is in use by %s; the sweep starts when it is done", key, holder)}
-	}
-	if o.Ahead != "" {
-		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterBusy, Message: fmt.Sprintf(
-			"BenchmarkRun %s waited for CassandraDatacenter %s before the sweep; the sweep starts when it is done", o.Ahead, key)}
-	}
-	if ready, why := datacenter.Ready(dc, dc.Generation); !ready {
-		// A run that just gave the datacenter back leaves its restore rolling through the
-		// nodes: the first point's settings check would find them restarting.
-		return Take{Status: metav1.ConditionFalse, Reason: cbv1.ReasonDatacenterUpdating, Message: fmt.Sprintf(
-			"CassandraDatacenter %s is changing (%s); the sweep locks it once cass-operator is done", key, why)}
-	}
-	return recordTake(dc, true)
+	return Take{Status: metav1.ConditionFalse, Reason: t.Reason, Message: t.Message, RequeueAfter: t.RequeueAfter}
 }
 
-// recordTake stores the datacenter's originals, locking it first if lock is set. The lock
-// patch is conditional on the version read, so what is recorded is what was locked.
-func recordTake(dc *cassdcapi.CassandraDatacenter, lock bool) Take {
-	orig := lending.Record(dc)
-	st := &cbv1.SweepDatacenterStatus{Name: dc.Name, Namespace: dc.Namespace, OriginalSize: &orig.Size}
-	if orig.Config != nil {
-		st.HadConfig = true
-		st.OriginalConfig = &runtime.RawExtension{Raw: orig.Config}
+// settled waits for cass-operator to finish a change before the sweep locks the datacenter:
+// a run that just gave it back leaves its restore rolling through the nodes, and the first
+// point's settings check would find them restarting.
+func settled(in *lending.TakeInput) (lending.Take, bool) {
+	if ready, why := datacenter.Ready(in.DC, in.DC.Generation); !ready {
+		return lending.Take{Verdict: lending.Waiting, Reason: cbv1.ReasonDatacenterUpdating, Message: fmt.Sprintf(
+			"CassandraDatacenter %s is changing (%s); the sweep locks it once cass-operator is done", in.Key, why)}, true
 	}
-	return Take{Lock: lock, Record: st, Status: metav1.ConditionTrue, Reason: cbv1.ReasonLocked, Message: fmt.Sprintf(
-		"locked CassandraDatacenter %s/%s for all the sweep's points and recorded its size %d and config", dc.Namespace, dc.Name, orig.Size)}
-}
-
-func waitToFind(o HoldObserved, reason, msg string) Take {
-	w := lending.WaitToFind(o.Now, o.Sweep.CreationTimestamp.Add(PrepareTimeout(o.Sweep)), reason, msg,
-		fmt.Sprintf("gave up after the template's deadlines.prepare (%s), before any point ran", PrepareTimeout(o.Sweep)))
-	return Take{Fail: w.Expired, Status: metav1.ConditionFalse, Reason: w.Reason, Message: w.Message, RequeueAfter: w.RequeueAfter}
+	return lending.Take{}, false
 }
 
 // PlanRestore decides how to put the datacenter back to the originals in the sweep's status
@@ -145,13 +124,6 @@ func waitToFind(o HoldObserved, reason, msg string) Take {
 // fail on anyone else's change (drift), so what differs is the sweep's points'. refused is the
 // message of a restore the apiserver refused, empty when none was.
 func PlanRestore(sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter, pendingPods []string, expired bool, refused string) lending.Plan {
-	r := lending.Restore{Holder: datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name}), DC: dc,
-		PendingPods: pendingPods, Expired: expired, Refused: refused}
-	if st := sw.Status.Datacenter; st != nil && st.OriginalSize != nil {
-		r.Originals = &lending.Originals{Size: *st.OriginalSize}
-		if st.HadConfig && st.OriginalConfig != nil {
-			r.Originals.Config = st.OriginalConfig.Raw
-		}
-	}
-	return lending.PlanRestore(r)
+	return lending.PlanRestore(lending.Restore{Holder: datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name}),
+		DC: dc, Originals: lending.OriginalsOf(sw.Status.Datacenter), PendingPods: pendingPods, Expired: expired, Refused: refused})
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -25,8 +26,8 @@ const origConfig = `{"cassandra-yaml":{"concurrent_writes":32}}`
 func atEndSweep(recorded bool) *cbv1.BenchmarkSweep {
 	sw := builders.MakeSweep("sw", "bench").Created(created).Restore(cbv1.RestoreAtEnd).Obj()
 	if recorded {
-		sw.Status.Datacenter = &cbv1.SweepDatacenterStatus{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](1),
-			HadConfig: true, OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}
+		sw.Status.Datacenter = &cbv1.HeldDatacenter{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](1),
+			OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}
 	}
 	return sw
 }
@@ -64,11 +65,11 @@ func managedDC(size int32) *cassdcapi.CassandraDatacenter {
 }
 
 func TestDecideTake(t *testing.T) {
-	recordedFromDC := &cbv1.SweepDatacenterStatus{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](3),
-		HadConfig: true, OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}
+	recordedFromDC := &cbv1.HeldDatacenter{Name: "dc1", Namespace: "bench", OriginalSize: ptr.To[int32](3),
+		OriginalConfig: &runtime.RawExtension{Raw: []byte(origConfig)}}
 	type want struct {
 		Lock, Held, Fail, Lost bool
-		Record                 *cbv1.SweepDatacenterStatus
+		Record                 *cbv1.HeldDatacenter
 		Reason                 string
 	}
 	cases := map[string]struct {
@@ -95,9 +96,9 @@ func TestDecideTake(t *testing.T) {
 			message: "in use by BenchmarkSweep bench/other",
 		},
 		"an older run waits: it goes first": {
-			o:       HoldObserved{Sweep: atEndSweep(false), DC: dc1(3, origConfig, ""), Ahead: "bench/early"},
+			o:       HoldObserved{Sweep: atEndSweep(false), DC: dc1(3, origConfig, ""), Ahead: types.NamespacedName{Namespace: "bench", Name: "early"}},
 			want:    want{Reason: cbv1.ReasonDatacenterBusy},
-			message: "BenchmarkRun bench/early waited",
+			message: "is next promised to BenchmarkRun bench/early, which waited for it first; the sweep starts when it is done",
 		},
 		"free but still rolling a restore: wait for cass-operator before locking": {
 			o: HoldObserved{Sweep: atEndSweep(false), DC: func() *cassdcapi.CassandraDatacenter {
@@ -211,7 +212,7 @@ func TestPlanRestore(t *testing.T) {
 		"a datacenter that had no config gets none back": {
 			sw: func() *cbv1.BenchmarkSweep {
 				sw := atEndSweep(true)
-				sw.Status.Datacenter.HadConfig, sw.Status.Datacenter.OriginalConfig = false, nil
+				sw.Status.Datacenter.OriginalConfig = nil
 				return sw
 			}(),
 			dc:   dc1(1, tuned, "sweep:bench/sw"),

@@ -61,7 +61,7 @@ func Run(namespace string) *cbv1.BenchmarkRun {
 		Conditions: []metav1.Condition{{Type: cbv1.ConditionSucceeded, Status: metav1.ConditionTrue, Reason: cbv1.ReasonSucceeded,
 			Message:            "every writer finished and reported; results are in status.results",
 			LastTransitionTime: metav1.NewTime(windowEnd.Add(time.Minute)), ObservedGeneration: 1}},
-		Datacenter: &cbv1.DatacenterStatus{Name: "dc1", Namespace: namespace, Size: 6, Nodes: 6, CassandraVersion: "5.0.4"},
+		Datacenter: &cbv1.DatacenterStatus{HeldDatacenter: cbv1.HeldDatacenter{Name: "dc1", Namespace: namespace}, Size: 6, Nodes: 6, CassandraVersion: "5.0.4"},
 		Results: &cbv1.Results{
 			WindowStart: metav1.NewTime(windowStart), WindowEnd: metav1.NewTime(windowEnd), WindowMillis: 600_000,
 			WritersReported: 8, Operations: ops, OpsPerSecond: ops / 600,

@@ -1,5 +1,8 @@
 // Package builders makes test objects with small fluent builders, so a test states only the
-// fields it is about and everything else stays valid.
+// fields it is about and everything else stays valid. Each builder embeds its object, in the
+// manner of kueue's wrappers (pkg/util/testing/wrappers.go): Obj returns it, Clone a copy to
+// vary, and presets put it in a state a test starts from (Recorded, Patched, Deleting; a
+// datacenter's Ready and LockedBy; a Job's Complete and Failed).
 package builders
 
 import (
@@ -18,13 +21,13 @@ import (
 // BenchmarkRunBuilder builds a BenchmarkRun. Each method returns the builder; Obj returns the
 // object.
 type BenchmarkRunBuilder struct {
-	obj *cbv1.BenchmarkRun
+	cbv1.BenchmarkRun
 }
 
 // MakeBenchmarkRun starts a run that the CRD admits as it is: datacenter dc1 in the same
 // namespace, one writer, a 10 s window; the CRD defaults fill in the rest (key-value table).
 func MakeBenchmarkRun(name, namespace string) *BenchmarkRunBuilder {
-	return &BenchmarkRunBuilder{obj: &cbv1.BenchmarkRun{
+	return &BenchmarkRunBuilder{cbv1.BenchmarkRun{
 		TypeMeta: metav1.TypeMeta{
 			APIVersion: cbv1.GroupVersion.String(),
 			Kind:       "BenchmarkRun",
@@ -41,34 +44,39 @@ func MakeBenchmarkRun(name, namespace string) *BenchmarkRunBuilder {
 }
 
 // Obj returns the built object; later builder calls keep changing the same object.
-func (b *BenchmarkRunBuilder) Obj() *cbv1.BenchmarkRun { return b.obj }
+func (b *BenchmarkRunBuilder) Obj() *cbv1.BenchmarkRun { return &b.BenchmarkRun }
+
+// Clone returns a copy to change without changing this one.
+func (b *BenchmarkRunBuilder) Clone() *BenchmarkRunBuilder {
+	return &BenchmarkRunBuilder{*b.DeepCopy()}
+}
 
 // Label sets a label.
 func (b *BenchmarkRunBuilder) Label(key, value string) *BenchmarkRunBuilder {
-	if b.obj.Labels == nil {
-		b.obj.Labels = map[string]string{}
+	if b.Labels == nil {
+		b.Labels = map[string]string{}
 	}
-	b.obj.Labels[key] = value
+	b.Labels[key] = value
 	return b
 }
 
 // Datacenter names the CassandraDatacenter.
 func (b *BenchmarkRunBuilder) Datacenter(name string) *BenchmarkRunBuilder {
-	b.obj.Spec.DatacenterRef.Name = name
+	b.Spec.DatacenterRef.Name = name
 	return b
 }
 
 // DatacenterNamespace points the run at a datacenter in another namespace.
 func (b *BenchmarkRunBuilder) DatacenterNamespace(namespace string) *BenchmarkRunBuilder {
-	b.obj.Spec.DatacenterRef.Namespace = namespace
+	b.Spec.DatacenterRef.Namespace = namespace
 	return b
 }
 
 func (b *BenchmarkRunBuilder) tuning() *cbv1.DatacenterTuning {
-	if b.obj.Spec.Datacenter == nil {
-		b.obj.Spec.Datacenter = &cbv1.DatacenterTuning{}
+	if b.Spec.Datacenter == nil {
+		b.Spec.Datacenter = &cbv1.DatacenterTuning{}
 	}
-	return b.obj.Spec.Datacenter
+	return b.Spec.Datacenter
 }
 
 func (b *BenchmarkRunBuilder) config() *cbv1.DatacenterConfig {
@@ -111,76 +119,76 @@ func (b *BenchmarkRunBuilder) Jvm17Options(options map[string]any) *BenchmarkRun
 
 // Writers sets the number of writer pods.
 func (b *BenchmarkRunBuilder) Writers(replicas int32) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.Replicas = replicas
+	b.Spec.Writers.Replicas = replicas
 	return b
 }
 
 // Concurrency sets the requests each writer keeps in flight.
 func (b *BenchmarkRunBuilder) Concurrency(n int32) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.Concurrency = n
+	b.Spec.Writers.Concurrency = n
 	return b
 }
 
 // Rate sets the total operations per second across writers (open loop).
 func (b *BenchmarkRunBuilder) Rate(opsPerSecond int64) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.Rate = &opsPerSecond
+	b.Spec.Writers.Rate = &opsPerSecond
 	return b
 }
 
 // Duration bounds the measured window by time; it replaces an Operations bound because the
 // CRD takes exactly one of the two.
 func (b *BenchmarkRunBuilder) Duration(d time.Duration) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.Duration = &metav1.Duration{Duration: d}
-	b.obj.Spec.Writers.Operations = nil
+	b.Spec.Writers.Duration = &metav1.Duration{Duration: d}
+	b.Spec.Writers.Operations = nil
 	return b
 }
 
 // Operations bounds the measured window by count; it replaces a Duration bound.
 func (b *BenchmarkRunBuilder) Operations(n int64) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.Operations = &n
-	b.obj.Spec.Writers.Duration = nil
+	b.Spec.Writers.Operations = &n
+	b.Spec.Writers.Duration = nil
 	return b
 }
 
 // Warmup sets the unmeasured load before the window.
 func (b *BenchmarkRunBuilder) Warmup(d time.Duration) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.Warmup = &metav1.Duration{Duration: d}
+	b.Spec.Writers.Warmup = &metav1.Duration{Duration: d}
 	return b
 }
 
 // RequestTimeout sets the client-side timeout of one request.
 func (b *BenchmarkRunBuilder) RequestTimeout(d time.Duration) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.RequestTimeout = &metav1.Duration{Duration: d}
+	b.Spec.Writers.RequestTimeout = &metav1.Duration{Duration: d}
 	return b
 }
 
 // Image sets the writer and setup image.
 func (b *BenchmarkRunBuilder) Image(image string) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.Image = image
+	b.Spec.Writers.Image = image
 	return b
 }
 
 // Keyspace sets the benchmark keyspace.
 func (b *BenchmarkRunBuilder) Keyspace(name string) *BenchmarkRunBuilder {
-	b.obj.Spec.Schema.Keyspace = name
+	b.Spec.Schema.Keyspace = name
 	return b
 }
 
 // ReplicationFactor sets the keyspace's replication factor.
 func (b *BenchmarkRunBuilder) ReplicationFactor(rf int32) *BenchmarkRunBuilder {
-	b.obj.Spec.Schema.Replication.Factor = rf
+	b.Spec.Schema.Replication.Factor = rf
 	return b
 }
 
 // Profile selects a built-in table; it replaces a CQL table.
 func (b *BenchmarkRunBuilder) Profile(p cbv1.TableProfile) *BenchmarkRunBuilder {
-	b.obj.Spec.Schema.Table = cbv1.TableSpec{Profile: p}
+	b.Spec.Schema.Table = cbv1.TableSpec{Profile: p}
 	return b
 }
 
 // CQL sets the table as a CREATE TABLE statement; it replaces a profile.
 func (b *BenchmarkRunBuilder) CQL(statement string) *BenchmarkRunBuilder {
-	b.obj.Spec.Schema.Table = cbv1.TableSpec{CQL: statement}
+	b.Spec.Schema.Table = cbv1.TableSpec{CQL: statement}
 	return b
 }
 
@@ -188,7 +196,7 @@ func (b *BenchmarkRunBuilder) CQL(statement string) *BenchmarkRunBuilder {
 // field is set, the client sends writeRatio and readRatio as they are, so zero would mean
 // "no operations" rather than "use the default".
 func (b *BenchmarkRunBuilder) workload() *cbv1.WorkloadSpec {
-	w := &b.obj.Spec.Workload
+	w := &b.Spec.Workload
 	if w.WriteRatio == 0 && w.ReadRatio == 0 {
 		w.WriteRatio = 1
 	}
@@ -235,39 +243,38 @@ func raw(v map[string]any) *runtime.RawExtension {
 
 // Created sets the creation time, UID and generation the apiserver would have set.
 func (b *BenchmarkRunBuilder) Created(at time.Time, uid string, generation int64) *BenchmarkRunBuilder {
-	b.obj.CreationTimestamp, b.obj.UID, b.obj.Generation = metav1.NewTime(at), types.UID(uid), generation
+	b.CreationTimestamp, b.ObjectMeta.UID, b.Generation = metav1.NewTime(at), types.UID(uid), generation
 	return b
 }
 
 // Finalizer adds the run's finalizer, as the controller does before it touches the datacenter.
 func (b *BenchmarkRunBuilder) Finalizer() *BenchmarkRunBuilder {
-	b.obj.Finalizers = append(b.obj.Finalizers, cbv1.Finalizer)
+	b.Finalizers = append(b.Finalizers, cbv1.Finalizer)
 	return b
 }
 
 // Recorded: the run took its datacenter at start and recorded its size and config.
 func (b *BenchmarkRunBuilder) Recorded(start time.Time, size int32, config string) *BenchmarkRunBuilder {
 	t := metav1.NewTime(start)
-	b.obj.Status.StartTime = &t
-	b.obj.Status.Datacenter = &cbv1.DatacenterStatus{Name: b.obj.Spec.DatacenterRef.Name, Namespace: b.obj.Namespace,
-		OriginalSize: &size, Size: size}
+	b.Status.StartTime = &t
+	b.Status.Datacenter = &cbv1.DatacenterStatus{HeldDatacenter: cbv1.HeldDatacenter{Name: b.Spec.DatacenterRef.Name,
+		Namespace: b.Namespace, OriginalSize: &size}, Size: size}
 	if config != "" {
-		b.obj.Status.Datacenter.HadConfig = true
-		b.obj.Status.Datacenter.OriginalConfig = &runtime.RawExtension{Raw: []byte(config)}
+		b.Status.Datacenter.OriginalConfig = &runtime.RawExtension{Raw: []byte(config)}
 	}
 	return b
 }
 
 // Patched: after Recorded, the run saw its datacenter at its target size at generation.
 func (b *BenchmarkRunBuilder) Patched(generation int64, size int32) *BenchmarkRunBuilder {
-	st := b.obj.Status.Datacenter
+	st := b.Status.Datacenter
 	st.PatchedGeneration, st.Size, st.Changed = generation, size, true
 	return b
 }
 
 // Condition sets a status condition that changed at the given time.
 func (b *BenchmarkRunBuilder) Condition(t string, status metav1.ConditionStatus, reason string, at time.Time) *BenchmarkRunBuilder {
-	meta.SetStatusCondition(&b.obj.Status.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason,
+	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason,
 		Message: "m", LastTransitionTime: metav1.NewTime(at)})
 	return b
 }
@@ -275,12 +282,12 @@ func (b *BenchmarkRunBuilder) Condition(t string, status metav1.ConditionStatus,
 // Deleting marks the run deleted at the given time.
 func (b *BenchmarkRunBuilder) Deleting(at time.Time) *BenchmarkRunBuilder {
 	t := metav1.NewTime(at)
-	b.obj.DeletionTimestamp = &t
+	b.DeletionTimestamp = &t
 	return b
 }
 
 // Apply changes what no other method does, for a case of its own.
 func (b *BenchmarkRunBuilder) Apply(f func(*cbv1.BenchmarkRun)) *BenchmarkRunBuilder {
-	f(b.obj)
+	f(b.Obj())
 	return b
 }

@@ -9,18 +9,18 @@ import (
 
 // NodeSelector sets spec.writers.nodeSelector.
 func (b *BenchmarkRunBuilder) NodeSelector(selector map[string]string) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.NodeSelector = selector
+	b.Spec.Writers.NodeSelector = selector
 	return b
 }
 
 // Tolerations sets spec.writers.tolerations.
 func (b *BenchmarkRunBuilder) Tolerations(tolerations ...corev1.Toleration) *BenchmarkRunBuilder {
-	b.obj.Spec.Writers.Tolerations = tolerations
+	b.Spec.Writers.Tolerations = tolerations
 	return b
 }
 
 // UID sets metadata.uid, as the apiserver would.
 func (b *BenchmarkRunBuilder) UID(uid types.UID) *BenchmarkRunBuilder {
-	b.obj.UID = uid
+	b.ObjectMeta.UID = uid
 	return b
 }

@@ -9,12 +9,12 @@ import (
 
 // PodBuilder builds a Pod; its status methods write what the kubelet would.
 type PodBuilder struct {
-	obj *corev1.Pod
+	corev1.Pod
 }
 
 // MakePod starts a pod the apiserver admits as it is: one container.
 func MakePod(name, namespace string) *PodBuilder {
-	return &PodBuilder{obj: &corev1.Pod{
+	return &PodBuilder{corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x"}}},
@@ -22,38 +22,41 @@ func MakePod(name, namespace string) *PodBuilder {
 }
 
 // Obj returns the built object.
-func (b *PodBuilder) Obj() *corev1.Pod { return b.obj }
+func (b *PodBuilder) Obj() *corev1.Pod { return &b.Pod }
+
+// Clone returns a copy to change without changing this one.
+func (b *PodBuilder) Clone() *PodBuilder { return &PodBuilder{*b.DeepCopy()} }
 
 // Labels sets the pod's labels.
 func (b *PodBuilder) Labels(labels map[string]string) *PodBuilder {
-	b.obj.Labels = labels
+	b.ObjectMeta.Labels = labels
 	return b
 }
 
 // Annotation sets an annotation.
 func (b *PodBuilder) Annotation(key, value string) *PodBuilder {
-	if b.obj.Annotations == nil {
-		b.obj.Annotations = map[string]string{}
+	if b.Annotations == nil {
+		b.Annotations = map[string]string{}
 	}
-	b.obj.Annotations[key] = value
+	b.Annotations[key] = value
 	return b
 }
 
 // Container replaces the pod's containers with one of this name and image.
 func (b *PodBuilder) Container(name, image string) *PodBuilder {
-	b.obj.Spec.Containers = []corev1.Container{{Name: name, Image: image}}
+	b.Spec.Containers = []corev1.Container{{Name: name, Image: image}}
 	return b
 }
 
 // Created sets metadata.creationTimestamp, as the apiserver would.
 func (b *PodBuilder) Created(t time.Time) *PodBuilder {
-	b.obj.CreationTimestamp = metav1.NewTime(t)
+	b.CreationTimestamp = metav1.NewTime(t)
 	return b
 }
 
 // Phase sets status.phase.
 func (b *PodBuilder) Phase(p corev1.PodPhase) *PodBuilder {
-	b.obj.Status.Phase = p
+	b.Status.Phase = p
 	return b
 }
 
@@ -78,16 +81,16 @@ func (b *PodBuilder) Waiting(container string, init bool, reason, message string
 
 func (b *PodBuilder) containerStatus(init bool, cs corev1.ContainerStatus) *PodBuilder {
 	if init {
-		b.obj.Status.InitContainerStatuses = append(b.obj.Status.InitContainerStatuses, cs)
+		b.Status.InitContainerStatuses = append(b.Status.InitContainerStatuses, cs)
 	} else {
-		b.obj.Status.ContainerStatuses = append(b.obj.Status.ContainerStatuses, cs)
+		b.Status.ContainerStatuses = append(b.Status.ContainerStatuses, cs)
 	}
 	return b
 }
 
 // Condition adds a pod condition.
 func (b *PodBuilder) Condition(t corev1.PodConditionType, status corev1.ConditionStatus, reason, message string, at time.Time) *PodBuilder {
-	b.obj.Status.Conditions = append(b.obj.Status.Conditions, corev1.PodCondition{Type: t, Status: status,
+	b.Status.Conditions = append(b.Status.Conditions, corev1.PodCondition{Type: t, Status: status,
 		Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(at)})
 	return b
 }

@@ -13,13 +13,13 @@ import (
 
 // SweepBuilder builds a BenchmarkSweep.
 type SweepBuilder struct {
-	obj *cbv1.BenchmarkSweep
+	cbv1.BenchmarkSweep
 }
 
 // MakeSweep starts a sweep that the CRD admits once it has an axis: its template is
 // MakeBenchmarkRun's run (datacenter dc1, one writer) with a one-second window.
 func MakeSweep(name, namespace string) *SweepBuilder {
-	return &SweepBuilder{obj: &cbv1.BenchmarkSweep{
+	return &SweepBuilder{cbv1.BenchmarkSweep{
 		TypeMeta:   metav1.TypeMeta{APIVersion: cbv1.GroupVersion.String(), Kind: "BenchmarkSweep"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: cbv1.BenchmarkSweepSpec{
@@ -29,53 +29,56 @@ func MakeSweep(name, namespace string) *SweepBuilder {
 }
 
 // Obj returns the built object.
-func (b *SweepBuilder) Obj() *cbv1.BenchmarkSweep { return b.obj }
+func (b *SweepBuilder) Obj() *cbv1.BenchmarkSweep { return &b.BenchmarkSweep }
+
+// Clone returns a copy to change without changing this one.
+func (b *SweepBuilder) Clone() *SweepBuilder { return &SweepBuilder{*b.DeepCopy()} }
 
 // Axis adds an axis over path with the given values (ints and strings, as YAML has them).
 func (b *SweepBuilder) Axis(path string, values ...any) *SweepBuilder {
-	b.obj.Spec.Axes = append(b.obj.Spec.Axes, Axis(path, values...))
+	b.Spec.Axes = append(b.Spec.Axes, Axis(path, values...))
 	return b
 }
 
 // Axes adds axes built elsewhere.
 func (b *SweepBuilder) Axes(axes ...cbv1.SweepAxis) *SweepBuilder {
-	b.obj.Spec.Axes = append(b.obj.Spec.Axes, axes...)
+	b.Spec.Axes = append(b.Spec.Axes, axes...)
 	return b
 }
 
 // Template sets the run every point starts from.
 func (b *SweepBuilder) Template(spec cbv1.BenchmarkRunSpec) *SweepBuilder {
-	b.obj.Spec.Template = spec
+	b.Spec.Template = spec
 	return b
 }
 
 // Restore sets spec.restore.
 func (b *SweepBuilder) Restore(r cbv1.SweepRestore) *SweepBuilder {
-	b.obj.Spec.Restore = r
+	b.Spec.Restore = r
 	return b
 }
 
 // Repeats sets spec.repeats.
 func (b *SweepBuilder) Repeats(n int32) *SweepBuilder {
-	b.obj.Spec.Repeats = n
+	b.Spec.Repeats = n
 	return b
 }
 
 // LoadOnce sets spec.loadOnce.
 func (b *SweepBuilder) LoadOnce(on bool) *SweepBuilder {
-	b.obj.Spec.LoadOnce = on
+	b.Spec.LoadOnce = on
 	return b
 }
 
 // UID sets metadata.uid, as the apiserver would.
 func (b *SweepBuilder) UID(uid types.UID) *SweepBuilder {
-	b.obj.UID = uid
+	b.ObjectMeta.UID = uid
 	return b
 }
 
 // Created sets metadata.creationTimestamp, as the apiserver would.
 func (b *SweepBuilder) Created(t time.Time) *SweepBuilder {
-	b.obj.CreationTimestamp = metav1.NewTime(t)
+	b.CreationTimestamp = metav1.NewTime(t)
 	return b
 }
 
