@@ -112,23 +112,32 @@ func resultsMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	if *plotFile != "" {
-		if err := writePlot(*plotFile, imageFormat, obj); err != nil {
-			return fail(1, "%v", err)
-		}
-		_, _ = fmt.Fprintf(stderr, "plot written to %s\n", *plotFile)
-	}
-	if *hdrLog != "" {
-		run, ok := obj.(*cbv1.BenchmarkRun)
-		if !ok {
-			return fail(2, "--hdr-log needs a BenchmarkRun: a sweep's runs each have their own")
-		}
-		if err := writeHdrLog(*hdrLog, run); err != nil {
-			return fail(1, "%v", err)
-		}
-		_, _ = fmt.Fprintf(stderr, "HdrHistogram log written to %s\n", *hdrLog)
+	if code, err := writeFiles(stderr, obj, *plotFile, imageFormat, *hdrLog); err != nil {
+		return fail(code, "%v", err)
 	}
 	return 0
+}
+
+// writeFiles writes what --plot and --hdr-log ask for beside the printed results, and returns
+// the exit code of a failure.
+func writeFiles(stderr io.Writer, obj client.Object, plotFile string, imageFormat report.ImageFormat, hdrLog string) (int, error) {
+	if plotFile != "" {
+		if err := writePlot(plotFile, imageFormat, obj); err != nil {
+			return 1, err
+		}
+		_, _ = fmt.Fprintf(stderr, "plot written to %s\n", plotFile)
+	}
+	if hdrLog != "" {
+		run, ok := obj.(*cbv1.BenchmarkRun)
+		if !ok {
+			return 2, errors.New("--hdr-log needs a BenchmarkRun: a sweep's runs each have their own")
+		}
+		if err := writeHdrLog(hdrLog, run); err != nil {
+			return 1, err
+		}
+		_, _ = fmt.Fprintf(stderr, "HdrHistogram log written to %s\n", hdrLog)
+	}
+	return 0, nil
 }
 
 // writeHdrLog writes the run's HdrHistogram interval log into path; a half-written file is

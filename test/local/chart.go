@@ -117,8 +117,11 @@ func (e *Env) installChart(ctx context.Context) error {
 		return err
 	}
 	chart, err := filepath.Glob(filepath.Join(dir, "cassbench-*.tgz"))
-	if err != nil || len(chart) != 1 {
-		return fmt.Errorf("helm package wrote %v into %s, want one chart (%v)", chart, dir, err)
+	if err != nil {
+		return fmt.Errorf("finding the packaged chart: %w", err)
+	}
+	if len(chart) != 1 {
+		return fmt.Errorf("helm package wrote %v into %s, want one chart", chart, dir)
 	}
 	version := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(chart[0]), "cassbench-"), ".tgz")
 	repo := "oci://" + reg.Addr + "/charts"

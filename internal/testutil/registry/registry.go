@@ -80,7 +80,7 @@ func (r *Registry) waitReady(ctx context.Context) error {
 		select {
 		case exitErr := <-r.done:
 			r.done <- exitErr
-			return fmt.Errorf("the registry exited before it served: %v", exitErr)
+			return fmt.Errorf("the registry exited before it served: %w", exitErr)
 		case <-ctx.Done():
 			return fmt.Errorf("the registry on %s did not answer /v2/: %w", r.Addr, errors.Join(err, ctx.Err()))
 		case <-time.After(100 * time.Millisecond):
@@ -94,7 +94,7 @@ func (r *Registry) Log() string { return r.log.Name() }
 // Stop kills the registry and waits for it.
 func (r *Registry) Stop() {
 	_ = r.cmd.Process.Kill()
-	<-r.done
-	r.done <- nil
+	err := <-r.done
+	r.done <- err // a second Stop finds it too
 	_ = r.log.Close()
 }
