@@ -232,6 +232,16 @@ $(MONITORING_CRDS):
 	chmod u+w $@.tmp/*.yaml
 	mv $@.tmp $@
 
+# A Docker engine where there is none (Debian's docker.io), and the host put back afterwards:
+# see hack/docker.sh.
+.PHONY: docker-up
+docker-up: ## Start a Docker engine unless one runs (installing Debian's docker.io, as root), recording the host's sysctls, iptables and links first.
+	CASSBENCH_CACHE=$(CACHE) hack/docker.sh up
+
+.PHONY: docker-down
+docker-down: ## Stop the engine docker-up started, remove its containers, networks, bridges and iptables chains, put back the sysctls, and check the host is as recorded.
+	CASSBENCH_CACHE=$(CACHE) hack/docker.sh down
+
 # Docker and the internet are needed from here on; each target says so and fails without them.
 .PHONY: docker-check
 docker-check:
