@@ -5,7 +5,7 @@
 #   hack/docker.sh up       # record the host, install docker.io if missing, start dockerd unless one runs
 #   hack/docker.sh down     # stop the dockerd `up` started, remove what it added, then `check`
 #   hack/docker.sh record   # record the host's sysctls and iptables (`up` does it first)
-#   hack/docker.sh restore  # put back the recorded sysctls (the kubelet changes some) and check them
+#   hack/docker.sh restore [KEY...]  # put back the recorded sysctls (or these) and check them
 #   hack/docker.sh check    # fail if the host differs from the record
 #
 # A machine with its own Docker keeps it: `up` starts nothing when `docker info` answers, and
@@ -183,12 +183,14 @@ up() {
 	die "dockerd did not answer within 60 s"
 }
 
-# restore puts back every recorded sysctl that differs now, and checks them.
+# restore [KEY...] puts back the recorded sysctls (all, or the KEYs) that differ now, and
+# checks them.
 restore() {
-	restore_sysctls
+	restore_sysctls "$@"
 	[[ -f "$STATE/sysctls" ]] || return 0
-	local d
-	if ! d=$(diff "$STATE/sysctls" <(sysctls)); then
+	local d pattern=.
+	[[ $# -gt 0 ]] && pattern="^\($(printf '%s\\|' "$@" | sed 's/\\|$//')\)="
+	if ! d=$(diff <(grep "$pattern" "$STATE/sysctls") <(sysctls | grep "$pattern")); then
 		log "sysctls differ from the record (< before, > now):"; echo "$d" >&2; return 1
 	fi
 	log "sysctls are as recorded"
@@ -200,6 +202,7 @@ restore_sysctls() {
 	while IFS= read -r line; do
 		k=${line%%=*} v=${line#*=}
 		[[ "$v" == absent ]] && continue
+		[[ $# -gt 0 && " $* " != *" $k "* ]] && continue
 		now=$(sysctl -n "$k" 2>/dev/null || echo absent)
 		if [[ "$now" != "$v" ]]; then
 			log "putting back $k: $now -> $v"
@@ -284,6 +287,7 @@ check() {
 }
 
 case "${1:-}" in
-up | down | record | restore | check) "$1" ;;
+up | down | record | check) "$1" ;;
+restore) shift && restore "$@" ;;
 *) echo "usage: $0 up|down|record|restore|check" >&2; exit 2 ;;
 esac

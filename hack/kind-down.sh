@@ -19,6 +19,9 @@ if [[ -n "$left" ]]; then
 	echo "kind-down: containers of cluster $KIND_CLUSTER are left: $left" >&2
 	exit 1
 fi
+# The kubelet's and kube-proxy's, not the engine's (forwarding): the engine still runs, and
+# hack/docker.sh down puts its own back.
 if [[ $(id -u) == 0 ]]; then
-	hack/docker.sh restore
+	hack/docker.sh restore vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops \
+		kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.netfilter.nf_conntrack_max
 fi
