@@ -63,7 +63,7 @@ func TestKindScriptsRefuseWithoutDocker(t *testing.T) {
 // make's Docker targets must fail with the message before building kind or helm, which would
 // take minutes and need the network.
 func TestDockerMakeTargetsRefuseWithoutDocker(t *testing.T) {
-	for _, target := range []string{"docker-build", "kind-up", "kind-deploy", "test-e2e", "kind-down"} {
+	for _, target := range []string{"docker-build", "docker-build-local", "kind-images", "kind-up", "kind-deploy", "test-e2e", "kind-down"} {
 		t.Run(target, func(t *testing.T) {
 			pathEnv, calls := stubTools(t)
 			// An empty tool cache: make would have to build kind to get past the check.
