@@ -100,7 +100,9 @@ binaries() {
 }
 
 
-IMAGES=$CACHE/kind/images
+# The recipe's revision: a change to how an image is made gives new cache entries.
+RECIPE=2
+IMAGES=$CACHE/kind/images-r$RECIPE
 # Locally built images carry this registry name, which no registry serves: a pull of them can
 # only be served by what was loaded. Kubernetes' own keep their upstream names (registry.k8s.io),
 # as `kind build node-image` gives the images it builds.
@@ -248,10 +250,27 @@ images() {
 		root=$(mktemp -d /var/tmp/cassbench-kube-proxy-XXXXXX)
 		tar -C "$root" -xf "$(debootstrap_root)"
 		install -m 0755 "$assets/kube-proxy" "$root/usr/local/bin/kube-proxy"
-		# The node's iptables mode, which kind's entrypoint picks on a fresh node: legacy (the
-		# upstream image's iptables-wrapper picks it the same way at its first call).
-		chroot "$root" update-alternatives --set iptables /usr/sbin/iptables-legacy >&2
-		chroot "$root" update-alternatives --set ip6tables /usr/sbin/ip6tables-legacy >&2
+		# kube-proxy must program the iptables mode the node uses, which kind's entrypoint picks
+		# at boot by the rules it finds. As upstream's image does (kubernetes-sigs/iptables-wrappers),
+		# the first iptables call picks the mode whose tables hold more rules (the kubelet's
+		# canaries are there by then), points the alternatives at it and runs it.
+		cat >"$root/usr/sbin/iptables-wrapper" <<'WRAPPER'
+#!/bin/sh
+legacy=$( (iptables-legacy-save; ip6tables-legacy-save) 2>/dev/null | grep -c '^-')
+nft=$( (timeout 5 sh -c 'iptables-nft-save; ip6tables-nft-save') 2>/dev/null | grep -c '^-')
+if [ "$legacy" -gt "$nft" ]; then mode=legacy; else mode=nft; fi
+update-alternatives --set iptables "/usr/sbin/iptables-$mode" >/dev/null
+update-alternatives --set ip6tables "/usr/sbin/ip6tables-$mode" >/dev/null
+exec "$0" "$@"
+WRAPPER
+		chmod 0755 "$root/usr/sbin/iptables-wrapper"
+		local v
+		for v in iptables ip6tables; do
+			chroot "$root" update-alternatives --install "/usr/sbin/$v" "$v" /usr/sbin/iptables-wrapper 100 \
+				--slave "/usr/sbin/$v-restore" "$v-restore" /usr/sbin/iptables-wrapper \
+				--slave "/usr/sbin/$v-save" "$v-save" /usr/sbin/iptables-wrapper >&2
+			chroot "$root" update-alternatives --set "$v" /usr/sbin/iptables-wrapper >&2
+		done
 		scratch_image "registry.k8s.io/kube-proxy:$KUBE_VERSION" "$root" \
 			--change 'ENTRYPOINT ["/usr/local/bin/kube-proxy"]' >/dev/null
 		rm -rf "$root"
@@ -283,7 +302,7 @@ images() {
 	echo "$saved"
 }
 
-KIND_NODE_IMAGE=${KIND_NODE_IMAGE:-$LOCAL_REGISTRY/kind-node:$KUBE_VERSION-$(key "$BASE_IMAGE" "$ETCD_VERSION" "$COREDNS_VERSION" "$LOCAL_PATH_VERSION" 1)}
+KIND_NODE_IMAGE=${KIND_NODE_IMAGE:-$LOCAL_REGISTRY/kind-node:$KUBE_VERSION-$(key "$BASE_IMAGE" "$ETCD_VERSION" "$COREDNS_VERSION" "$LOCAL_PATH_VERSION" "$RECIPE")}
 
 # storage_manifest prints kind's default local-path manifest of $KIND_VERSION with the images
 # built here.
