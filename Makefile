@@ -12,7 +12,9 @@ CONTROLLER_GEN_VERSION ?= v0.20.1
 KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
 HELM_VERSION ?= v3.20.2
-KIND_VERSION ?= v0.30.0
+# v0.33.0: v0.30.0 cannot load an image into a node whose containerd (2.3) reports config
+# version 4, which the node image built without a registry (hack/kind-images.sh) holds.
+KIND_VERSION ?= v0.33.0
 # Release tooling (hack/release.sh and its test): the CNCF distribution registry that tests push
 # the chart to on 127.0.0.1, the workflow linter, krew and its manifest validator, and the SBOM
 # writer that reads a binary's Go build information.
@@ -250,6 +252,16 @@ $(MONITORING_CRDS):
 	chmod u+w $@.tmp/*.yaml
 	mv $@.tmp $@
 
+# A Docker engine where there is none (Debian's docker.io), and the host put back afterwards:
+# see hack/docker.sh.
+.PHONY: docker-up
+docker-up: ## Start a Docker engine unless one runs (installing Debian's docker.io, as root), recording the host's sysctls, iptables and links first.
+	CASSBENCH_CACHE=$(CACHE) hack/docker.sh up
+
+.PHONY: docker-down
+docker-down: ## Stop the engine docker-up started, remove its containers, networks, bridges and iptables chains, put back the sysctls, and check the host is as recorded.
+	CASSBENCH_CACHE=$(CACHE) hack/docker.sh down
+
 # Docker and the internet are needed from here on; each target says so and fails without them.
 .PHONY: docker-check
 docker-check:
@@ -258,6 +270,14 @@ docker-check:
 .PHONY: docker-build
 docker-build: docker-check ## Build the image $(IMG).
 	docker build --build-arg COMMIT="$$(git rev-parse HEAD)" --build-arg DATE="$$(git log -1 --format=%cI)" -t $(IMG) .
+
+.PHONY: docker-build-local
+docker-build-local: docker-check ## Build $(IMG) without a registry: the Dockerfile's layout, assembled from hack/build.sh's binaries and Debian's CA bundle and time zones (hack/cassbench-image.sh).
+	CASSBENCH_CACHE=$(CACHE) GO=$(GO) hack/cassbench-image.sh docker $(IMG)
+
+.PHONY: kind-images
+kind-images: docker-check ## Build the kind node image and every image it preloads without a registry (hack/kind-images.sh; ~30 min cold, cached by version).
+	CASSBENCH_CACHE=$(CACHE) GO=$(GO) KIND_VERSION=$(KIND_VERSION) hack/kind-images.sh node
 
 .PHONY: docker-push
 docker-push: docker-check ## Push the image $(IMG).
@@ -300,17 +320,23 @@ build-installer: manifests generate $(KUSTOMIZE) ## Write dist/install.yaml: con
 	$(render-default) > dist/install.yaml
 	@echo "wrote dist/install.yaml (image $(IMG))"
 
+# Where the kind targets take images from: registry (pulled, as on a connected machine), local
+# (built here by hack/kind-images.sh and hack/cassbench-image.sh), or auto: local when
+# registry.k8s.io does not answer.
+KIND_IMAGES ?= auto
+KIND_ENV = KIND=$(KIND) KIND_VERSION=$(KIND_VERSION) KIND_IMAGES=$(KIND_IMAGES) CASSBENCH_CACHE=$(CACHE) GO=$(GO)
+
 .PHONY: kind-up
-kind-up: docker-check $(KIND) $(KUSTOMIZE) ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter.
-	KIND=$(KIND) KUSTOMIZE=$(KUSTOMIZE) GO=$(GO) hack/kind-up.sh
+kind-up: docker-check $(KIND) $(KUSTOMIZE) ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter (without a registry: the cluster from images built here).
+	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) hack/kind-up.sh
 
 .PHONY: kind-deploy
 kind-deploy: docker-check $(KIND) $(HELM) ## Build $(IMG), load it into kind and install the chart.
-	KIND=$(KIND) HELM=$(HELM) IMG=$(IMG) hack/kind-deploy.sh
+	$(KIND_ENV) HELM=$(HELM) IMG=$(IMG) hack/kind-deploy.sh
 
 .PHONY: test-e2e
 test-e2e: docker-check $(KIND) ## Run a BenchmarkRun end to end on the kind cluster (after kind-up and kind-deploy).
-	KIND=$(KIND) GO=$(GO) hack/kind-e2e.sh
+	$(KIND_ENV) hack/kind-e2e.sh
 
 ##@ Release
 
@@ -327,8 +353,12 @@ lint-workflows: $(ACTIONLINT) ## Check .github/workflows with actionlint.
 	$(ACTIONLINT) -no-color
 
 .PHONY: kind-down
-kind-down: docker-check $(KIND) ## Delete the kind cluster.
-	KIND=$(KIND) hack/kind-down.sh
+kind-down: docker-check $(KIND) ## Delete the kind cluster and its Docker network, put back the host sysctls the kubelet changed, and check them.
+	$(KIND_ENV) hack/kind-down.sh
+
+.PHONY: test-kind
+test-kind: $(KIND) $(KUSTOMIZE) $(HELM) ## docker-up, kind-up, kind-deploy, the manager's checks, test-e2e where cass-operator runs, then kind-down and docker-down, also on failure; prints each stage's time.
+	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) HELM=$(HELM) IMG=$(IMG) hack/kind-test.sh
 
 ##@ Tools
 

@@ -5,6 +5,7 @@
 #
 #   hack/control-plane.sh                       # kube-apiserver + etcd
 #   hack/control-plane.sh kube-controller-manager kube-scheduler
+#   hack/control-plane.sh --only kubelet kubeadm kubectl kube-proxy   # only these (kind's node)
 set -euo pipefail
 
 KUBE_VERSION="${KUBE_VERSION:-v1.35.8}"
@@ -17,10 +18,20 @@ log() { echo "control-plane: $*" >&2; }
 
 # A wrapper module: k8s.io/kubernetes replaces its staging modules with local paths, which a
 # dependent module cannot follow, so the wrapper pins each of them to the matching release.
+# The node's binaries (kubelet, kubeadm, kubectl, kube-proxy) import more modules than the
+# control plane: they get a wrapper of their own, so that the control plane's stays as cached.
 kube_wrapper() {
-  local dir="$CACHE/control-plane/src-kube-${KUBE_VERSION}"
+  local variant=$1 imports
+  local dir="$CACHE/control-plane/src-kube-${KUBE_VERSION}${variant:+-$variant}"
+  if [[ -z "$variant" ]]; then
+    imports="k8s.io/kubernetes/cmd/kube-apiserver/app k8s.io/kubernetes/cmd/kube-controller-manager/app k8s.io/kubernetes/cmd/kube-scheduler/app"
+  else
+    imports="k8s.io/kubernetes/cmd/kubelet/app k8s.io/kubernetes/cmd/kubeadm/app k8s.io/kubernetes/cmd/kube-proxy/app k8s.io/kubectl/pkg/cmd"
+  fi
   if [[ ! -f "$dir/go.sum" ]]; then
-    rm -rf "$dir" && mkdir -p "$dir"
+    # Made aside and moved in whole: a second build started meanwhile never sees it half made.
+    local final=$dir
+    dir=$(mktemp -d "$final.tmp-XXXXXX")
     local gomod staging
     gomod=$(cd "$dir" && GOFLAGS= go mod download -json "k8s.io/kubernetes@${KUBE_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
     staging=$(sed -n 's#^\s*\(k8s.io/[a-z0-9-]*\) => ./staging/src/.*#\1#p' "$gomod")
@@ -35,8 +46,10 @@ kube_wrapper() {
       echo
       for m in $staging; do echo "replace $m => $m $minor"; done
     } >"$dir/go.mod"
-    printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubernetes/cmd/kube-scheduler/app"\n)\n' >"$dir/tools.go"
+    { printf 'package tools\n\nimport (\n'; printf '\t_ "%s"\n' $imports; printf ')\n'; } >"$dir/tools.go"
     (cd "$dir" && GOFLAGS=-mod=mod go mod tidy >&2)
+    if [[ -f "$final/go.sum" ]]; then rm -rf "$dir"; else rm -rf "$final" && mv "$dir" "$final"; fi
+    dir=$final
   fi
   echo "$dir"
 }
@@ -71,21 +84,27 @@ kube_ldflags() {
 build_kube() {
   local bin="$1"
   [[ -x "$ASSETS/$bin" ]] && return
-  local dir; dir=$(kube_wrapper)
+  local variant=""
+  case "$bin" in kubelet | kubeadm | kubectl | kube-proxy) variant=node ;; esac
+  local dir; dir=$(kube_wrapper "$variant")
   log "building $bin ${KUBE_VERSION} (several minutes the first time)"
-  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "$(kube_ldflags)" -o "$ASSETS/$bin.tmp" "k8s.io/kubernetes/cmd/$bin")
-  mv "$ASSETS/$bin.tmp" "$ASSETS/$bin"
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "$(kube_ldflags)" -o "$ASSETS/$bin.tmp.$$" "k8s.io/kubernetes/cmd/$bin")
+  mv "$ASSETS/$bin.tmp.$$" "$ASSETS/$bin"
 }
 
 build_etcd() {
   [[ -x "$ASSETS/etcd" ]] && return
   local dir; dir=$(etcd_wrapper)
   log "building etcd ${ETCD_VERSION}"
-  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$ASSETS/etcd.tmp" go.etcd.io/etcd/server/v3)
-  mv "$ASSETS/etcd.tmp" "$ASSETS/etcd"
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$ASSETS/etcd.tmp.$$" go.etcd.io/etcd/server/v3)
+  mv "$ASSETS/etcd.tmp.$$" "$ASSETS/etcd"
 }
 
-build_etcd
-build_kube kube-apiserver
+if [[ "${1:-}" == --only ]]; then
+  shift
+else
+  build_etcd
+  build_kube kube-apiserver
+fi
 for extra in "$@"; do build_kube "$extra"; done
 echo "$ASSETS"

@@ -14,6 +14,11 @@ DEMO_NAMESPACE=${DEMO_NAMESPACE:-cassbench-demo}
 CASSBENCH_NAMESPACE=${CASSBENCH_NAMESPACE:-cassbench-system}
 CERT_MANAGER_VERSION=${CERT_MANAGER_VERSION:-v1.19.1}
 CONTEXT="kind-${KIND_CLUSTER}"
+# Where the images come from: "registry" (kind's node image, cert-manager's and cass-operator's
+# published images, pulled) or "local" (built here by hack/kind-images.sh and
+# hack/cassbench-image.sh, for a machine that reaches no image registry). "auto" picks local
+# when registry.k8s.io does not answer.
+KIND_IMAGES=${KIND_IMAGES:-auto}
 
 log() { printf '\n==> %s\n' "$*" >&2; }
 
@@ -35,3 +40,21 @@ require_cluster() {
 
 # kubectl against the kind cluster only, whatever the current context is.
 k() { "$KUBECTL" --context "$CONTEXT" "$@"; }
+
+# images_mode prints registry or local, deciding auto by asking registry.k8s.io once.
+images_mode() {
+	case "$KIND_IMAGES" in
+	registry | local) echo "$KIND_IMAGES" ;;
+	auto)
+		if curl -sS -o /dev/null --max-time 10 https://registry.k8s.io/v2/ 2>/dev/null; then
+			echo registry
+		else
+			echo local
+		fi
+		;;
+	*)
+		echo "KIND_IMAGES=$KIND_IMAGES: want auto, registry or local" >&2
+		exit 1
+		;;
+	esac
+}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the image $IMG, loads it into the kind cluster's nodes and installs the chart into
+# Builds the image $IMG (from the Dockerfile, or without a registry from the same layout:
+# KIND_IMAGES in hack/kind-common.sh), loads it into the kind cluster's nodes and installs the chart into
 # $CASSBENCH_NAMESPACE (PodSecurity restricted). Rerun after a code change: the pods restart
 # when the image changes, even under the same tag.
 set -euo pipefail
@@ -15,8 +16,14 @@ if [ "$repository" = "$IMG" ] || [[ "$tag" == */* ]]; then
 	exit 1
 fi
 
-log "building $IMG"
-docker build -t "$IMG" .
+if [[ "$(images_mode)" == local ]]; then
+	# The Dockerfile's builder and base come from registries: the same layout, assembled here.
+	log "building $IMG without a registry (hack/cassbench-image.sh)"
+	hack/cassbench-image.sh docker "$IMG" >/dev/null
+else
+	log "building $IMG"
+	docker build -t "$IMG" .
+fi
 log "loading $IMG into kind cluster $KIND_CLUSTER"
 "$KIND" load docker-image "$IMG" --name "$KIND_CLUSTER"
 

@@ -8,11 +8,60 @@ set -euo pipefail
 source "$(dirname "$0")/kind-common.sh"
 require_docker
 
+mode=$(images_mode)
+# The kubelet changes host sysctls (vm.overcommit_memory, kernel.panic, kernel.panic_on_oops):
+# record them first, so that kind-down puts them back (root only: it takes root to put back).
+if [[ $(id -u) == 0 ]]; then
+	hack/docker.sh record
+fi
+
+# kind-config.yaml, and what this host or the image source needs on top of it.
+config=$(mktemp)
+trap 'rm -f "$config"' EXIT
+cp test/e2e/kind-config.yaml "$config"
+patches=()
+# Kubernetes 1.35's kubelet refuses a cgroup v1 host unless told otherwise.
+if [[ ! -f /sys/fs/cgroup/cgroup.controllers ]]; then
+	patches+=($'kind: KubeletConfiguration\nfailCgroupV1: false')
+fi
+if [[ "$mode" == local ]]; then
+	log "no image registry (KIND_IMAGES=$KIND_IMAGES): building the node image here (hack/kind-images.sh; ~30 min cold, cached after)"
+	node_image=$(KIND="$KIND" hack/kind-images.sh node)
+	# etcd is the version hack/control-plane.sh builds, not kubeadm's default.
+	patches+=("$(printf 'kind: ClusterConfiguration\netcd:\n  local:\n    imageTag: %s' "$(hack/kind-images.sh etcd-tag)")")
+	# kindnetd has no source module to build it from: hack/kind-cni.sh writes the pod networks.
+	printf 'networking:\n  disableDefaultCNI: true\n' >>"$config"
+fi
+if [[ ${#patches[@]} -gt 0 ]]; then
+	echo "kubeadmConfigPatches:" >>"$config"
+	for p in "${patches[@]}"; do
+		echo "- |"
+		sed 's/^/  /' <<<"$p"
+	done >>"$config"
+fi
+
 if "$KIND" get clusters 2>/dev/null | grep -qx "$KIND_CLUSTER"; then
 	log "kind cluster $KIND_CLUSTER exists"
+elif [[ "$mode" == local ]]; then
+	log "creating kind cluster $KIND_CLUSTER from $node_image"
+	# Without a CNI the nodes stay NotReady: wait for them after writing the pod networks.
+	"$KIND" create cluster --name "$KIND_CLUSTER" --config "$config" --image "$node_image" --wait 0s
 else
 	log "creating kind cluster $KIND_CLUSTER"
-	"$KIND" create cluster --name "$KIND_CLUSTER" --config test/e2e/kind-config.yaml --wait 3m
+	"$KIND" create cluster --name "$KIND_CLUSTER" --config "$config" --wait 3m
+fi
+if [[ "$mode" == local ]]; then
+	KIND="$KIND" hack/kind-cni.sh "$KIND_CLUSTER"
+	k wait --for=condition=Ready node --all --timeout=5m
+	k -n kube-system rollout status deployment/coredns --timeout=5m
+	k -n local-path-storage rollout status deployment/local-path-provisioner --timeout=5m
+	# cassbench's manager watches CassandraDatacenters: their CRD, from the module go.mod pins.
+	log "installing cass-operator's CRDs from its Go module"
+	"$GO" mod download github.com/k8ssandra/cass-operator
+	"$KUSTOMIZE" build "$("$GO" list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)/config/crd" |
+		k apply --server-side --force-conflicts -f -
+	log "ready: the cluster runs on images built here. cert-manager, cass-operator and the Cassandra image are not built here yet (issue 32): make kind-deploy installs cassbench"
+	exit 0
 fi
 
 log "installing cert-manager $CERT_MANAGER_VERSION (cass-operator's webhook certificates)"

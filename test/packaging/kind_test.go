@@ -12,8 +12,9 @@ import (
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
-// The kind path needs Docker and the internet, which this machine lacks, so the tests below
-// check what can be checked without them: the scripts parse, refuse clearly without Docker
+// The kind path needs a Docker engine, which make test neither starts nor needs (make
+// test-kind starts one and runs the kind path here, hack/kind-test.sh), so the tests below
+// check what can be checked without one: the scripts parse, refuse clearly without Docker
 // before touching anything, the e2e test compiles, and what kind-up applies renders.
 
 // stubTools puts fake docker (whose `info` fails, as with no engine running), kind, kubectl,
@@ -36,7 +37,7 @@ func stubTools(t *testing.T) (path, calls string) {
 }
 
 func TestKindScriptsRefuseWithoutDocker(t *testing.T) {
-	for _, script := range []string{"kind-up.sh", "kind-deploy.sh", "kind-e2e.sh", "kind-down.sh"} {
+	for _, script := range []string{"kind-up.sh", "kind-deploy.sh", "kind-e2e.sh", "kind-down.sh", "kind-cni.sh"} {
 		t.Run(script, func(t *testing.T) {
 			path := filepath.Join(env.Root, "hack", script)
 			if out, err := run(env.Root, nil, "bash", "-n", path); err != nil {
@@ -62,7 +63,7 @@ func TestKindScriptsRefuseWithoutDocker(t *testing.T) {
 // make's Docker targets must fail with the message before building kind or helm, which would
 // take minutes and need the network.
 func TestDockerMakeTargetsRefuseWithoutDocker(t *testing.T) {
-	for _, target := range []string{"docker-build", "kind-up", "kind-deploy", "test-e2e", "kind-down"} {
+	for _, target := range []string{"docker-build", "docker-build-local", "kind-images", "kind-up", "kind-deploy", "test-e2e", "kind-down"} {
 		t.Run(target, func(t *testing.T) {
 			pathEnv, calls := stubTools(t)
 			// An empty tool cache: make would have to build kind to get past the check.
