@@ -3,13 +3,14 @@ package changepoint
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"os/exec"
+	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/cassbench/cassbench/internal/testutil/oracle"
 )
 
 type otavaResult struct {
@@ -28,17 +29,9 @@ type otavaResult struct {
 // cached virtual environment) on the series.
 func otava(t *testing.T, opt Options, series [][]float64) []otavaResult {
 	t.Helper()
-	venv, err := exec.Command("../../hack/oracle-venv.sh").Output()
-	if err != nil {
-		msg := err.Error()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			msg += ": " + string(ee.Stderr)
-		}
-		t.Skipf("SKIPPED, NOT PASSED: pip could not install apache-otava, the oracle of this test: %s", msg)
-	}
+	venv := oracle.Venv(t, "apache-otava")
 	in, _ := json.Marshal(map[string]any{"alpha": opt.Alpha, "permutations": opt.Permutations, "series": series})
-	cmd := exec.Command(strings.TrimSpace(string(venv))+"/bin/python", "testdata/otava_oracle.py")
+	cmd := exec.Command(filepath.Join(venv, "bin", "python"), "testdata/otava_oracle.py")
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -3,7 +3,6 @@ package hdrlog
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -18,26 +17,19 @@ import (
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/testutil/oracle"
 )
 
-// oracle runs the Python HdrHistogram implementation (pinned in hack/oracle-venv.sh, which
+// readWithOracle runs the Python HdrHistogram implementation (pinned in hack/oracle-venv.sh, which
 // installs it from PyPI into a cached virtual environment) on a log.
-func oracle(t *testing.T, log string, percentiles []float64) map[string]readBack {
+func readWithOracle(t *testing.T, log string, percentiles []float64) map[string]readBack {
 	t.Helper()
-	venv, err := exec.Command("../../hack/oracle-venv.sh").Output()
-	if err != nil {
-		msg := err.Error()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			msg += ": " + string(ee.Stderr)
-		}
-		t.Skipf("SKIPPED, NOT PASSED: pip could not install hdrhistogram, the oracle of this test: %s", msg)
-	}
+	venv := oracle.Venv(t, "hdrhistogram")
 	args := []string{"testdata/read_hdr_log.py", log}
 	for _, p := range percentiles {
 		args = append(args, fmt.Sprint(p))
 	}
-	cmd := exec.Command(strings.TrimSpace(string(venv))+"/bin/python", args...)
+	cmd := exec.Command(filepath.Join(venv, "bin", "python"), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -113,7 +105,7 @@ func TestAnIndependentReaderFindsThePercentiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	percentiles := []float64{50, 90, 99, 99.9}
-	got := oracle(t, path, percentiles)
+	got := readWithOracle(t, path, percentiles)
 
 	mergedSketch, _ := results.Decode(run.Status.Results.Sketches.WritesResponse)
 	want := map[string]struct {

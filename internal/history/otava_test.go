@@ -2,7 +2,6 @@ package history
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,22 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cassbench/cassbench/internal/changepoint"
+	"github.com/cassbench/cassbench/internal/testutil/oracle"
 )
-
-// oracleVenv is the virtual environment hack/oracle-venv.sh installs Apache Otava into.
-func oracleVenv(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("../../hack/oracle-venv.sh").Output()
-	if err != nil {
-		msg := err.Error()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			msg += ": " + string(ee.Stderr)
-		}
-		t.Skipf("SKIPPED, NOT PASSED: pip could not install apache-otava, the oracle of this test: %s", msg)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // What history --otava writes, `otava analyze` reads as it is, and finds the changes
 // cassbench finds, at the same runs, for the same figures. Otava's default analysis is
@@ -37,7 +22,7 @@ func oracleVenv(t *testing.T) string {
 // leaves out changes under 5%, where the two may differ (Otava kept a 1.6% shift of p99 at
 // p = 0.006 on this series); internal/changepoint checks the permutation test against Otava's.
 func TestOtavaAnalyzesTheExport(t *testing.T) {
-	venv := oracleVenv(t)
+	venv := oracle.Venv(t, "apache-otava")
 	s := series(t)
 	// Otava analyzes the last year up to now by default: the runs are in the last 40 days.
 	start := time.Now().UTC().Truncate(time.Hour).Add(-40 * 24 * time.Hour)
