@@ -11,6 +11,10 @@ GO ?= go
 CONTROLLER_GEN_VERSION ?= v0.20.1
 KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
+# kube-api-linter has no releases; its README asks for a pseudo-version. Its command is a build of
+# golangci-lint with the linter compiled in (golangci-lint's own `custom` clones from GitHub,
+# which this machine cannot reach). .golangci-kal.yml says which rules apply to api/.
+KUBE_API_LINTER_VERSION ?= v0.0.0-20260716143926-092fe0c72997
 HELM_VERSION ?= v3.20.2
 # v0.33.0: v0.30.0 cannot load an image into a node whose containerd (2.3) reports config
 # version 4, which the node image built without a registry (hack/kind-images.sh) holds.
@@ -27,6 +31,7 @@ CYCLONEDX_GOMOD_VERSION ?= v1.10.0
 CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
 KUSTOMIZE := $(TOOLS)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+KUBE_API_LINTER := $(TOOLS)/kube-api-linter-$(KUBE_API_LINTER_VERSION)
 HELM := $(TOOLS)/helm-$(HELM_VERSION)
 KIND := $(TOOLS)/kind-$(KIND_VERSION)
 DISTRIBUTION := $(TOOLS)/registry-$(DISTRIBUTION_VERSION)
@@ -79,8 +84,13 @@ vet:
 	$(GO) vet ./...
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint.
-	$(GOLANGCI_LINT) run ./...
+LINT_PACKAGES ?= ./...
+lint: $(GOLANGCI_LINT) lint-api ## Run golangci-lint (LINT_PACKAGES, default all) and the API linter.
+	$(GOLANGCI_LINT) run $(LINT_PACKAGES)
+
+.PHONY: lint-api
+lint-api: $(KUBE_API_LINTER) ## Check api/ against the Kubernetes API conventions (kube-api-linter, .golangci-kal.yml).
+	$(KUBE_API_LINTER) run -c .golangci-kal.yml ./api/...
 
 .PHONY: verify
 verify: generate manifests notice verify-tidy verify-tiers ## Regenerate everything and fail if the tree changed.
@@ -376,6 +386,11 @@ $(GOLANGCI_LINT):
 	@mkdir -p $(TOOLS)
 	GOBIN=$(TOOLS)/tmp $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(TOOLS)/tmp/golangci-lint $@
+
+$(KUBE_API_LINTER):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS)/tmp $(GO) install sigs.k8s.io/kube-api-linter/cmd/golangci-lint-kube-api-linter@$(KUBE_API_LINTER_VERSION)
+	mv $(TOOLS)/tmp/golangci-lint-kube-api-linter $@
 
 $(HELM):
 	@mkdir -p $(TOOLS)

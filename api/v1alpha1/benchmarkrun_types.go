@@ -28,12 +28,12 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.operations) || !has(self.writers.rate) || double(self.writers.operations) / double(self.writers.rate) + double((has(self.writers.warmup) ? self.writers.warmup : duration('0s')).getSeconds()) < double(self.deadlines.run.getSeconds())",message="writers.operations at writers.rate (after writers.warmup) take longer than deadlines.run, so the writers cannot finish before it: raise deadlines.run or the rate, or lower operations"
 // +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.requestTimeout) || self.writers.requestTimeout < self.deadlines.run",message="writers.requestTimeout must be shorter than deadlines.run: one request would outlast the whole run"
 type BenchmarkRunSpec struct {
-	// DatacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
+	// datacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
 	// carry the annotation cassbench.io/allow-benchmarks.
 	// +required
-	DatacenterRef DatacenterReference `json:"datacenterRef"`
+	DatacenterRef DatacenterReference `json:"datacenterRef,omitzero"`
 
-	// Datacenter sizes and tunes the datacenter for the duration of the run.
+	// datacenter sizes and tunes the datacenter for the duration of the run.
 	// +optional
 	Datacenter *DatacenterTuning `json:"datacenter,omitempty"`
 
@@ -41,31 +41,31 @@ type BenchmarkRunSpec struct {
 	// section's CRD default applies: a zero WorkloadSpec would otherwise send writeRatio 0 and
 	// readRatio 0, and a zero TableSpec a table that names neither a profile nor cql.
 
-	// Schema is the keyspace and table the writers load.
+	// schema is the keyspace and table the writers load.
 	// +optional
 	// +kubebuilder:default={}
 	Schema SchemaSpec `json:"schema,omitempty,omitzero"`
 
-	// Workload is what each operation does: the mix of writes and reads, consistency levels and
+	// workload is what each operation does: the mix of writes and reads, consistency levels and
 	// how keys and values are generated.
 	// +optional
 	// +kubebuilder:default={}
 	Workload WorkloadSpec `json:"workload,omitempty,omitzero"`
 
-	// Writers is how many writer pods run, how hard each one pushes and for how long.
+	// writers is how many writer pods run, how hard each one pushes and for how long.
 	// +required
-	Writers WritersSpec `json:"writers"`
+	Writers WritersSpec `json:"writers,omitzero"`
 
-	// Connection overrides how writers reach and authenticate to Cassandra.
+	// connection overrides how writers reach and authenticate to Cassandra.
 	// +optional
 	Connection *ConnectionSpec `json:"connection,omitempty"`
 
-	// Deadlines bound how long each stage may take before the run fails.
+	// deadlines bound how long each stage may take before the run fails.
 	// +optional
 	// +kubebuilder:default={}
 	Deadlines Deadlines `json:"deadlines,omitempty,omitzero"`
 
-	// Baselines selects the earlier runs to judge this run against once it succeeds: it then
+	// baselines selects the earlier runs to judge this run against once it succeeds: it then
 	// gets a Regressed condition, True when a figure (ops/s, write or read p50, p99, p99.9
 	// response, timeouts per operation) is a significant regression against them, False when
 	// none is, Unknown with too few. The test is cassbench gate's.
@@ -75,12 +75,12 @@ type BenchmarkRunSpec struct {
 
 // Baselines are the runs a run is judged against.
 type Baselines struct {
-	// Selector selects the baselines by label among the BenchmarkRuns of the run's namespace,
+	// selector selects the baselines by label among the BenchmarkRuns of the run's namespace,
 	// usually by cassbench.io/experiment. Only runs that succeeded and measured before this
 	// one count, the newest 100 of them, in the order they measured.
 	// +required
 	Selector metav1.LabelSelector `json:"selector"`
-	// MinRuns is the fewest baselines to judge with; with fewer, Regressed is Unknown.
+	// minRuns is the fewest baselines to judge with; with fewer, Regressed is Unknown.
 	// +optional
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=2
@@ -90,14 +90,14 @@ type Baselines struct {
 
 // DatacenterReference names a CassandraDatacenter.
 type DatacenterReference struct {
-	// Name of the CassandraDatacenter, a DNS-1123 subdomain as every object name.
+	// name of the CassandraDatacenter, a DNS-1123 subdomain as every object name.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule=`self.matches(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')`,message="datacenterRef.name must be a CassandraDatacenter's name: lower case letters, digits, '-' and '.', starting and ending with a letter or digit"
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
-	// Namespace of the CassandraDatacenter; defaults to the run's namespace. The datacenter must
+	// namespace of the CassandraDatacenter; defaults to the run's namespace. The datacenter must
 	// list the run's namespace in its cassbench.io/allow-benchmarks annotation.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
@@ -106,6 +106,7 @@ type DatacenterReference struct {
 }
 
 // Phase is a one-word summary of where a run is, derived from its conditions.
+// +kubebuilder:validation:MaxLength=32
 type Phase string
 
 const (
@@ -121,50 +122,51 @@ const (
 
 // BenchmarkRunStatus is what the run did and measured.
 type BenchmarkRunStatus struct {
-	// ObservedGeneration is the generation the status describes.
+	// observedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: Succeeded, DatacenterReady, SchemaReady, WritersComplete, DatacenterRestored,
+	// conditions of the run: Succeeded, DatacenterReady, SchemaReady, WritersComplete, DatacenterRestored,
 	// and kstatus' Ready, Reconciling and Stalled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// Phase summarises the conditions.
+	// phase summarises the conditions.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
 
-	// StartTime is when the run took the datacenter.
+	// startTime is when the run took the datacenter.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 
-	// CompletionTime is when the run ended, successfully or not.
+	// completionTime is when the run ended, successfully or not.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 
-	// Resolved holds the defaults the controller chose, so a run can be repeated exactly.
+	// resolved holds the defaults the controller chose, so a run can be repeated exactly.
 	// +optional
 	Resolved *ResolvedSettings `json:"resolved,omitempty"`
 
-	// Datacenter is what the run found and changed on the datacenter.
+	// datacenter is what the run found and changed on the datacenter.
 	// +optional
 	Datacenter *DatacenterStatus `json:"datacenter,omitempty"`
 
-	// Writers counts the writer pods.
+	// writers counts the writer pods.
 	// +optional
 	Writers *WritersStatus `json:"writers,omitempty"`
 
-	// Progress of the measured window while writers run.
+	// progress of the measured window while writers run.
 	// +optional
 	Progress *Progress `json:"progress,omitempty"`
 
-	// Results merged from every writer that reported.
+	// results merged from every writer that reported.
 	// +optional
 	Results *Results `json:"results,omitempty"`
 
-	// WriterReports keep a row for each writer's pod that reported, stored the first time it
+	// writerReports keep a row for each writer's pod that reported, stored the first time it
 	// is read, so that results survive the pod (a node drain, garbage collection) and are
 	// merged from what was stored, never from pods that may belong to someone else. The
 	// writer's raw summary is in the ConfigMap the row names (<run>-reports-<k>, owned by the
@@ -179,30 +181,30 @@ type BenchmarkRunStatus struct {
 
 // WriterReport is what one writer pod left behind when it terminated.
 type WriterReport struct {
-	// Index of the writer.
+	// index of the writer.
 	// +required
 	Index int32 `json:"index"`
-	// PodUID of the pod that reported.
+	// podUID of the pod that reported.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	PodUID string `json:"podUID,omitempty"`
-	// Pod name.
+	// pod name.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Pod string `json:"pod,omitempty"`
-	// ExitCode of the writer container.
+	// exitCode of the writer container.
 	// +optional
 	ExitCode int32 `json:"exitCode,omitempty"`
-	// Reason the kubelet gave for the container's termination.
+	// reason the kubelet gave for the container's termination.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Reason string `json:"reason,omitempty"`
-	// Summary is the writer's termination message, exactly as written. Only runs from
+	// summary is the writer's termination message, exactly as written. Only runs from
 	// before configMap existed keep it here; the controller stores it in configMap.
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096
 	Summary string `json:"summary,omitempty"`
-	// ConfigMap holds the writer's raw summary, under the key writer-<index>.json.gz
+	// configMap holds the writer's raw summary, under the key writer-<index>.json.gz
 	// (gzip-compressed JSON of this row with its summary).
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
@@ -211,48 +213,53 @@ type WriterReport struct {
 
 // ResolvedSettings are the values the controller filled in.
 type ResolvedSettings struct {
-	// Image the writer and setup Jobs run: spec.writers.image, or the manager's own.
+	// image the writer and setup Jobs run: spec.writers.image, or the manager's own.
 	// +optional
+	// +kubebuilder:validation:MaxLength=1024
 	Image string `json:"image,omitempty"`
-	// Service is the host the writers connect to: connection.service, or the datacenter's service.
+	// service is the host the writers connect to: connection.service, or the datacenter's service.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Service string `json:"service,omitempty"`
-	// Port is the CQL port the writers connect to.
+	// port is the CQL port the writers connect to.
 	// +optional
 	Port int32 `json:"port,omitempty"`
-	// CredentialsSecret names the Secret the writers authenticate with, in Namespace.
+	// credentialsSecret names the Secret the writers authenticate with, in Namespace.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	CredentialsSecret string `json:"credentialsSecret,omitempty"`
-	// Namespace the run's Jobs, and the datacenter it benchmarks, are in.
+	// namespace the run's Jobs, and the datacenter it benchmarks, are in.
 	// +optional
+	// +kubebuilder:validation:MaxLength=63
 	Namespace string `json:"namespace,omitempty"`
 }
 
 // WritersStatus counts writer pods by state.
 type WritersStatus struct {
-	// JobName is the name of the writer Job.
+	// jobName is the name of the writer Job.
 	// +optional
+	// +kubebuilder:validation:MaxLength=63
 	JobName string `json:"jobName,omitempty"`
-	// Replicas is the number of writer pods the Job runs.
+	// replicas is the number of writer pods the Job runs.
 	// +required
 	Replicas int32 `json:"replicas"`
-	// Active is the number of writer pods running.
+	// active is the number of writer pods running.
 	// +required
 	Active int32 `json:"active"`
-	// Succeeded is the number of writer pods that finished successfully.
+	// succeeded is the number of writer pods that finished successfully.
 	// +required
 	Succeeded int32 `json:"succeeded"`
-	// Failed is the number of writer pods that failed.
+	// failed is the number of writer pods that failed.
 	// +required
 	Failed int32 `json:"failed"`
 }
 
 // Progress of a running measured window.
 type Progress struct {
-	// ElapsedSeconds of the measured window so far.
+	// elapsedSeconds of the measured window so far.
 	// +required
 	ElapsedSeconds int64 `json:"elapsedSeconds"`
-	// Percent of the measured window done, for runs bounded by duration.
+	// percent of the measured window done, for runs bounded by duration.
 	// +optional
 	Percent int32 `json:"percent,omitempty"`
 }
@@ -275,13 +282,15 @@ type Progress struct {
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 56",message="metadata.name must be at most 56 characters: it names the run's Jobs and labels their pods"
 type BenchmarkRun struct {
 	metav1.TypeMeta   `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// Spec describes one experiment: which datacenter, how to size and tune it, what schema to
+	// spec describes one experiment: which datacenter, how to size and tune it, what schema to
 	// load, and how many writers drive which workload for how long. It is immutable.
 	// +required
-	Spec BenchmarkRunSpec `json:"spec"`
-	// Status is what the run did and measured.
+	Spec BenchmarkRunSpec `json:"spec,omitzero"`
+	// status is what the run did and measured.
 	// +optional
 	Status BenchmarkRunStatus `json:"status,omitempty"`
 }

@@ -79,6 +79,7 @@ const (
 )
 
 // PointOutcome is where one point of a sweep is.
+// +kubebuilder:validation:MaxLength=32
 type PointOutcome string
 
 const (
@@ -100,11 +101,11 @@ const (
 // +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'zip') ? size(self.axes[0].values) <= 200 : (size(self.axes[0].values) * (size(self.axes) > 1 ? size(self.axes[1].values) : 1) * (size(self.axes) > 2 ? size(self.axes[2].values) : 1) * (size(self.axes) > 3 ? size(self.axes[3].values) : 1) * (size(self.axes) > 4 ? size(self.axes[4].values) : 1) * (size(self.axes) > 5 ? size(self.axes[5].values) : 1) * (size(self.axes) > 6 ? size(self.axes[6].values) : 1) * (size(self.axes) > 7 ? size(self.axes[7].values) : 1)) <= 200",message="spec.axes: a sweep may have at most 200 points (the product of the axes' lengths in cartesian mode)"
 // +kubebuilder:validation:XValidation:rule="!has(self.loadOnce) || !self.loadOnce || (has(self.template.workload) && has(self.template.workload.dataset))",message="spec.loadOnce loads the template's workload.dataset once: set template.workload.dataset (rows), or remove loadOnce"
 type BenchmarkSweepSpec struct {
-	// Template is the BenchmarkRun spec every point starts from.
+	// template is the BenchmarkRun spec every point starts from.
 	// +required
-	Template BenchmarkRunSpec `json:"template"`
+	Template BenchmarkRunSpec `json:"template,omitzero"`
 
-	// Axes are the fields that vary. Each names a field of the template by its dotted JSON
+	// axes are the fields that vary. Each names a field of the template by its dotted JSON
 	// path (writers.replicas, datacenter.size, schema.table.profile,
 	// datacenter.config.cassandra-yaml.concurrent_writes,
 	// datacenter.config.jvm-server-options.max_heap_size) and lists the values it takes.
@@ -113,15 +114,15 @@ type BenchmarkSweepSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
-	Axes []SweepAxis `json:"axes"`
+	Axes []SweepAxis `json:"axes,omitempty"`
 
-	// Mode combines the axes: cartesian runs every combination (the first axis varies
+	// mode combines the axes: cartesian runs every combination (the first axis varies
 	// slowest), zip runs the i-th values of all axes together.
 	// +optional
 	// +kubebuilder:default=cartesian
 	Mode SweepMode `json:"mode,omitempty"`
 
-	// Repeats runs every point this many times, one after the other; the table then shows the
+	// repeats runs every point this many times, one after the other; the table then shows the
 	// mean and the range of each point's repeats.
 	// +optional
 	// +kubebuilder:default=1
@@ -129,12 +130,12 @@ type BenchmarkSweepSpec struct {
 	// +kubebuilder:validation:Maximum=10
 	Repeats int32 `json:"repeats,omitempty"`
 
-	// StopOnFailure ends the sweep at the first failed run; otherwise a failed point is
+	// stopOnFailure ends the sweep at the first failed run; otherwise a failed point is
 	// recorded and the sweep goes on.
 	// +optional
 	StopOnFailure bool `json:"stopOnFailure,omitempty"`
 
-	// Restore is when the datacenter is put back. afterEach: every run restores it and
+	// restore is when the datacenter is put back. afterEach: every run restores it and
 	// releases its lock, so a point that tunes the datacenter restarts it twice, and each point
 	// starts from the original. atEnd: the sweep locks the datacenter before its first point
 	// and holds it until after the last (other runs queue behind it); each point changes only
@@ -145,19 +146,19 @@ type BenchmarkSweepSpec struct {
 	// +kubebuilder:default=afterEach
 	Restore SweepRestore `json:"restore,omitempty"`
 
-	// BestBy chooses the best point: highest achieved opsPerSecond, lowest p99 or lowest
+	// bestBy chooses the best point: highest achieved opsPerSecond, lowest p99 or lowest
 	// timeoutRatio.
 	// +optional
 	// +kubebuilder:default=opsPerSecond
 	BestBy SweepMetric `json:"bestBy,omitempty"`
 
-	// MaxP99Micros is the latency bound: a point whose p99 is above it cannot be the best,
+	// maxP99Micros is the latency bound: a point whose p99 is above it cannot be the best,
 	// so bestBy opsPerSecond finds the most throughput within the bound.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MaxP99Micros *int64 `json:"maxP99Micros,omitempty"`
 
-	// LoadOnce measures every point on the same data: the sweep's first run loads the
+	// loadOnce measures every point on the same data: the sweep's first run loads the
 	// template's workload.dataset (load stage, schema.recreate as the template says; the
 	// template reads as that first run, with dataset.load true) and every later run measures
 	// it with dataset.load and schema.recreate false. Axes must then leave
@@ -170,14 +171,14 @@ type BenchmarkSweepSpec struct {
 // SweepAxis is one field of the template and the values it takes.
 // +kubebuilder:validation:XValidation:rule="self.values.all(v, type(v) == string || (v >= -2147483648 && v <= 2147483647))",message="values: an integer must fit in 32 bits; write a larger one as a string, e.g. \"9007199254740993\""
 type SweepAxis struct {
-	// Path is the dotted JSON path of a field of the BenchmarkRun spec, e.g. writers.replicas.
+	// path is the dotted JSON path of a field of the BenchmarkRun spec, e.g. writers.replicas.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`
-	Path string `json:"path"`
+	Path string `json:"path,omitempty"`
 
-	// Values the field takes: integers or strings, each read as the field's type. An integer
+	// values the field takes: integers or strings, each read as the field's type. An integer
 	// field takes 12 or "12"; a string field "QUORUM" (an integer becomes its decimal
 	// string); a duration "10m"; a boolean "true" or "false"; an object or list field a JSON
 	// string such as '{"profile": "ip-by-city"}', where "null" removes the field. Inside the
@@ -190,54 +191,55 @@ type SweepAxis struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=200
-	Values []intstr.IntOrString `json:"values"`
+	Values []intstr.IntOrString `json:"values,omitempty"`
 }
 
 // BenchmarkSweepStatus is how far the sweep is and what each point measured.
 type BenchmarkSweepStatus struct {
-	// ObservedGeneration is the generation the status describes.
+	// observedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: Valid (every point is an acceptable BenchmarkRun), Succeeded, and with
+	// conditions of the sweep: Valid (every point is an acceptable BenchmarkRun), Succeeded, and with
 	// restore atEnd DatacenterLocked and DatacenterRestored.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// Phase summarises the conditions.
+	// phase summarises the conditions.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
 
-	// Points is the number of points in the sweep.
+	// points is the number of points in the sweep.
 	// +optional
 	Points int32 `json:"points,omitempty"`
 
-	// Completed counts the points whose every repeat finished, successfully or not.
+	// completed counts the points whose every repeat finished, successfully or not.
 	// +optional
 	Completed int32 `json:"completed,omitempty"`
 
-	// Failed counts the completed points with at least one failed run.
+	// failed counts the completed points with at least one failed run.
 	// +optional
 	Failed int32 `json:"failed,omitempty"`
 
-	// Progress reads "3/8 done" (and how many failed).
+	// progress reads "3/8 done" (and how many failed).
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Progress string `json:"progress,omitempty"`
 
-	// Table has one row per point, in point order.
+	// table has one row per point, in point order.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=200
 	Table []SweepPoint `json:"table,omitempty"`
 
-	// Best is the best completed point by spec.bestBy.
+	// best is the best completed point by spec.bestBy.
 	// +optional
 	Best *SweepBest `json:"best,omitempty"`
 
-	// Datacenter is, with restore atEnd, the datacenter the sweep holds and the size and config
+	// datacenter is, with restore atEnd, the datacenter the sweep holds and the size and config
 	// it found before its first point: what its points start from and what it puts back.
 	// +optional
 	Datacenter *HeldDatacenter `json:"datacenter,omitempty"`
@@ -247,91 +249,101 @@ type BenchmarkSweepStatus struct {
 // throughput and latencies are their means, with the range across repeats; latencies are the
 // runs' write response latencies (read latencies for a run without writes), in microseconds.
 type SweepPoint struct {
-	// Point is the row's index, from 0.
+	// point is the row's index, from 0.
 	// +required
 	Point int32 `json:"point"`
-	// Values of the axes at this point, in axis order, as written in spec.axes.
+	// values of the axes at this point, in axis order, as written in spec.axes.
 	// +listType=atomic
 	// +required
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:MaxItems=8
 	Values []string `json:"values"`
-	// Runs created for this point so far, in repeat order.
+	// runs created for this point so far, in repeat order.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:MaxItems=10
 	Runs []string `json:"runs,omitempty"`
-	// Outcome is Pending, Running, Succeeded, Failed or Skipped.
+	// outcome is Pending, Running, Succeeded, Failed or Skipped.
 	// +required
 	Outcome PointOutcome `json:"outcome"`
-	// Message says why the point failed.
+	// message says why the point failed.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
-	// Succeeded and Failed count the point's finished runs.
+	// succeeded and Failed count the point's finished runs.
 	// +optional
 	Succeeded int32 `json:"succeeded,omitempty"`
-	// Failed counts the point's runs that failed.
+	// failed counts the point's runs that failed.
 	// +optional
 	Failed int32 `json:"failed,omitempty"`
-	// OpsPerSecond is the mean over the succeeded runs; Min and Max bound it.
+	// opsPerSecond is the mean over the succeeded runs; Min and Max bound it.
 	// +optional
 	OpsPerSecond int64 `json:"opsPerSecond,omitempty"`
-	// OpsPerSecondMin is the lowest throughput of the point's succeeded runs.
+	// opsPerSecondMin is the lowest throughput of the point's succeeded runs.
 	// +optional
 	OpsPerSecondMin int64 `json:"opsPerSecondMin,omitempty"`
-	// OpsPerSecondMax is the highest throughput of the point's succeeded runs.
+	// opsPerSecondMax is the highest throughput of the point's succeeded runs.
 	// +optional
 	OpsPerSecondMax int64 `json:"opsPerSecondMax,omitempty"`
-	// OpsPerSecondSpread is (max - min) / mean of the runs' throughput, as a decimal string:
+	// opsPerSecondSpread is (max - min) / mean of the runs' throughput, as a decimal string:
 	// how much the repeats disagree.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	OpsPerSecondSpread string `json:"opsPerSecondSpread,omitempty"`
-	// P50, P99 and P999 are the percentiles of all the succeeded runs' operations together,
+	// p50 (and p99, p999 below) are the percentiles of all the succeeded runs' operations together,
 	// from their merged sketches, in microseconds (never means of the runs' percentiles).
 	// Runs that kept no sketches give the highest of their own percentiles, an upper bound,
 	// and no RelativeAccuracy.
 	// +optional
 	P50 int64 `json:"p50,omitempty"`
-	// P99 of the point's succeeded runs' operations together, in microseconds.
+	// p99 of the point's succeeded runs' operations together, in microseconds.
 	// +optional
 	P99 int64 `json:"p99,omitempty"`
-	// P999 of the point's succeeded runs' operations together, in microseconds.
+	// p999 of the point's succeeded runs' operations together, in microseconds.
 	// +optional
 	P999 int64 `json:"p999,omitempty"`
-	// P99Min and P99Max bound the runs' p99.
+	// p99Min and P99Max bound the runs' p99.
 	// +optional
 	P99Min int64 `json:"p99Min,omitempty"`
-	// P99Max is the highest p99 of one of the point's succeeded runs, in microseconds.
+	// p99Max is the highest p99 of one of the point's succeeded runs, in microseconds.
 	// +optional
 	P99Max int64 `json:"p99Max,omitempty"`
-	// RelativeAccuracy of P50, P99 and P999, as a decimal string.
+	// relativeAccuracy of P50, P99 and P999, as a decimal string.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	RelativeAccuracy string `json:"relativeAccuracy,omitempty"`
-	// TimeoutRatio is timed-out operations over operations across the runs, as a decimal.
+	// timeoutRatio is timed-out operations over operations across the runs, as a decimal.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	TimeoutRatio string `json:"timeoutRatio,omitempty"`
-	// TimeoutsPerAttempt is timed-out attempts over attempts across the runs, as a decimal.
+	// timeoutsPerAttempt is timed-out attempts over attempts across the runs, as a decimal.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	TimeoutsPerAttempt string `json:"timeoutsPerAttempt,omitempty"`
-	// Errors counts failed operations of every kind across the runs.
+	// errors counts failed operations of every kind across the runs.
 	// +optional
 	Errors int64 `json:"errors,omitempty"`
-	// Bottleneck is the runs' verdict on who limited them; Unclear when they disagree.
+	// bottleneck is the runs' verdict on who limited them; Unclear when they disagree.
 	// +optional
 	Bottleneck BottleneckVerdict `json:"bottleneck,omitempty"`
 }
 
 // SweepBest names the best point.
 type SweepBest struct {
-	// Point is the index of the best row.
+	// point is the index of the best row.
 	// +required
 	Point int32 `json:"point"`
-	// Values of the axes at that point.
+	// values of the axes at that point.
 	// +listType=atomic
 	// +required
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:MaxItems=8
 	Values []string `json:"values"`
-	// By is the metric that chose it.
+	// by is the metric that chose it.
 	// +required
-	By SweepMetric `json:"by"`
-	// Summary reads e.g. "writers.replicas=48 (29000 ops/s)".
+	By SweepMetric `json:"by,omitempty"`
+	// summary reads e.g. "writers.replicas=48 (29000 ops/s)".
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Summary string `json:"summary,omitempty"`
@@ -350,12 +362,14 @@ type SweepBest struct {
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name must be at most 63 characters: it labels the sweep's runs"
 type BenchmarkSweep struct {
 	metav1.TypeMeta   `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// Spec is a matrix of BenchmarkRuns: a template and the fields that vary. It is immutable.
+	// spec is a matrix of BenchmarkRuns: a template and the fields that vary. It is immutable.
 	// +required
-	Spec BenchmarkSweepSpec `json:"spec"`
-	// Status is how far the sweep is and what each point measured.
+	Spec BenchmarkSweepSpec `json:"spec,omitzero"`
+	// status is how far the sweep is and what each point measured.
 	// +optional
 	Status BenchmarkSweepStatus `json:"status,omitempty"`
 }

@@ -7,17 +7,17 @@ import (
 // DatacenterTuning is what the run changes on the datacenter. Every change is recorded and put
 // back after the run unless KeepChanges is set.
 type DatacenterTuning struct {
-	// Size is the number of Cassandra nodes during the run.
+	// size is the number of Cassandra nodes during the run.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	Size *int32 `json:"size,omitempty"`
 
-	// Config is deep-merged into the datacenter's spec.config, keyed as cass-operator takes it.
+	// config is deep-merged into the datacenter's spec.config, keyed as cass-operator takes it.
 	// +optional
 	Config *DatacenterConfig `json:"config,omitempty"`
 
-	// KeepChanges leaves the datacenter sized and tuned as the run left it.
+	// keepChanges leaves the datacenter sized and tuned as the run left it.
 	// +optional
 	KeepChanges bool `json:"keepChanges,omitempty"`
 }
@@ -25,32 +25,32 @@ type DatacenterTuning struct {
 // DatacenterConfig holds the sections of a CassandraDatacenter's spec.config that a run may
 // change. Each section is free-form and merged key by key into the datacenter's own.
 type DatacenterConfig struct {
-	// CassandraYaml settings, e.g. {"concurrent_writes": 64}. Every key is verified on every
+	// cassandra-yaml settings, e.g. {"concurrent_writes": 64}. Every key is verified on every
 	// node through system_views.settings before load starts.
 	// +optional
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
 	CassandraYaml *runtime.RawExtension `json:"cassandra-yaml,omitempty"`
 
-	// JvmServerOptions, e.g. {"max_heap_size": "8G", "initial_heap_size": "8G"}.
+	// jvm-server-options are the JVM options, e.g. {"max_heap_size": "8G", "initial_heap_size": "8G"}.
 	// +optional
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
 	JvmServerOptions *runtime.RawExtension `json:"jvm-server-options,omitempty"`
 
-	// Jvm11ServerOptions are JVM options for Java 11 images.
+	// jvm11-server-options are JVM options for Java 11 images.
 	// +optional
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Jvm11ServerOptions *runtime.RawExtension `json:"jvm11-server-options,omitempty"`
 
-	// Jvm17ServerOptions are JVM options for Java 17 images, e.g. the garbage collector.
+	// jvm17-server-options are JVM options for Java 17 images, e.g. the garbage collector.
 	// +optional
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Jvm17ServerOptions *runtime.RawExtension `json:"jvm17-server-options,omitempty"`
 
-	// CassandraEnvSh settings for cassandra-env.sh.
+	// cassandra-env-sh settings for cassandra-env.sh.
 	// +optional
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
@@ -62,22 +62,24 @@ type DatacenterConfig struct {
 // they were, and the generation its restore produced. The run's and the sweep's
 // status.datacenter share it, so that what to put back by hand reads the same on both.
 type HeldDatacenter struct {
-	// Name of the datacenter.
+	// name of the datacenter.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name,omitempty"`
-	// Namespace of the datacenter.
+	// namespace of the datacenter.
 	// +optional
+	// +kubebuilder:validation:MaxLength=63
 	Namespace string `json:"namespace,omitempty"`
-	// OriginalSize is the datacenter's size before the holder changed it.
+	// originalSize is the datacenter's size before the holder changed it.
 	// +optional
 	OriginalSize *int32 `json:"originalSize,omitempty"`
-	// OriginalConfig is the datacenter's spec.config before the holder changed it, exactly as it
+	// originalConfig is the datacenter's spec.config before the holder changed it, exactly as it
 	// was; absent when the datacenter had no spec.config, which restoring then removes.
 	// +optional
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
 	OriginalConfig *runtime.RawExtension `json:"originalConfig,omitempty"`
-	// RestoredGeneration is the generation the restore patch produced.
+	// restoredGeneration is the generation the restore patch produced.
 	// +optional
 	RestoredGeneration int64 `json:"restoredGeneration,omitempty"`
 }
@@ -85,34 +87,38 @@ type HeldDatacenter struct {
 // DatacenterStatus is what the run found on, and changed in, its datacenter.
 type DatacenterStatus struct {
 	HeldDatacenter `json:",inline"`
-	// Size during the run.
+	// size during the run.
 	// +optional
 	Size int32 `json:"size,omitempty"`
-	// Changed is true once the run has seen the datacenter at its size and config and they
+	// changed is true once the run has seen the datacenter at its size and config and they
 	// differ from the originals. Restoring does not depend on it: it compares the datacenter
 	// with the originals and the run's target.
 	// +optional
 	Changed bool `json:"changed,omitempty"`
-	// PatchedGeneration is the datacenter's generation when the run first saw it at its size
+	// patchedGeneration is the datacenter's generation when the run first saw it at its size
 	// and config; readiness waits for cass-operator to observe it, and any later generation
 	// while the run holds the datacenter is someone else's change (drift).
 	// +optional
 	PatchedGeneration int64 `json:"patchedGeneration,omitempty"`
-	// CassandraVersion reported by the setup Job.
+	// cassandraVersion reported by the setup Job.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	CassandraVersion string `json:"cassandraVersion,omitempty"`
-	// Nodes seen by the setup Job.
+	// nodes seen by the setup Job.
 	// +optional
 	Nodes int32 `json:"nodes,omitempty"`
-	// SettingsVerified lists the cassandra-yaml settings found on every node, then the
+	// settingsVerified lists the cassandra-yaml settings found on every node, then the
 	// jvm*-server-options keys (heap, collector) found so.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:MaxItems=256
 	SettingsVerified []string `json:"settingsVerified,omitempty"`
-	// SettingsUnverified lists the JVM settings the run asked for that could not be read on
+	// settingsUnverified lists the JVM settings the run asked for that could not be read on
 	// some node, with why: the result is not attributed to them as verified.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=256
 	SettingsUnverified []string `json:"settingsUnverified,omitempty"`
 }

@@ -36,18 +36,18 @@ type SerialConsistency string
 // +kubebuilder:validation:XValidation:rule="!has(self.pageSize) || self.kind == 'scanPartition' || self.kind == 'scanTokenRange'",message="pageSize applies to scanPartition and scanTokenRange: remove it from this operation"
 // +kubebuilder:validation:XValidation:rule="!has(self.splits) || self.kind == 'scanTokenRange'",message="splits applies to scanTokenRange: remove it from this operation"
 type Operation struct {
-	// Kind of operation; each kind appears once in the list.
+	// kind of operation; each kind appears once in the list.
 	// +required
-	Kind OperationKind `json:"kind"`
+	Kind OperationKind `json:"kind,omitempty"`
 
-	// Weight of this kind in the mix, with writeRatio and readRatio.
+	// weight of this kind in the mix, with writeRatio and readRatio.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	Weight int32 `json:"weight,omitempty"`
 
-	// Columns an update sets (default: every regular column) or a counterIncrement adds 1 to
+	// columns an update sets (default: every regular column) or a counterIncrement adds 1 to
 	// (default: every counter column). Key columns cannot be set.
 	// +optional
 	// +listType=set
@@ -57,19 +57,19 @@ type Operation struct {
 	// +kubebuilder:validation:items:MaxLength=48
 	Columns []string `json:"columns,omitempty"`
 
-	// SerialConsistency of an insertIfNotExists: SERIAL (all datacenters, the default) or
+	// serialConsistency of an insertIfNotExists: SERIAL (all datacenters, the default) or
 	// LOCAL_SERIAL. Its commit runs at writeConsistency.
 	// +optional
 	SerialConsistency SerialConsistency `json:"serialConsistency,omitempty"`
 
-	// PageSize is the rows a scan fetches per request; every page of the partition or range
+	// pageSize is the rows a scan fetches per request; every page of the partition or range
 	// is read before the scan counts as done. Default 5000, the driver's.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	PageSize int32 `json:"pageSize,omitempty"`
 
-	// Splits is how many equal token ranges the ring is cut into for scanTokenRange; the
+	// splits is how many equal token ranges the ring is cut into for scanTokenRange; the
 	// writers' scans walk them in turn, so splits scans read the whole table once.
 	// Default 256.
 	// +optional
@@ -81,47 +81,48 @@ type Operation struct {
 // KindSketch is the merged response latency sketch of one kind of workload.operations,
 // encoded as the other sketches of ResultSketches.
 type KindSketch struct {
-	// Kind of operation.
+	// kind of operation.
 	// +required
-	Kind OperationKind `json:"kind"`
-	// Response is the encoded response latency sketch.
+	Kind OperationKind `json:"kind,omitempty"`
+	// response is the encoded response latency sketch.
 	// +required
+	// +kubebuilder:validation:MaxLength=1048576
 	Response string `json:"response"`
 }
 
 // KindResults are the figures of one operation kind of workload.operations.
 type KindResults struct {
-	// Kind of operation.
+	// kind of operation.
 	// +required
-	Kind OperationKind `json:"kind"`
-	// Operations that succeeded, and their achieved rate.
+	Kind OperationKind `json:"kind,omitempty"`
+	// operations that succeeded, and their achieved rate.
 	// +required
 	Operations int64 `json:"operations"`
-	// OpsPerSecond is the achieved rate of the kind's successful operations.
+	// opsPerSecond is the achieved rate of the kind's successful operations.
 	// +required
 	OpsPerSecond int64 `json:"opsPerSecond"`
-	// Failed operations, after retries.
+	// failed operations, after retries.
 	// +optional
 	Failed int64 `json:"failed,omitempty"`
-	// Response latency of every operation of the kind, failed ones too (see
+	// response latency of every operation of the kind, failed ones too (see
 	// OperationResults). A scan's latency runs from its first page's request to its last
 	// page's answer.
 	// +required
 	Response Latency `json:"response"`
-	// Rows and Pages a scan read, and Misses: scans that found no row.
+	// rows and Pages a scan read, and Misses: scans that found no row.
 	// +optional
 	Rows int64 `json:"rows,omitempty"`
-	// Pages a scan read.
+	// pages a scan read.
 	// +optional
 	Pages int64 `json:"pages,omitempty"`
-	// Misses counts the scans that found no row.
+	// misses counts the scans that found no row.
 	// +optional
 	Misses int64 `json:"misses,omitempty"`
-	// Applied and NotApplied count the lightweight transactions that succeeded by whether
+	// applied and NotApplied count the lightweight transactions that succeeded by whether
 	// their condition held ([applied] true) or the row existed already.
 	// +optional
 	Applied int64 `json:"applied,omitempty"`
-	// NotApplied counts the lightweight transactions whose row existed already.
+	// notApplied counts the lightweight transactions whose row existed already.
 	// +optional
 	NotApplied int64 `json:"notApplied,omitempty"`
 }

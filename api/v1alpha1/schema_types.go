@@ -41,7 +41,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="has(self.csv) == (has(self.columns) && self.columns.exists(c, has(c.csvColumn)))",message="schema.csv and a column's csvColumn go together: name the file in schema.csv and the CSV column in schema.columns[].csvColumn"
 // +kubebuilder:validation:XValidation:rule=`!has(self.table) || !has(self.table.cql) || !self.table.cql.matches(r'^\s*(?i:create)\s+(?i:table)\s+((?i:if)\s+(?i:not)\s+(?i:exists)\s+)?("([^"]|"")*"|[a-zA-Z0-9_]+)\s*\.') || self.table.cql.matches('^\\s*(?i:create)\\s+(?i:table)\\s+((?i:if)\\s+(?i:not)\\s+(?i:exists)\\s+)?((?i:' + (has(self.keyspace) ? self.keyspace : 'cassbench') + ')|"' + (has(self.keyspace) ? self.keyspace : 'cassbench').lowerAscii() + '")\\s*\\.')`,message="schema.table.cql creates its table in another keyspace than schema.keyspace: leave the table name unqualified, or set schema.keyspace to that keyspace"
 type SchemaSpec struct {
-	// Keyspace to create and write to. System keyspaces are refused.
+	// keyspace to create and write to. System keyspaces are refused.
 	// +optional
 	// +kubebuilder:default=cassbench
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`
@@ -49,17 +49,17 @@ type SchemaSpec struct {
 	// +kubebuilder:validation:XValidation:rule="!self.lowerAscii().startsWith('system') && !self.lowerAscii().startsWith('dse_') && self.lowerAscii() != 'solr_admin'",message="schema.keyspace must not be a system keyspace: names starting with system or dse_, and solr_admin, are Cassandra's own; choose another, e.g. cassbench"
 	Keyspace string `json:"keyspace,omitempty"`
 
-	// Replication of the keyspace.
+	// replication of the keyspace.
 	// +optional
 	// +kubebuilder:default={}
 	Replication Replication `json:"replication,omitempty,omitzero"`
 
-	// DurableWrites of the keyspace.
+	// durableWrites of the keyspace.
 	// +optional
 	// +kubebuilder:default=true
 	DurableWrites *bool `json:"durableWrites,omitempty"`
 
-	// Recreate drops the benchmark keyspace before the run so every run starts empty. Only a
+	// recreate drops the benchmark keyspace before the run so every run starts empty. Only a
 	// keyspace cassbench created (every table's comment starts with "created by cassbench"),
 	// or one the datacenter's annotation cassbench.io/allow-drop-keyspaces lists, is dropped;
 	// any other is refused before anything is dropped. Without recreate an existing keyspace
@@ -69,18 +69,18 @@ type SchemaSpec struct {
 	// +optional
 	Recreate bool `json:"recreate,omitempty"`
 
-	// KeepSnapshots keeps the snapshots that a recreating drop leaves on each node (with
+	// keepSnapshots keeps the snapshots that a recreating drop leaves on each node (with
 	// auto_snapshot on) instead of clearing them through the management API: setup lists them
 	// and says how to clear them (nodetool clearsnapshot).
 	// +optional
 	KeepSnapshots bool `json:"keepSnapshots,omitempty"`
 
-	// Table is a built-in profile or a CREATE TABLE statement.
+	// table is a built-in profile or a CREATE TABLE statement.
 	// +optional
 	// +kubebuilder:default={profile: key-value}
 	Table TableSpec `json:"table,omitempty,omitzero"`
 
-	// Columns sets how each column of a cql table is generated. Columns not listed get a
+	// columns sets how each column of a cql table is generated. Columns not listed get a
 	// generator chosen by their type.
 	// +optional
 	// +listType=map
@@ -88,29 +88,29 @@ type SchemaSpec struct {
 	// +kubebuilder:validation:MaxItems=128
 	Columns []ColumnGenerator `json:"columns,omitempty"`
 
-	// Compaction strategy of the table.
+	// compaction strategy of the table.
 	// +optional
 	Compaction *Compaction `json:"compaction,omitempty"`
 
-	// DefaultTTLSeconds of the table; 0 keeps rows forever.
+	// defaultTTLSeconds of the table; 0 keeps rows forever.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=630720000
 	DefaultTTLSeconds *int32 `json:"defaultTTLSeconds,omitempty"`
 
-	// TableOptions of the table (compression, caching, gc_grace_seconds, bloom filter), for a
+	// tableOptions of the table (compression, caching, gc_grace_seconds, bloom filter), for a
 	// built-in profile as for a cql table; a cql table must not also set them in its WITH.
 	// +optional
 	TableOptions *TableOptions `json:"tableOptions,omitempty"`
 
-	// Indexes to create on the table.
+	// indexes to create on the table.
 	// +optional
 	// +listType=map
 	// +listMapKey=column
 	// +kubebuilder:validation:MaxItems=32
 	Indexes []Index `json:"indexes,omitempty"`
 
-	// CSV is a file of values for the columns that name a csvColumn: row n of the run takes
+	// csv is a file of values for the columns that name a csvColumn: row n of the run takes
 	// row n of the file (after its header line), starting over at the end, as NoSQLBench's
 	// CSV bindings do. The ConfigMap is mounted into the setup and writer pods; `cassbench
 	// run` reads a local file given by --csv-file instead.
@@ -121,13 +121,13 @@ type SchemaSpec struct {
 // CSVSource is a CSV file in a ConfigMap: a header line naming the columns, then one line per
 // row.
 type CSVSource struct {
-	// ConfigMapName is the ConfigMap in the run's namespace.
+	// configMapName is the ConfigMap in the run's namespace.
 	// +required
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +kubebuilder:validation:MaxLength=253
 	ConfigMapName string `json:"configMapName"`
 
-	// Key of the file in the ConfigMap.
+	// key of the file in the ConfigMap.
 	// +required
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
 	// +kubebuilder:validation:MaxLength=253
@@ -136,12 +136,12 @@ type CSVSource struct {
 
 // Replication of the benchmark keyspace.
 type Replication struct {
-	// Strategy is the replication class.
+	// strategy is the replication class.
 	// +optional
 	// +kubebuilder:default=SimpleStrategy
 	Strategy ReplicationStrategy `json:"strategy,omitempty"`
 
-	// Factor is the number of replicas (in this datacenter, for NetworkTopologyStrategy).
+	// factor is the number of replicas (in this datacenter, for NetworkTopologyStrategy).
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
@@ -152,11 +152,11 @@ type Replication struct {
 // TableSpec is exactly one of a built-in profile or a CREATE TABLE statement.
 // +kubebuilder:validation:XValidation:rule="has(self.profile) != has(self.cql)",message="schema.table takes exactly one of profile or cql"
 type TableSpec struct {
-	// Profile is a built-in table and workload.
+	// profile is a built-in table and workload.
 	// +optional
 	Profile TableProfile `json:"profile,omitempty"`
 
-	// CQL is a CREATE TABLE statement. An unqualified table name is created in the keyspace.
+	// cql is a CREATE TABLE statement. An unqualified table name is created in the keyspace.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16384
 	// +kubebuilder:validation:XValidation:rule=`self.matches(r'^\s*(?i:create)\s+(?i:table)\s[^;]*;?\s*$')`,message="schema.table.cql must be a single CREATE TABLE statement, with no other statement after a ';'"
@@ -170,11 +170,11 @@ type CompactionClass string
 
 // Compaction of the benchmark table.
 type Compaction struct {
-	// Class of the compaction strategy.
+	// class of the compaction strategy.
 	// +required
-	Class CompactionClass `json:"class"`
+	Class CompactionClass `json:"class,omitempty"`
 
-	// Options of the strategy, e.g. {"sstable_size_in_mb": "160"}.
+	// options of the strategy, e.g. {"sstable_size_in_mb": "160"}.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=32
 	Options map[string]string `json:"options,omitempty"`
@@ -182,23 +182,23 @@ type Compaction struct {
 
 // TableOptions are CREATE TABLE options the seed experiments tuned.
 type TableOptions struct {
-	// Compression sub-options, e.g. {"class": "LZ4Compressor", "chunk_length_in_kb": "16"},
+	// compression sub-options, e.g. {"class": "LZ4Compressor", "chunk_length_in_kb": "16"},
 	// or {"enabled": "false"} to store uncompressed.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=16
 	Compression map[string]string `json:"compression,omitempty"`
 
-	// Caching of partition keys and rows, e.g. keys NONE to turn the key cache off.
+	// caching of partition keys and rows, e.g. keys NONE to turn the key cache off.
 	// +optional
 	Caching *Caching `json:"caching,omitempty"`
 
-	// GCGraceSeconds before tombstones can be purged.
+	// gcGraceSeconds before tombstones can be purged.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=630720000
 	GCGraceSeconds *int32 `json:"gcGraceSeconds,omitempty"`
 
-	// BloomFilterFPChance, the bloom filter's false-positive chance, a decimal in (0, 1], e.g.
+	// bloomFilterFPChance is the bloom filter's false-positive chance, a decimal in (0, 1], e.g.
 	// "0.01"; "1" turns the filter off.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^(0\.[0-9]{1,6}|1(\.0{1,6})?)$`
@@ -209,25 +209,27 @@ type TableOptions struct {
 
 // Caching is the caching option of a table.
 type Caching struct {
-	// Keys caches partition keys: ALL or NONE.
+	// keys caches partition keys: ALL or NONE.
 	// +optional
 	// +kubebuilder:validation:Enum=ALL;NONE
 	Keys string `json:"keys,omitempty"`
 
-	// RowsPerPartition caches the first rows of each partition read: ALL, NONE or a count.
+	// rowsPerPartition caches the first rows of each partition read: ALL, NONE or a count.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^(ALL|NONE|[1-9][0-9]{0,8})$`
+	// +kubebuilder:validation:MaxLength=16
 	RowsPerPartition string `json:"rowsPerPartition,omitempty"`
 }
 
 // Index is a secondary index on one column.
 type Index struct {
-	// Column to index. For a map column, the values are indexed.
+	// column to index. For a map column, the values are indexed.
 	// +required
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`
+	// +kubebuilder:validation:MaxLength=256
 	Column string `json:"column"`
 
-	// Kind of index: a legacy secondary index or a storage-attached index.
+	// kind of index: a legacy secondary index or a storage-attached index.
 	// +optional
 	// +kubebuilder:default=secondary
 	// +kubebuilder:validation:Enum=secondary;sai
@@ -249,39 +251,41 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.minSize) || !has(self.maxSize) || self.minSize <= self.maxSize",message="minSize must not exceed maxSize"
 // +kubebuilder:validation:XValidation:rule="!has(self.csvColumn) || !(has(self.cardinality) || has(self.distribution) || has(self.zipfExponent) || has(self.minSize) || has(self.maxSize))",message="a column with csvColumn takes its values from the CSV file: remove cardinality, distribution, zipfExponent, minSize and maxSize"
 type ColumnGenerator struct {
-	// Name of the column.
+	// name of the column.
 	// +required
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`
+	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 
-	// Cardinality is the number of distinct values; 0 means as many as there are rows.
+	// cardinality is the number of distinct values; 0 means as many as there are rows.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Cardinality int64 `json:"cardinality,omitempty"`
 
-	// Distribution of the values over the cardinality.
+	// distribution of the values over the cardinality.
 	// +optional
 	Distribution Distribution `json:"distribution,omitempty"`
 
-	// ZipfExponent for the zipf distribution, a decimal greater than 1, e.g. "1.1".
+	// zipfExponent for the zipf distribution, a decimal greater than 1, e.g. "1.1".
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9]{1,3}(\.[0-9]{1,6})?$`
+	// +kubebuilder:validation:MaxLength=32
 	ZipfExponent string `json:"zipfExponent,omitempty"`
 
-	// CSVColumn names the column of schema.csv (by its header) this column takes its values
+	// csvColumn names the column of schema.csv (by its header) this column takes its values
 	// from, parsed as the column's CQL type.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	CSVColumn string `json:"csvColumn,omitempty"`
 
-	// MinSize and MaxSize bound text and blob lengths in bytes, and collection element counts.
+	// minSize and MaxSize bound text and blob lengths in bytes, and collection element counts.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=16777216
 	MinSize *int32 `json:"minSize,omitempty"`
 
-	// MaxSize; see MinSize.
+	// maxSize is the largest size; see minSize.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=16777216
