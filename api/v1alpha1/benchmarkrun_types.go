@@ -95,7 +95,7 @@ type DatacenterReference struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule=`self.matches(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')`,message="datacenterRef.name must be a CassandraDatacenter's name: lower case letters, digits, '-' and '.', starting and ending with a letter or digit"
-	Name string `json:"name,omitempty"`
+	Name string `json:"name"`
 
 	// namespace of the CassandraDatacenter; defaults to the run's namespace. The datacenter must
 	// list the run's namespace in its cassbench.io/allow-benchmarks annotation.

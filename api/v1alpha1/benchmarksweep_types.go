@@ -114,7 +114,7 @@ type BenchmarkSweepSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
-	Axes []SweepAxis `json:"axes,omitempty"`
+	Axes []SweepAxis `json:"axes"`
 
 	// mode combines the axes: cartesian runs every combination (the first axis varies
 	// slowest), zip runs the i-th values of all axes together.
@@ -176,7 +176,7 @@ type SweepAxis struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`
-	Path string `json:"path,omitempty"`
+	Path string `json:"path"`
 
 	// values the field takes: integers or strings, each read as the field's type. An integer
 	// field takes 12 or "12"; a string field "QUORUM" (an integer becomes its decimal
@@ -191,7 +191,7 @@ type SweepAxis struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=200
-	Values []intstr.IntOrString `json:"values,omitempty"`
+	Values []intstr.IntOrString `json:"values"`
 }
 
 // BenchmarkSweepStatus is how far the sweep is and what each point measured.
@@ -342,7 +342,7 @@ type SweepBest struct {
 	Values []string `json:"values"`
 	// by is the metric that chose it.
 	// +required
-	By SweepMetric `json:"by,omitempty"`
+	By SweepMetric `json:"by"`
 	// summary reads e.g. "writers.replicas=48 (29000 ops/s)".
 	// +optional
 	// +kubebuilder:validation:MaxLength=256

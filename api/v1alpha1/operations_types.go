@@ -38,7 +38,7 @@ type SerialConsistency string
 type Operation struct {
 	// kind of operation; each kind appears once in the list.
 	// +required
-	Kind OperationKind `json:"kind,omitempty"`
+	Kind OperationKind `json:"kind"`
 
 	// weight of this kind in the mix, with writeRatio and readRatio.
 	// +optional
@@ -83,7 +83,7 @@ type Operation struct {
 type KindSketch struct {
 	// kind of operation.
 	// +required
-	Kind OperationKind `json:"kind,omitempty"`
+	Kind OperationKind `json:"kind"`
 	// response is the encoded response latency sketch.
 	// +required
 	// +kubebuilder:validation:MaxLength=1048576
@@ -94,7 +94,7 @@ type KindSketch struct {
 type KindResults struct {
 	// kind of operation.
 	// +required
-	Kind OperationKind `json:"kind,omitempty"`
+	Kind OperationKind `json:"kind"`
 	// operations that succeeded, and their achieved rate.
 	// +required
 	Operations int64 `json:"operations"`

@@ -172,7 +172,7 @@ type CompactionClass string
 type Compaction struct {
 	// class of the compaction strategy.
 	// +required
-	Class CompactionClass `json:"class,omitempty"`
+	Class CompactionClass `json:"class"`
 
 	// options of the strategy, e.g. {"sstable_size_in_mb": "160"}.
 	// +optional

@@ -213,7 +213,7 @@ type NodeSSTableResults struct {
 	// committed) or metrics (the management API's live SSTable count of the table).
 	// +kubebuilder:validation:Enum=disk;metrics
 	// +required
-	Source string `json:"source,omitempty"`
+	Source string `json:"source"`
 	// before is the table's SSTables at the window's start (summed over nodes in the total).
 	// +required
 	Before int64 `json:"before"`
@@ -242,7 +242,7 @@ type NodeGCResults struct {
 	// over gc_log_threshold that GCInspector logs).
 	// +kubebuilder:validation:Enum=gc.log;hsperfdata;system_logs;metrics
 	// +required
-	Source string `json:"source,omitempty"`
+	Source string `json:"source"`
 	// pauses counted, their total and the longest, in milliseconds (rounded).
 	// +required
 	Pauses int64 `json:"pauses"`
@@ -291,7 +291,7 @@ const (
 type Bottleneck struct {
 	// verdict names who limited the run.
 	// +required
-	Verdict BottleneckVerdict `json:"verdict,omitempty"`
+	Verdict BottleneckVerdict `json:"verdict"`
 	// evidence are the observations behind the verdict, in plain words.
 	// +optional
 	// +listType=atomic

@@ -150,7 +150,7 @@ type DatasetSpec struct {
 	// a dataset is recorded with them and a later run must have the same.
 	// +required
 	// +kubebuilder:validation:Minimum=1
-	Rows int64 `json:"rows,omitempty"`
+	Rows int64 `json:"rows"`
 
 	// load makes this run load the dataset before its warm-up: every writer writes its share
 	// of the rows as fast as the cluster takes them, the figures go to status.results.load,

@@ -12,7 +12,7 @@ type WritersSpec struct {
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
-	Replicas int32 `json:"replicas,omitempty"`
+	Replicas int32 `json:"replicas"`
 
 	// concurrency is the number of requests each writer keeps in flight.
 	// +optional
