@@ -23,8 +23,6 @@ import (
 
 // observe reads, for one pass, everything decide needs: the datacenter, who holds its lock,
 // the queue, the run's Jobs and their pods, and the datacenter's pods that are not ready.
-
-// observe reads everything decide needs.
 func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.BenchmarkRun) (observation, error) {
 	o := observation{run: run, now: r.Clock.Now(), image: r.Image, allowedImages: r.AllowedImages, progressInterval: r.ProgressInterval,
 		podStartGrace: r.PodStartGrace}
