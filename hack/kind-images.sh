@@ -37,6 +37,32 @@ BIN=$CACHE/kind/bin
 log() { echo "kind-images: $*" >&2; }
 die() { log "$*"; exit 1; }
 
+# Scratch directories and build containers are removed when the script ends, however it ends
+# (an error, Ctrl-C, kill): each is listed in SCRATCH as it is made, and the top shell's EXIT
+# trap removes what is listed. The list is a file because the functions that make scratch run
+# in $(...) subshells too, whose variables and traps the top shell never sees.
+SCRATCH=$(mktemp /var/tmp/cassbench-kind-scratch-XXXXXX)
+remove_scratch() {
+	local p
+	while IFS= read -r p; do
+		case "$p" in
+		container:*) docker rm -f -v "${p#container:}" >/dev/null 2>&1 || true ;;
+		?*) rm -rf "$p" ;;
+		esac
+	done <"$SCRATCH"
+	rm -f "$SCRATCH"
+}
+trap remove_scratch EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# scratch_dir TEMPLATE makes a directory as mktemp -d does and lists it in SCRATCH.
+scratch_dir() {
+	local d
+	d=$(mktemp -d "$@")
+	echo "$d" >>"$SCRATCH"
+	echo "$d"
+}
+
 # go_install NAME VERSION PACKAGE@VERSION [go build flags...] installs one binary as
 # $BIN/NAME-VERSION.
 go_install() {
@@ -47,7 +73,7 @@ go_install() {
 	mkdir -p "$BIN"
 	log "building $name $version from the Go module proxy"
 	local tmp
-	tmp=$(mktemp -d "$BIN/.build-XXXXXX")
+	tmp=$(scratch_dir "$BIN/.build-XXXXXX")
 	# -mod=mod and GOFLAGS cleared: the module is built as its go.mod says, outside this one.
 	(cd "$tmp" && GOFLAGS= CGO_ENABLED=0 GOBIN="$tmp" "$GO" install -trimpath "$@" "$pkg")
 	mv "$tmp/$(basename "${pkg%@*}")" "$out"
@@ -122,7 +148,7 @@ debootstrap_root() {
 	if [[ ! -f "$tarball" ]]; then
 		command -v debootstrap >/dev/null || die "debootstrap is needed (hack/docker.sh up installs it)"
 		local root
-		root=$(mktemp -d /var/tmp/cassbench-debootstrap-XXXXXX)
+		root=$(scratch_dir /var/tmp/cassbench-debootstrap-XXXXXX)
 		log "debootstrap $DEBIAN_SUITE with $BASE_PACKAGES (minutes, once)"
 		debootstrap --variant=minbase --include="$BASE_PACKAGES" "$DEBIAN_SUITE" "$root" "$DEBIAN_MIRROR" >&2 ||
 			{ tail -30 "$root/debootstrap/debootstrap.log" >&2 || true; rm -rf "$root"; die "debootstrap failed"; }
@@ -149,7 +175,7 @@ base() {
 	local tarball root kind
 	tarball=$(debootstrap_root)
 	kind=$(kind_dir)
-	root=$(mktemp -d /var/tmp/cassbench-kind-base-XXXXXX)
+	root=$(scratch_dir /var/tmp/cassbench-kind-base-XXXXXX)
 	# shellcheck disable=SC2064 # the path is known now
 	trap "rm -rf '$root'" RETURN
 	tar -C "$root" -xf "$tarball"
@@ -225,7 +251,7 @@ binary_image() {
 	local saved=$IMAGES/${name//[:\/]/_}.tar
 	[[ -f "$saved" ]] && { echo "$saved"; return; }
 	local root
-	root=$(mktemp -d)
+	root=$(scratch_dir)
 	install -m 0755 -D "$binary" "$root$path"
 	mkdir -p "$root/tmp" && chmod 1777 "$root/tmp"
 	scratch_image "$name" "$root" --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' "$@"
@@ -247,7 +273,7 @@ images() {
 	local saved=$IMAGES/registry.k8s.io_kube-proxy_$KUBE_VERSION.tar
 	if [[ ! -f "$saved" ]]; then
 		local root
-		root=$(mktemp -d /var/tmp/cassbench-kube-proxy-XXXXXX)
+		root=$(scratch_dir /var/tmp/cassbench-kube-proxy-XXXXXX)
 		tar -C "$root" -xf "$(debootstrap_root)"
 		install -m 0755 "$assets/kube-proxy" "$root/usr/local/bin/kube-proxy"
 		# kube-proxy must program the iptables mode the node uses, which kind's entrypoint picks
@@ -288,7 +314,7 @@ WRAPPER
 	saved=$IMAGES/${helper//[:\/]/_}.tar
 	if [[ ! -f "$saved" ]]; then
 		local root
-		root=$(mktemp -d /var/tmp/cassbench-helper-XXXXXX)
+		root=$(scratch_dir /var/tmp/cassbench-helper-XXXXXX)
 		mkdir -p "$root/bin" "$root/tmp"
 		# bookworm's /bin is a link to /usr/bin.
 		tar -C "$root" -xf "$(debootstrap_root)" ./usr/bin/busybox
@@ -331,6 +357,7 @@ node() {
 	assets=$(KUBE_ASSETS)
 	local id=cassbench-kind-build-$$
 	log "assembling $KIND_NODE_IMAGE in container $id"
+	echo "container:$id" >>"$SCRATCH"
 	docker run -d --entrypoint=sleep --name "$id" --security-opt seccomp=unconfined "$BASE_IMAGE" infinity >/dev/null
 	# shellcheck disable=SC2064
 	trap "docker rm -f -v '$id' >/dev/null 2>&1 || true" RETURN
