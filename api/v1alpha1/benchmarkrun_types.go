@@ -281,7 +281,7 @@ type Progress struct {
 // BenchmarkRun is one Cassandra benchmark experiment against a CassandraDatacenter.
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 56",message="metadata.name must be at most 56 characters: it names the run's Jobs and labels their pods"
 type BenchmarkRun struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`

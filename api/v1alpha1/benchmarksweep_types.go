@@ -361,7 +361,7 @@ type SweepBest struct {
 // BenchmarkSweep runs a matrix of BenchmarkRuns, one at a time, and tabulates their results.
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name must be at most 63 characters: it labels the sweep's runs"
 type BenchmarkSweep struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
