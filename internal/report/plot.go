@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -258,14 +257,16 @@ func PlotRun(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
 	})
 }
 
-// timelineSeries is a timeline's points as (seconds from the window's start, figure) pairs, at
-// each interval's middle.
-func timelineSeries(tl *cbv1.Timeline, figure func(cbv1.TimelinePoint) float64) plotter.XYs {
-	out := make(plotter.XYs, len(tl.Points))
-	for i, p := range tl.Points {
-		out[i] = plotter.XY{X: (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000, Y: figure(p)}
+// timelineSeries is a timeline's intervals as (seconds from the window's start, figure)
+// pairs, at each interval's middle, as the page draws them (stretches), and where the
+// timeline ends.
+func timelineSeries(tl *cbv1.Timeline, figure func(stretch) float64) (plotter.XYs, float64) {
+	spans, end := stretches(tl)
+	out := make(plotter.XYs, len(spans))
+	for i, s := range spans {
+		out[i] = plotter.XY{X: s.middle(), Y: figure(s)}
 	}
-	return out
+	return out, end
 }
 
 func plotTimeline(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
@@ -283,7 +284,7 @@ func PlotTimelines(w io.Writer, runs []*cbv1.BenchmarkRun, format ImageFormat) e
 	top.Y.Label.Text = "ops/s"
 	bottom.Title.Text = "p99 response latency (highest writer's, per interval)"
 	bottom.Y.Label.Text = "p99 (ms)"
-	var topMax, bottomMax float64
+	var topMax, bottomMax, xMax float64
 	for i, run := range runs {
 		r := run.Status.Results
 		if r == nil || r.Timeline == nil || len(r.Timeline.Points) == 0 {
@@ -291,13 +292,14 @@ func PlotTimelines(w io.Writer, runs []*cbv1.BenchmarkRun, format ImageFormat) e
 		}
 		for _, panel := range []struct {
 			p      *plot.Plot
-			figure func(cbv1.TimelinePoint) float64
+			figure func(stretch) float64
 			hi     *float64
 		}{
-			{top, func(p cbv1.TimelinePoint) float64 { return float64(p.OpsPerSecond) }, &topMax},
-			{bottom, func(p cbv1.TimelinePoint) float64 { return ms(p.P99Micros) }, &bottomMax},
+			{top, func(s stretch) float64 { return s.opsPerSecond }, &topMax},
+			{bottom, func(s stretch) float64 { return s.p99Millis }, &bottomMax},
 		} {
-			xys := timelineSeries(r.Timeline, panel.figure)
+			xys, end := timelineSeries(r.Timeline, panel.figure)
+			xMax = max(xMax, end)
 			line, err := plotter.NewLine(xys)
 			if err != nil {
 				return fmt.Errorf("plotting the timeline of %s: %w", run.Name, err)
@@ -313,7 +315,9 @@ func PlotTimelines(w io.Writer, runs []*cbv1.BenchmarkRun, format ImageFormat) e
 	for _, p := range []*plot.Plot{top, bottom} {
 		p.Add(plotter.NewGrid())
 		p.X.Label.Text = "seconds into the measured window"
-		p.X.Min, p.Y.Min = 0, 0
+		// The time axis ends with the window, its ticks from the page's tick algorithm.
+		p.X.Min, p.X.Max, p.Y.Min = 0, xMax, 0
+		p.X.Tick.Marker = roundTicks{}
 		p.Y.Tick.Marker = roundTicks{}
 		p.Legend.Top = true
 	}
@@ -343,21 +347,12 @@ func (roundTicks) Ticks(lo, hi float64) []plot.Tick {
 	if hi <= lo {
 		return nil
 	}
-	raw := (hi - lo) / 5
-	scale := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * scale
-	for _, m := range []float64{1, 2, 5} {
-		if m*scale >= raw {
-			step = m * scale
-			break
-		}
-	}
+	step := niceStep(hi-lo, 5)
 	var out []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi+step/1e6; v += step {
-		v = math.Round(v/step) * step
-		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	for _, t := range roundTicksIn(lo, hi, step) {
+		out = append(out, plot.Tick{Value: t.v, Label: strconv.FormatFloat(t.v, 'f', -1, 64)})
 		for i := 1; i < 5; i++ {
-			if minor := v + float64(i)*step/5; minor <= hi {
+			if minor := t.v + float64(i)*step/5; minor <= hi {
 				out = append(out, plot.Tick{Value: minor})
 			}
 		}

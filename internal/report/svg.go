@@ -43,21 +43,45 @@ func roundAxis(hi float64, n int, label string) axis {
 	if hi <= 0 {
 		hi = 1
 	}
-	raw := hi / float64(n)
+	step := niceStep(hi, n)
+	return axis{hi: math.Ceil(hi/step-1e-9) * step, label: label, ticks: roundTicksIn(0, math.Ceil(hi/step-1e-9)*step, step)}
+}
+
+// spanAxis is an axis from zero to exactly hi, with about n round ticks inside it: a time
+// axis ends where the window does, not at the next round value beyond it.
+func spanAxis(hi float64, n int, label string) axis {
+	if hi <= 0 {
+		hi = 1
+	}
+	return axis{hi: hi, label: label, ticks: roundTicksIn(0, hi, niceStep(hi, n))}
+}
+
+// niceStep is the round step (1, 2 or 5 times a power of ten) that cuts span into about n
+// parts: the one tick algorithm of every chart, on the page and in files.
+func niceStep(span float64, n int) float64 {
+	raw := span / float64(max(n, 1))
 	scale := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * scale
 	for _, m := range []float64{1, 2, 5} {
-		if m*scale >= raw {
-			step = m * scale
-			break
+		if m*scale >= raw*(1-1e-9) {
+			return m * scale
 		}
 	}
-	a := axis{hi: math.Ceil(hi/step-1e-9) * step, label: label}
-	for v := a.lo; v <= a.hi+step/1e6; v += step {
-		v = math.Round(v/step) * step
-		a.ticks = append(a.ticks, tick{v, short(v)})
+	return 10 * scale
+}
+
+// roundTicksIn are the multiples of step from lo to hi, labelled short.
+func roundTicksIn(lo, hi, step float64) []tick {
+	var out []tick
+	k := math.Ceil(lo/step - 1e-9)
+	if k == 0 {
+		k = 0 // not -0, which labels as "-0"
 	}
-	return a
+	for ; k*step <= hi+step*1e-6; k++ {
+		// Twelve digits drop the float noise of the product (3 × 0.1 is 0.30000000000000004).
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(k*step, 'g', 12, 64), 64)
+		out = append(out, tick{v, short(v)})
+	}
+	return out
 }
 
 // short labels a tick: 12000 as 12k, 2.5 as 2.5.
