@@ -47,8 +47,8 @@ func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 	if len(ops.lines) == 0 {
 		return f, false
 	}
-	ops.y = roundAxis(opsMax*1.05, 4, "ops/s")
-	p99.y = roundAxis(p99Max*1.05, 4, "p99 (ms)")
+	ops.y = roundAxis(opsMax*1.05, "ops/s")
+	p99.y = roundAxis(p99Max*1.05, "p99 (ms)")
 	f.panels = []panel{ops, p99}
 	if pending, work, ok := serverPanels(runs, xMax); ok {
 		f.title = "Throughput, p99 response and the servers over the measured window"
@@ -57,7 +57,7 @@ func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 			line{name: "flushes", color: styleColor, bars: &bars{fill: barLight}},
 			line{name: "GC pauses, ms (right)", color: styleColor, bars: &bars{fill: barOutline}})
 	}
-	f.x = spanAxis(xMax, 8, "seconds into the measured window")
+	f.x = spanAxis(xMax, "seconds into the measured window")
 	return f, true
 }
 
@@ -116,9 +116,9 @@ func serverPanels(runs []*cbv1.BenchmarkRun, end float64) (pending, work panel, 
 		return pending, work, false
 	}
 	// An idle server still gets a readable axis: 0 to 1 rather than 0 to 0.
-	pending.y = roundAxis(max(pendingMax*1.05, 1), 4, "queued tasks (peak)")
-	work.y = roundAxis(max(workMax*1.05, 1), 4, "finished per interval")
-	work.y2 = roundAxis(max(gcMax*1.05, 1), 4, "GC pauses (ms)")
+	pending.y = roundAxis(max(pendingMax*1.05, 1), "queued tasks (peak)")
+	work.y = roundAxis(max(workMax*1.05, 1), "finished per interval")
+	work.y2 = roundAxis(max(gcMax*1.05, 1), "GC pauses (ms)")
 	return pending, work, true
 }
 
@@ -155,7 +155,7 @@ func distributionFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 	for _, t := range hdrTicks {
 		f.x.ticks = append(f.x.ticks, tick{hdrX(t.q), t.label})
 	}
-	p.y = roundAxis(hi*1.05, 4, "response (ms)")
+	p.y = roundAxis(hi*1.05, "response (ms)")
 	f.panels = []panel{p}
 	return f, true
 }
@@ -206,8 +206,8 @@ func sweepFigure(sw *cbv1.BenchmarkSweep, n int) (figure, bool) {
 		pad = 0.5
 	}
 	f.x.lo, f.x.hi = lo-pad, hi+pad
-	p.y = roundAxis(opsMax*1.1, 4, "ops/s")
-	p.y2 = roundAxis(p99Max*1.1, 4, "p99 (ms)")
+	p.y = roundAxis(opsMax*1.1, "ops/s")
+	p.y2 = roundAxis(p99Max*1.1, "p99 (ms)")
 	if m, ok := bestMarker(sw, ticks, numeric); ok {
 		p.markers = append(p.markers, m)
 	}
