@@ -120,6 +120,18 @@ func TestPlots(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The first series is drawn, in the page's first colour (#1f77b4).
+			drawn := 0
+			for y := range img.Bounds().Dy() {
+				for x := range img.Bounds().Dx() {
+					if r, g, b, _ := img.At(x, y).RGBA(); r>>8 == 0x1f && g>>8 == 0x77 && b>>8 == 0xb4 {
+						drawn++
+					}
+				}
+			}
+			if drawn < 100 {
+				t.Errorf("%d pixels of the first series' colour", drawn)
+			}
 			// 8 inches at 96 dots an inch, as high as the figure the SVG has.
 			if s := img.Bounds().Size(); s.X != 768 || s.Y != int(math.Ceil(768*h/1000-1e-9)) && s.Y != int(math.Round(768*h/1000)) {
 				t.Errorf("PNG is %v; the figure is 1000 by %v", s, h)

@@ -64,7 +64,7 @@ func rangeAxis(lo, hi float64, n int, label string) axis {
 		hi = lo + 1
 	}
 	step := niceStep(hi-lo, n)
-	a := axis{lo: math.Floor(lo/step+1e-9) * step, hi: math.Ceil(hi/step-1e-9) * step, label: label}
+	a := axis{lo: clean(math.Floor(lo/step+1e-9) * step), hi: clean(math.Ceil(hi/step-1e-9) * step), label: label}
 	a.ticks = roundTicksIn(a.lo, a.hi, step)
 	return a
 }
@@ -90,10 +90,16 @@ func roundTicksIn(lo, hi, step float64) []tick {
 		k = 0 // not -0, which labels as "-0"
 	}
 	for ; k*step <= hi+step*1e-6; k++ {
-		// Twelve digits drop the float noise of the product (3 × 0.1 is 0.30000000000000004).
-		v, _ := strconv.ParseFloat(strconv.FormatFloat(k*step, 'g', 12, 64), 64)
+		v := clean(k * step)
 		out = append(out, tick{v, short(v)})
 	}
+	return out
+}
+
+// clean drops the float noise of a product of a step (3 × 0.1 is 0.30000000000000004):
+// twelve digits are more than any axis shows.
+func clean(v float64) float64 {
+	out, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
 	return out
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"regexp"
 	"strings"
@@ -152,5 +153,60 @@ func TestSpanAxisAndRoundAxis(t *testing.T) {
 				t.Errorf("axis to %v ticks %v, want to %v ticks %v", tc.got.hi, labels, tc.hi, tc.tickLabels)
 			}
 		})
+	}
+}
+
+// The history's figure: a panel per figure over the runs, on the figure's own round range,
+// a dashed rule between the last run before a change and the first after it, and a gap
+// where a run did not measure the figure.
+func TestSeriesFigure(t *testing.T) {
+	f := seriesFigure("nightly", 5, []SeriesPanel{
+		{Title: "ops/s", Values: []float64{1000, 1100, math.NaN(), 1200, 1150}, Changes: []int{3}},
+		{Title: "p99 (ms)", Values: []float64{3, 3, 3, 3, 3}},
+	})
+	type got struct {
+		X, Y      [2]float64
+		Ticks     []string
+		Points    [][2]float64
+		Rules     []float64
+		XTicks    []string
+		Panels    int
+		SecondLow float64
+	}
+	labels := func(a axis) (out []string) {
+		for _, tk := range a.ticks {
+			out = append(out, tk.label)
+		}
+		return out
+	}
+	p := f.panels[0]
+	g := got{X: [2]float64{f.x.lo, f.x.hi}, Y: [2]float64{p.y.lo, p.y.hi}, Ticks: labels(p.y), Points: p.lines[0].points,
+		Rules: p.rules, XTicks: labels(f.x), Panels: len(f.panels), SecondLow: f.panels[1].y.lo}
+	// 1,000 to 1,200 padded by a tenth of the range or 2% of the top (24): 976 to 1,224, a
+	// span of 248 in steps of 100; 3 throughout padded by 2% (0.06) in steps of 0.05.
+	want := got{X: [2]float64{0.5, 5.5}, Y: [2]float64{900, 1300}, Ticks: []string{"900", "1000", "1100", "1200", "1300"},
+		Points: [][2]float64{{1, 1000}, {2, 1100}, {4, 1200}, {5, 1150}}, Rules: []float64{3.5},
+		XTicks: []string{"1", "2", "3", "4", "5"}, Panels: 2, SecondLow: 2.9}
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Errorf("history figure (-want +got):\n%s", diff)
+	}
+}
+
+// A run without a timeline is drawn as a bar per writer, named by its index.
+func TestWritersFigure(t *testing.T) {
+	run := &cbv1.BenchmarkRun{}
+	run.Name = "r"
+	run.Status.Results = &cbv1.Results{OpsPerSecond: 3000, PerWriter: []cbv1.WriterResult{{Index: 0, OpsPerSecond: 1000}, {Index: 1, OpsPerSecond: 2000}}}
+	f, ok := writersFigure(run)
+	if !ok || f.x.lo != -0.5 || f.x.hi != 1.5 || len(f.x.ticks) != 2 || f.x.ticks[1] != (tick{1, "1"}) {
+		t.Fatalf("axis %+v", f.x)
+	}
+	l := f.panels[0].lines[0]
+	// 2,000 and 5% of head room, 2,100, in about four steps: steps of 1,000.
+	if l.bars == nil || !cmp.Equal(l.points, [][2]float64{{0, 1000}, {1, 2000}}) || f.panels[0].y.hi != 3000 {
+		t.Errorf("bars %+v at %v up to %v", l.bars, l.points, f.panels[0].y.hi)
+	}
+	if _, ok := writersFigure(&cbv1.BenchmarkRun{}); ok {
+		t.Error("a run without results has a figure")
 	}
 }
