@@ -27,7 +27,9 @@
 # the CPU taken by the driver, the writer's own work, the scheduler and the collector. Output and
 # reports go to $CASSBENCH_CACHE/bench/<time>/ (default ~/.cache/cassbench). Cassandra comes
 # from hack/cassandra.sh (one node); if a cluster already runs, its node 1 is used as it is,
-# and figures are discarded if that node restarts during a run.
+# and figures are discarded if that node restarts during a run. The script starts and times the
+# clients; its arithmetic (the runs' figures, medians, ratios, the profile's shares) is
+# hack/benchwriter's, a Go program with tests.
 set -euo pipefail
 ARGS=("$@") # for the run under `hack/cassandra.sh use`
 
@@ -95,8 +97,9 @@ if grep -q '^auth=1' "${CASSBENCH_CASSANDRA_DIR:-$CACHE/cassandra}/nodes/cluster
 fi
 
 # --- clients ---------------------------------------------------------------------------------
-log "building cassbench and cassbench-writer"
-(cd "$ROOT" && go build -o "$OUT/cassbench" ./cmd/cassbench && go build -o "$OUT/cassbench-writer" ./cmd/cassbench-writer)
+log "building cassbench, cassbench-writer and benchwriter"
+(cd "$ROOT" && go build -o "$OUT/cassbench" ./cmd/cassbench && go build -o "$OUT/cassbench-writer" ./cmd/cassbench-writer &&
+  go build -o "$OUT/benchwriter" ./hack/benchwriter)
 # A baseline from before cassbench-writer existed runs `cassbench writer`, as its pods did,
 # given the spec rather than the admitted form; baseline_spec C names the file.
 BASELINE_WRITER=()
@@ -179,12 +182,6 @@ pub async fn run(ctx, i) {
 }
 EOF
 
-# calc EXPR evaluates arithmetic in floating point.
-calc() { awk "BEGIN { print $1 }"; }
-
-# cpu_rss FILE prints "cpu-seconds peak-rss-kib" from /usr/bin/time's "%U %S %M".
-cpu_rss() { awk '{printf "%.3f %d\n", $1 + $2, $3}' "$1"; }
-
 # --- node warm-up ----------------------------------------------------------------------------
 # A freshly started JVM is slower until its JIT has compiled the write path; whichever client
 # ran first would pay for it. A throwaway writer run comes first instead.
@@ -204,7 +201,7 @@ RUNS="$OUT/runs.txt"
 
 # run_cassbench THREADS CONCURRENCY ROUND [CLIENT WRITER-COMMAND...]
 run_cassbench() {
-  local t=$1 c=$2 r=$3 client=${4:-cassbench} cpu rss ok failed
+  local t=$1 c=$2 r=$3 client=${4:-cassbench}
   local writer=("${@:5}")
   [[ ${#writer[@]} -gt 0 ]] || writer=("$OUT/cassbench-writer" -f "$OUT/spec-$c.admitted.json")
   "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
@@ -213,14 +210,13 @@ run_cassbench() {
     "${writer[@]}" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$c-$r" \
     --metrics-addr "" --termination-log "" >"$OUT/$client-$t-$c-$r.json" 2>"$OUT/$client-$t-$c-$r.log"
   check_node "$client"
-  read -r cpu rss < <(cpu_rss "$OUT/$client-$t-$c-$r.time")
-  read -r ok failed < <(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["w"]; print(w["ok"], sum(v for k, v in w.items() if k in ("wto","rto","una","ovl","cto","oth")))' "$OUT/$client-$t-$c-$r.json")
-  echo "$client $t $c $r $ok $failed $cpu $rss" >>"$RUNS"
+  "$OUT/benchwriter" record -client "$client" -threads "$t" -concurrency "$c" -round "$r" \
+    -time "$OUT/$client-$t-$c-$r.time" -result "$OUT/$client-$t-$c-$r.json" >>"$RUNS"
 }
 
 # run_latte THREADS CONCURRENCY ROUND
 run_latte() {
-  local t=$1 c=$2 r=$3 cpu rss ok failed
+  local t=$1 c=$2 r=$3
   # latte writes a log file into its working directory: keep it with the reports.
   (
     cd "$OUT"
@@ -230,9 +226,8 @@ run_latte() {
       -o "latte-$t-$c-$r.json" "${LATTE_AUTH[@]}" "$NODE1" >"latte-$t-$c-$r.log" 2>&1
   )
   check_node latte
-  read -r cpu rss < <(cpu_rss "$OUT/latte-$t-$c-$r.time")
-  read -r ok failed < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print(r["request_count"] - r["error_count"], r["error_count"])' "$OUT/latte-$t-$c-$r.json")
-  echo "latte $t $c $r $ok $failed $cpu $rss" >>"$RUNS"
+  "$OUT/benchwriter" record -client latte -latte -threads "$t" -concurrency "$c" -round "$r" \
+    -time "$OUT/latte-$t-$c-$r.time" -result "$OUT/latte-$t-$c-$r.json" >>"$RUNS"
 }
 
 for c in $CONCURRENCIES; do
@@ -265,65 +260,12 @@ W_RUNTIME=$(grep -h '^runtime:' "$OUT"/cassbench-*.log | tail -n 1 || true)
 {
   echo
   echo "table: bigint key, 100-byte blob; $DURATION per run; one connection; in flight: $CONCURRENCIES"
-  python3 - "$RUNS" "$LATTE_VERSION" <<'PY'
-import statistics, sys
-runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
-rows = {}
-print("%-16s %7s %9s %5s %10s %8s %8s %13s %13s" % ("client", "threads", "in flight", "round", "writes", "failed", "CPU-s", "writes/CPU-s", "peak RSS MiB"))
-for client, t, c, r, ok, failed, cpu, rss in runs:
-    eff = int(ok) / float(cpu)
-    rows.setdefault((int(c), int(t), client), []).append((eff, int(rss) / 1024))
-    name = "latte " + sys.argv[2] if client == "latte" else client
-    print("%-16s %7s %9s %5s %10s %8s %8.2f %13.0f %13.1f" % (name, t, c, r, ok, failed, float(cpu), eff, int(rss) / 1024))
-print()
-print("medians per (requests in flight, threads):")
-for c, t in sorted({(c, t) for c, t, _ in rows}):
-    w = rows.get((c, t, "cassbench"))
-    l = rows.get((c, t, "latte"))
-    line = "  %4d in flight, %d thread(s): cassbench %.0f writes/CPU-s, %.1f MiB" % (c, t, statistics.median(e for e, _ in w), max(m for _, m in w))
-    if l:
-        line += "; latte %.0f writes/CPU-s, %.1f MiB; cassbench/latte %.2f (per round: %s)" % (
-            statistics.median(e for e, _ in l), max(m for _, m in l),
-            statistics.median(e for e, _ in w) / statistics.median(e for e, _ in l),
-            " ".join("%.2f" % (a[0] / b[0]) for a, b in zip(w, l)))
-    for other in ("baseline", "stock"):
-        b = rows.get((c, t, other))
-        if b:
-            line += "; %s %.0f writes/CPU-s; cassbench/%s %.3f (per round: %s)" % (
-                other, statistics.median(e for e, _ in b), other, statistics.median(e for e, _ in w) / statistics.median(e for e, _ in b),
-                " ".join("%.3f" % (a[0] / x[0]) for a, x in zip(w, b)))
-    print(line)
-PY
+  "$OUT/benchwriter" report -runs "$RUNS" -latte-version "$LATTE_VERSION"
   [[ $RUN_LATTE == 1 ]] || echo "latte: not run"
   [[ -n $W_RUNTIME ]] && echo "cassbench writer (last run) $W_RUNTIME"
   echo "reports: $OUT"
 } | tee "$OUT/report.txt"
 
-# CPU_SHARES reads pprof's cumulative top and splits the profile by the goroutines and runtime
-# activities it is made of: load goroutines (inside the driver's request path, and the
-# writer's own generating, timing and recording), the driver's connection reader, the batched
-# sends, the scheduler and the collector.
-CPU_SHARES='
-import re, sys
-cum = {}
-for line in sys.stdin:
-    m = re.match(r"\s*\S+\s+\S+%\s+\S+%\s+\S+\s+([\d.]+)%\s+(\S+)$", line)
-    if m:
-        cum[m.group(2)] = float(m.group(1))
-def share(suffix):
-    return sum(v for k, v in cum.items() if k.endswith(suffix))
-rows = [
-    ("requests: encode, send, wait (load goroutines)", share("writer.(*cqlOp).exec")),
-    ("cassbench per operation: generate, time, record", share("writer.(*engine).closed") + share("writer.(*engine).paced") - share("writer.(*cqlOp).exec")),
-    ("connection readers (responses)", share("v2.(*Conn).serve") + share("cql.(*dconn).read")),
-    ("batched sends (one write per batch)", share("cql.(*batchConn).flush")),
-    ("Go scheduler (parking, waking, idle)", share("runtime.mcall")),
-    ("garbage collector (background)", share("runtime.gcBgMarkWorker") + share("runtime.bgsweep")),
-]
-for name, v in rows:
-    print("  %-50s %5.1f%%" % (name, v))
-print("  %-50s %5.1f%%" % ("everything else", max(0.0, 100 - sum(v for _, v in rows))))
-'
 
 if [[ $PROFILE == 1 ]]; then
   read -r PROFILE_THREADS _ <<<"$THREADS"
@@ -336,7 +278,7 @@ if [[ $PROFILE == 1 ]]; then
     echo; echo "CPU profile (top 20 by cumulative):"
     go tool pprof -top -cum -nodecount 20 "$OUT/cassbench-writer" "$OUT/writer.cpu" 2>/dev/null | tail -n 21
     echo; echo "where the writer's CPU goes (cumulative shares of the profile):"
-    go tool pprof -top -cum -nodecount 100000 "$OUT/cassbench-writer" "$OUT/writer.cpu" 2>/dev/null | python3 -c "$CPU_SHARES"
+    go tool pprof -top -cum -nodecount 100000 "$OUT/cassbench-writer" "$OUT/writer.cpu" 2>/dev/null | "$OUT/benchwriter" shares
     echo; echo "allocations (top 15 objects):"
     go tool pprof -top -sample_index=alloc_objects -nodecount 15 "$OUT/cassbench-writer" "$OUT/writer.mem" 2>/dev/null | tail -n 16
   } | tee -a "$OUT/report.txt"

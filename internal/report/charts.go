@@ -32,34 +32,32 @@ func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 		if r == nil || r.Timeline == nil || len(r.Timeline.Points) == 0 {
 			continue
 		}
-		tl := r.Timeline
 		a := line{name: run.Name, color: color(i)}
 		b := a
-		for _, p := range tl.Points {
-			x := (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000
-			a.points = append(a.points, [2]float64{x, float64(p.OpsPerSecond)})
-			b.points = append(b.points, [2]float64{x, ms(p.P99Micros)})
-			xMax = max(xMax, float64(p.OffsetMillis+tl.IntervalMillis)/1000)
-			opsMax, p99Max = max(opsMax, float64(p.OpsPerSecond)), max(p99Max, ms(p.P99Micros))
+		spans, end := stretches(r.Timeline)
+		for _, s := range spans {
+			a.points = append(a.points, [2]float64{s.middle(), s.opsPerSecond})
+			b.points = append(b.points, [2]float64{s.middle(), s.p99Millis})
+			opsMax, p99Max = max(opsMax, s.opsPerSecond), max(p99Max, s.p99Millis)
 		}
+		xMax = max(xMax, end)
 		ops.lines, p99.lines = append(ops.lines, a), append(p99.lines, b)
 		f.legend = append(f.legend, a)
 	}
 	if len(ops.lines) == 0 {
 		return f, false
 	}
-	ops.y = roundAxis(opsMax*1.05, 4, "ops/s")
-	p99.y = roundAxis(p99Max*1.05, 4, "p99 (ms)")
+	ops.y = roundAxis(opsMax*1.05, "ops/s")
+	p99.y = roundAxis(p99Max*1.05, "p99 (ms)")
 	f.panels = []panel{ops, p99}
-	if pending, work, end, ok := serverPanels(runs); ok {
+	if pending, work, ok := serverPanels(runs, xMax); ok {
 		f.title = "Throughput, p99 response and the servers over the measured window"
 		f.panels = append(f.panels, pending, work)
 		f.legend = append(f.legend, line{name: "compactions", color: styleColor, bars: &bars{fill: barSolid}},
 			line{name: "flushes", color: styleColor, bars: &bars{fill: barLight}},
 			line{name: "GC pauses, ms (right)", color: styleColor, bars: &bars{fill: barOutline}})
-		xMax = max(xMax, end)
 	}
-	f.x = roundAxis(xMax, 8, "seconds into the measured window")
+	f.x = spanAxis(xMax, "seconds into the measured window")
 	return f, true
 }
 
@@ -69,9 +67,10 @@ const styleColor = "#555"
 // serverPanels draws every run's server timeline: the deepest request-stage queue at its
 // samples in one panel, and in the next the compactions and flushes finished and the GC
 // pauses' milliseconds (right axis) of each interval, as bars side by side in the interval:
-// they are counts of the interval, not levels to read between samples. end is where the
-// last interval ends, in seconds; ok is false when no run has a server timeline.
-func serverPanels(runs []*cbv1.BenchmarkRun) (pending, work panel, end float64, ok bool) {
+// they are counts of the interval, not levels to read between samples. The time axis ends
+// at end, in seconds, with the clients' timelines: an interval that runs past it is drawn
+// over the part inside. ok is false when no run has a server timeline.
+func serverPanels(runs []*cbv1.BenchmarkRun, end float64) (pending, work panel, ok bool) {
 	pending = panel{name: "server-pending"}
 	work = panel{name: "server-work", hasY2: true}
 	var pendingMax, workMax, gcMax float64
@@ -97,12 +96,15 @@ func serverPanels(runs []*cbv1.BenchmarkRun) (pending, work panel, end float64, 
 		gc := line{name: run.Name + " GC ms", color: color(i), right: true, bars: &bars{width, slot + 2, slots, barOutline}}
 		slot += 3
 		for _, p := range tl.Points {
-			x := (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000
+			from := float64(p.OffsetMillis) / 1000
+			if from >= end {
+				continue
+			}
+			x := (from + min(from+width, end)) / 2
 			q.points = append(q.points, [2]float64{x, float64(p.PendingPeak)})
 			c.points = append(c.points, [2]float64{x, float64(p.Compactions)})
 			fl.points = append(fl.points, [2]float64{x, float64(p.Flushes)})
 			gc.points = append(gc.points, [2]float64{x, float64(p.GCMillis)})
-			end = max(end, float64(p.OffsetMillis+tl.IntervalMillis)/1000)
 			pendingMax = max(pendingMax, float64(p.PendingPeak))
 			workMax = max(workMax, float64(p.Compactions), float64(p.Flushes))
 			gcMax = max(gcMax, float64(p.GCMillis))
@@ -111,13 +113,13 @@ func serverPanels(runs []*cbv1.BenchmarkRun) (pending, work panel, end float64, 
 		work.lines = append(work.lines, c, fl, gc)
 	}
 	if len(pending.lines) == 0 {
-		return pending, work, 0, false
+		return pending, work, false
 	}
 	// An idle server still gets a readable axis: 0 to 1 rather than 0 to 0.
-	pending.y = roundAxis(max(pendingMax*1.05, 1), 4, "queued tasks (peak)")
-	work.y = roundAxis(max(workMax*1.05, 1), 4, "finished per interval")
-	work.y2 = roundAxis(max(gcMax*1.05, 1), 4, "GC pauses (ms)")
-	return pending, work, end, true
+	pending.y = roundAxis(max(pendingMax*1.05, 1), "queued tasks (peak)")
+	work.y = roundAxis(max(workMax*1.05, 1), "finished per interval")
+	work.y2 = roundAxis(max(gcMax*1.05, 1), "GC pauses (ms)")
+	return pending, work, true
 }
 
 // distributionFigure draws each run's response latency by percentile from its merged
@@ -153,7 +155,7 @@ func distributionFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 	for _, t := range hdrTicks {
 		f.x.ticks = append(f.x.ticks, tick{hdrX(t.q), t.label})
 	}
-	p.y = roundAxis(hi*1.05, 4, "response (ms)")
+	p.y = roundAxis(hi*1.05, "response (ms)")
 	f.panels = []panel{p}
 	return f, true
 }
@@ -204,8 +206,8 @@ func sweepFigure(sw *cbv1.BenchmarkSweep, n int) (figure, bool) {
 		pad = 0.5
 	}
 	f.x.lo, f.x.hi = lo-pad, hi+pad
-	p.y = roundAxis(opsMax*1.1, 4, "ops/s")
-	p.y2 = roundAxis(p99Max*1.1, 4, "p99 (ms)")
+	p.y = roundAxis(opsMax*1.1, "ops/s")
+	p.y2 = roundAxis(p99Max*1.1, "p99 (ms)")
 	if m, ok := bestMarker(sw, ticks, numeric); ok {
 		p.markers = append(p.markers, m)
 	}

@@ -4,19 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/sweep"
@@ -107,295 +97,86 @@ func sweepSeries(sw *cbv1.BenchmarkSweep) (ticks []string, numeric bool, out []*
 
 func ms(micros int64) float64 { return float64(micros) / 1000 }
 
-// PlotSweep draws throughput above p99 latency, both against the sweep's first axis, one line
-// per combination of the other axes, with error bars spanning the repeats' minimum to maximum.
+// PlotSweep draws the sweep's chart of the page: throughput (left) and p99 (right) against
+// its first axis, a pair of lines per combination of the other axes, whiskers spanning the
+// repeats' minimum to maximum, and the best point ringed.
 func PlotSweep(w io.Writer, sw *cbv1.BenchmarkSweep, format ImageFormat) error {
-	ticks, numeric, all := sweepSeries(sw)
-	if len(all) == 0 {
+	f, ok := sweepFigure(sw, 0)
+	if !ok {
 		return fmt.Errorf("BenchmarkSweep %s has no succeeded point to plot yet (%s)", sw.Name, orDash(sw.Status.Progress))
 	}
-	xLabel := sw.Spec.Axes[0].Path
-	top, bottom := plot.New(), plot.New()
-	top.Title.Text = fmt.Sprintf("%s: throughput", sw.Name)
-	top.Y.Label.Text = "ops/s"
-	bottom.Title.Text = "p99 response latency"
-	bottom.Y.Label.Text = "p99 (ms)"
-	for _, p := range []*plot.Plot{top, bottom} {
-		p.X.Label.Text = xLabel
-		p.Add(plotter.NewGrid())
-		// Throughput usually climbs and levels off to the right: the top left is free.
-		p.Legend.Top, p.Legend.Left = true, true
-		p.Legend.XOffs, p.Legend.YOffs = 3*vg.Millimeter, -2*vg.Millimeter
-	}
-	var topMax, bottomMax float64
-	for i, s := range all {
-		for _, panel := range []struct {
-			p            *plot.Plot
-			y, low, high []float64
-			legend       bool
-		}{{top, s.ops, s.opsLow, s.opsHigh, true}, {bottom, s.p99, s.p99Low, s.p99High, false}} {
-			xys := make(plotter.XYs, len(s.x))
-			errs := make(plotter.YErrors, len(s.x))
-			spread := false
-			for j := range s.x {
-				if panel.p == top {
-					topMax = max(topMax, panel.y[j]+panel.high[j])
-				} else {
-					bottomMax = max(bottomMax, panel.y[j]+panel.high[j])
-				}
-				xys[j] = plotter.XY{X: s.x[j], Y: panel.y[j]}
-				errs[j].Low, errs[j].High = panel.low[j], panel.high[j]
-				spread = spread || panel.low[j] != 0 || panel.high[j] != 0
-			}
-			line, points, err := plotter.NewLinePoints(xys)
-			if err != nil {
-				return fmt.Errorf("plotting %s: %w", s.label, err)
-			}
-			line.Color, points.Color, points.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-			line.Width = vg.Points(1.5)
-			panel.p.Add(line, points)
-			if spread {
-				bars, err := plotter.NewYErrorBars(struct {
-					plotter.XYs
-					plotter.YErrors
-				}{xys, errs})
-				if err != nil {
-					return fmt.Errorf("plotting %s: %w", s.label, err)
-				}
-				bars.Color = plotutil.Color(i)
-				panel.p.Add(bars)
-			}
-			if panel.legend && s.label != "" {
-				top.Legend.Add(s.label, line, points)
-			}
-		}
-	}
-	// Head room above the highest error bar keeps the legend clear of the lines.
-	legendRoom := 1.1 + 0.07*float64(len(all))
-	top.Y.Max, bottom.Y.Max = topMax*legendRoom, bottomMax*1.1
-	fitAxes([]*plot.Plot{top, bottom}, ticks, numeric)
-	return render(w, format, 7*vg.Inch, func(dc draw.Canvas) {
-		tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
-			PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
-		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
-		top.Draw(canvases[0][0])
-		bottom.Draw(canvases[1][0])
-	})
+	return f.write(w, format)
 }
 
-// fitAxes starts each panel's y axis at zero and marks its x axis with the sweep's values:
-// named ticks for a nominal axis, a padded range for a numeric one.
-func fitAxes(plots []*plot.Plot, ticks []string, numeric bool) {
-	for _, p := range plots {
-		p.Y.Min = 0
-		p.Y.Tick.Marker = roundTicks{}
-		if !numeric {
-			p.NominalX(ticks...)
-			p.X.Min, p.X.Max = -0.5, float64(len(ticks))-0.5
-			continue
-		}
-		p.X.Tick.Marker = valueTicks(ticks)
-		pad := (p.X.Max - p.X.Min) * 0.04
-		if pad == 0 {
-			pad = 1
-		}
-		p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
-	}
-}
-
-// valueTicks marks the swept values themselves on a numeric axis.
-type valueTicks []string
-
-func (v valueTicks) Ticks(lo, hi float64) []plot.Tick {
-	out := make([]plot.Tick, 0, len(v))
-	for _, s := range v {
-		x, _ := strconv.ParseFloat(s, 64)
-		if x >= lo && x <= hi {
-			out = append(out, plot.Tick{Value: x, Label: s})
-		}
-	}
-	return out
-}
-
-// PlotRun draws a run's throughput above its p99 over the measured window, from its
-// timeline; a run without one gets a bar per writer with its throughput.
+// PlotRun draws a run's chart of the page: its throughput above its p99 over the measured
+// window (and the servers under them, when it has their timeline); a run without a
+// timeline gets a bar per writer with its throughput.
 func PlotRun(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
-	if r := run.Status.Results; r != nil && r.Timeline != nil && len(r.Timeline.Points) > 0 {
-		return plotTimeline(w, run, format)
+	if f, ok := timelineFigure([]*cbv1.BenchmarkRun{run}); ok {
+		f.title = run.Name + ": " + f.title
+		return f.write(w, format)
 	}
-	r := run.Status.Results
-	if r == nil || len(r.PerWriter) == 0 {
+	f, ok := writersFigure(run)
+	if !ok {
 		return fmt.Errorf("BenchmarkRun %s has no per-writer results to plot yet (%s)", run.Name, orDash(string(run.Status.Phase)))
 	}
-	values := make(plotter.Values, len(r.PerWriter))
-	names := make([]string, len(r.PerWriter))
+	return f.write(w, format)
+}
+
+// writersFigure is a bar per writer with its throughput.
+func writersFigure(run *cbv1.BenchmarkRun) (figure, bool) {
+	r := run.Status.Results
+	if r == nil || len(r.PerWriter) == 0 {
+		return figure{}, false
+	}
+	f := figure{id: "writers", title: fmt.Sprintf("%s: ops/s per writer (%d ops/s in all)", run.Name, r.OpsPerSecond)}
+	l := line{name: "ops/s", color: color(0), bars: &bars{width: 1, slots: 1, fill: barSolid}}
+	var hi float64
+	n := float64(len(r.PerWriter))
+	f.x = axis{lo: -0.5, hi: n - 0.5, label: "writer"}
+	// A label per writer while they fit, else every few.
+	every := int(max(1, niceStep(n, 20)))
 	for i, wr := range r.PerWriter {
-		values[i] = float64(wr.OpsPerSecond)
-		names[i] = strconv.Itoa(int(wr.Index))
+		l.points = append(l.points, [2]float64{float64(i), float64(wr.OpsPerSecond)})
+		hi = max(hi, float64(wr.OpsPerSecond))
+		if i%every == 0 {
+			f.x.ticks = append(f.x.ticks, tick{float64(i), strconv.Itoa(int(wr.Index))})
+		}
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: ops/s per writer (%d ops/s in all)", run.Name, r.OpsPerSecond)
-	p.X.Label.Text = "writer"
-	p.Y.Label.Text = "ops/s"
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = nil
-	p.Add(grid)
-	width := max(min(vg.Points(30), 6*vg.Inch/vg.Length(len(values)+1)), vg.Points(2))
-	bars, err := plotter.NewBarChart(values, width)
-	if err != nil {
-		return fmt.Errorf("plotting writers: %w", err)
-	}
-	bars.Color = plotutil.Color(0)
-	bars.LineStyle.Width = 0
-	p.Add(bars)
-	p.Y.Min, p.Y.Max = 0, maxValue(values)*1.1
-	p.Y.Tick.Marker = roundTicks{}
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.5, float64(len(values))-0.5
-	return render(w, format, 4.5*vg.Inch, func(dc draw.Canvas) {
-		m := 3 * vg.Millimeter
-		p.Draw(draw.Crop(dc, m, -m, m, -m))
-	})
+	f.panels = []panel{{name: "writers", y: roundAxis(hi*1.05, "ops/s"), lines: []line{l}}}
+	return f, true
 }
 
-// timelineSeries is a timeline's points as (seconds from the window's start, figure) pairs, at
-// each interval's middle.
-func timelineSeries(tl *cbv1.Timeline, figure func(cbv1.TimelinePoint) float64) plotter.XYs {
-	out := make(plotter.XYs, len(tl.Points))
-	for i, p := range tl.Points {
-		out[i] = plotter.XY{X: (float64(p.OffsetMillis) + float64(tl.IntervalMillis)/2) / 1000, Y: figure(p)}
-	}
-	return out
-}
-
-func plotTimeline(w io.Writer, run *cbv1.BenchmarkRun, format ImageFormat) error {
-	return PlotTimelines(w, []*cbv1.BenchmarkRun{run}, format)
-}
-
-// PlotTimelines draws the runs' throughput above their p99 over their measured windows, one
-// line per run, so that experiments can be compared at a glance.
+// PlotTimelines draws the page's timeline chart of the runs: their throughput above their
+// p99 over their measured windows, one line per run, so that experiments can be compared at
+// a glance.
 func PlotTimelines(w io.Writer, runs []*cbv1.BenchmarkRun, format ImageFormat) error {
-	top, bottom := plot.New(), plot.New()
-	top.Title.Text = "throughput"
-	if len(runs) == 1 {
-		top.Title.Text = fmt.Sprintf("%s: throughput every %s", runs[0].Name, time.Duration(runs[0].Status.Results.Timeline.IntervalMillis)*time.Millisecond)
-	}
-	top.Y.Label.Text = "ops/s"
-	bottom.Title.Text = "p99 response latency (highest writer's, per interval)"
-	bottom.Y.Label.Text = "p99 (ms)"
-	var topMax, bottomMax float64
-	for i, run := range runs {
-		r := run.Status.Results
-		if r == nil || r.Timeline == nil || len(r.Timeline.Points) == 0 {
+	for _, run := range runs {
+		if r := run.Status.Results; r == nil || r.Timeline == nil || len(r.Timeline.Points) == 0 {
 			return fmt.Errorf("BenchmarkRun %s has no timeline to plot", run.Name)
 		}
-		for _, panel := range []struct {
-			p      *plot.Plot
-			figure func(cbv1.TimelinePoint) float64
-			hi     *float64
-		}{
-			{top, func(p cbv1.TimelinePoint) float64 { return float64(p.OpsPerSecond) }, &topMax},
-			{bottom, func(p cbv1.TimelinePoint) float64 { return ms(p.P99Micros) }, &bottomMax},
-		} {
-			xys := timelineSeries(r.Timeline, panel.figure)
-			line, err := plotter.NewLine(xys)
-			if err != nil {
-				return fmt.Errorf("plotting the timeline of %s: %w", run.Name, err)
-			}
-			line.Color, line.Width = plotutil.Color(i), vg.Points(1.5)
-			panel.p.Add(line)
-			*panel.hi = max(*panel.hi, maxY(xys))
-			if panel.p == top && len(runs) > 1 {
-				top.Legend.Add(run.Name, line)
-			}
-		}
 	}
-	for _, p := range []*plot.Plot{top, bottom} {
-		p.Add(plotter.NewGrid())
-		p.X.Label.Text = "seconds into the measured window"
-		p.X.Min, p.Y.Min = 0, 0
-		p.Y.Tick.Marker = roundTicks{}
-		p.Legend.Top = true
-	}
-	top.Y.Max, bottom.Y.Max = topMax*(1.1+0.07*float64(len(runs))), bottomMax*1.1
-	return render(w, format, 7*vg.Inch, func(dc draw.Canvas) {
-		tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
-			PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
-		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
-		top.Draw(canvases[0][0])
-		bottom.Draw(canvases[1][0])
-	})
+	f, _ := timelineFigure(runs)
+	return f.write(w, format)
 }
 
-func maxY(xys plotter.XYs) float64 {
-	hi := 1.0
-	for _, p := range xys {
-		hi = max(hi, p.Y)
-	}
-	return hi
-}
+// plotWidth is every plot file's width in points: 8 inches, a page's printable width.
+const plotWidth = 8 * 72
 
-// roundTicks marks about five round values (1, 2 or 5 times a power of ten apart) and labels
-// them without trailing zeros: 10000, 2.5.
-type roundTicks struct{}
+// fileHeight is the least height of a figure in an image file, in viewBox units: a file
+// with one or two panels is not a strip, as the page's charts may be.
+const fileHeight = 600.0
 
-func (roundTicks) Ticks(lo, hi float64) []plot.Tick {
-	if hi <= lo {
-		return nil
-	}
-	raw := (hi - lo) / 5
-	scale := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * scale
-	for _, m := range []float64{1, 2, 5} {
-		if m*scale >= raw {
-			step = m * scale
-			break
-		}
-	}
-	var out []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi+step/1e6; v += step {
-		v = math.Round(v/step) * step
-		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		for i := 1; i < 5; i++ {
-			if minor := v + float64(i)*step/5; minor <= hi {
-				out = append(out, plot.Tick{Value: minor})
-			}
-		}
-	}
-	return out
-}
-
-func maxValue(vs plotter.Values) float64 {
-	m := 0.0
-	for _, v := range vs {
-		m = max(m, v)
-	}
-	return m
-}
-
-// plotWidth is every plot's width: 8 inches, a page's printable width.
-const plotWidth = 8 * vg.Inch
-
-// render draws onto a canvas of the format, plotWidth wide, and writes the image.
-func render(w io.Writer, format ImageFormat, height vg.Length, paint func(draw.Canvas)) error {
-	width := plotWidth
-	var (
-		canvas vg.CanvasWriterTo
-		dc     draw.Canvas
-	)
+// write writes the figure as an image file of the format.
+func (f figure) write(w io.Writer, format ImageFormat) error {
+	_, _, top, _ := f.layout()
+	n := float64(max(len(f.panels), 1))
+	f.tall = max(panelH, (fileHeight-top-xAxisH+panelGap)/n-panelGap)
 	switch format {
 	case PNG:
-		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(96))
-		canvas, dc = vgimg.PngCanvas{Canvas: c}, draw.New(c)
+		return f.writePNG(w, plotWidth)
 	case SVG:
-		c := vgsvg.New(width, height)
-		canvas, dc = c, draw.New(c)
-	default:
-		return errors.New("plot format must be png or svg")
+		return f.writeSVG(w, plotWidth)
 	}
-	paint(dc)
-	if _, err := canvas.WriteTo(w); err != nil {
-		return fmt.Errorf("writing the %s plot: %w", format, err)
-	}
-	return nil
+	return errors.New("plot format must be png or svg")
 }

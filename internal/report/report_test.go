@@ -3,7 +3,10 @@ package report_test
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,21 +88,29 @@ func TestPlots(t *testing.T) {
 	}
 	untimed := run.DeepCopy()
 	untimed.Status.Results.Timeline = nil
-	cases := map[string]struct {
-		plot   func(*bytes.Buffer, report.ImageFormat) error
-		width  int
-		height int
-	}{
-		"sweep":             {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, sw, f) }, 768, 672},
-		"sweep zip":         {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, zip, f) }, 768, 672},
-		"sweep categorical": {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, categorical, f) }, 768, 672},
-		"run timeline":      {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotRun(b, run, f) }, 768, 672},
-		"run per writer":    {func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotRun(b, untimed, f) }, 768, 432},
+	cases := map[string]func(*bytes.Buffer, report.ImageFormat) error{
+		"sweep":             func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, sw, f) },
+		"sweep zip":         func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, zip, f) },
+		"sweep categorical": func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotSweep(b, categorical, f) },
+		"run timeline":      func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotRun(b, run, f) },
+		"run per writer":    func(b *bytes.Buffer, f report.ImageFormat) error { return report.PlotRun(b, untimed, f) },
 	}
-	for name, tc := range cases {
+	viewBox := regexp.MustCompile(`viewBox="0 0 1000 ([0-9.]+)"`)
+	for name, plot := range cases {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := tc.plot(&b, report.PNG); err != nil {
+			if err := plot(&b, report.SVG); err != nil {
+				t.Fatal(err)
+			}
+			svg := b.String()
+			m := viewBox.FindStringSubmatch(svg)
+			if m == nil || !strings.Contains(svg, `xmlns="http://www.w3.org/2000/svg" width="576pt"`) || !strings.Contains(svg, "ops/s") ||
+				!strings.Contains(svg, "<style>svg .grid { stroke: #e6e9ef; }") {
+				t.Fatalf("SVG: %.400s", svg)
+			}
+			h, _ := strconv.ParseFloat(m[1], 64)
+			b.Reset()
+			if err := plot(&b, report.PNG); err != nil {
 				t.Fatal(err)
 			}
 			if n := b.Len(); n < 10_000 || n > 500_000 {
@@ -109,15 +120,21 @@ func TestPlots(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := img.Bounds().Size(); s.X != tc.width || s.Y != tc.height {
-				t.Errorf("PNG is %v", s)
+			// The first series is drawn, in the page's first colour (#1f77b4).
+			drawn := 0
+			for y := range img.Bounds().Dy() {
+				for x := range img.Bounds().Dx() {
+					if r, g, b, _ := img.At(x, y).RGBA(); r>>8 == 0x1f && g>>8 == 0x77 && b>>8 == 0xb4 {
+						drawn++
+					}
+				}
 			}
-			b.Reset()
-			if err := tc.plot(&b, report.SVG); err != nil {
-				t.Fatal(err)
+			if drawn < 100 {
+				t.Errorf("%d pixels of the first series' colour", drawn)
 			}
-			if !strings.Contains(b.String(), "<svg") || !strings.Contains(b.String(), "ops/s") {
-				t.Errorf("SVG: %.200s", b.String())
+			// 8 inches at 96 dots an inch, as high as the figure the SVG has.
+			if s := img.Bounds().Size(); s.X != 768 || s.Y != int(math.Ceil(768*h/1000-1e-9)) && s.Y != int(math.Round(768*h/1000)) {
+				t.Errorf("PNG is %v; the figure is 1000 by %v", s, h)
 			}
 		})
 	}

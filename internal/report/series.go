@@ -2,16 +2,9 @@ package report
 
 import (
 	"errors"
-	"fmt"
-	imagecolor "image/color"
 	"io"
 	"math"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
+	"strconv"
 )
 
 // SeriesPanel is one figure over a series of runs (cassbench history).
@@ -30,68 +23,34 @@ func PlotSeries(w io.Writer, title string, runs int, panels []SeriesPanel, forma
 	if len(panels) == 0 || runs == 0 {
 		return errors.New("no figure to plot")
 	}
-	var plots [][]*plot.Plot
-	for i, sp := range panels {
-		p, err := seriesPlot(sp, i)
-		if err != nil {
-			return err
-		}
-		p.X.Min, p.X.Max = 0.5, float64(runs)+0.5
-		if i == 0 {
-			p.Title.Text = title
-		}
-		if i == len(panels)-1 {
-			p.X.Label.Text = "run (oldest first); dashed: a change"
-		}
-		plots = append(plots, []*plot.Plot{p})
-	}
-	height := vg.Length(len(panels)) * 2.2 * vg.Inch
-	return render(w, format, height, func(dc draw.Canvas) {
-		m := 3 * vg.Millimeter
-		tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: 2 * vg.Millimeter}
-		canvases := plot.Align(plots, tiles, draw.Crop(dc, m, -m, m, -m))
-		for i := range plots {
-			plots[i][0].Draw(canvases[i][0])
-		}
-	})
+	return seriesFigure(title, runs, panels).write(w, format)
 }
 
-func seriesPlot(sp SeriesPanel, i int) (*plot.Plot, error) {
-	p := plot.New()
-	p.Y.Label.Text = sp.Title
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = nil
-	p.Add(grid)
-	var pts plotter.XYs
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for j, v := range sp.Values {
-		if math.IsNaN(v) {
-			continue
+// seriesFigure puts each panel's figure over the runs on an axis of run numbers.
+func seriesFigure(title string, runs int, panels []SeriesPanel) figure {
+	f := figure{id: "history", title: title, x: axis{lo: 0.5, hi: float64(runs) + 0.5, label: "run (oldest first); dashed: a change"}}
+	step := max(1, niceStep(float64(runs), 10))
+	f.x.ticks = roundTicksIn(1, float64(runs), step)
+	for i, sp := range panels {
+		l := line{name: sp.Title, color: color(i)}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for j, v := range sp.Values {
+			if math.IsNaN(v) {
+				continue
+			}
+			l.points = append(l.points, [2]float64{float64(j + 1), v})
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
-		pts = append(pts, plotter.XY{X: float64(j + 1), Y: v})
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
-	if len(pts) == 0 {
-		return p, nil
-	}
-	line, points, err := plotter.NewLinePoints(pts)
-	if err != nil {
-		return nil, fmt.Errorf("plotting %s: %w", sp.Title, err)
-	}
-	line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
-	points.Shape = draw.CircleGlyph{}
-	p.Add(line, points)
-	pad := math.Max((hi-lo)*0.1, math.Abs(hi)*0.02)
-	p.Y.Min, p.Y.Max = math.Max(0, lo-pad), hi+pad
-	for _, c := range sp.Changes {
-		x := float64(c) + 0.5 // between the last run before and the first after
-		mark, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
-		if err != nil {
-			return nil, fmt.Errorf("plotting %s: %w", sp.Title, err)
+		p := panel{name: "series-" + strconv.Itoa(i), lines: []line{l}}
+		if len(l.points) == 0 {
+			lo, hi = 0, 1
 		}
-		mark.Color = imagecolor.Gray{Y: 80}
-		mark.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(mark)
+		pad := math.Max((hi-lo)*0.1, math.Abs(hi)*0.02)
+		p.y = rangeAxis(math.Max(0, lo-pad), hi+pad, 4, sp.Title)
+		for _, c := range sp.Changes {
+			p.rules = append(p.rules, float64(c)+0.5) // between the last run before and the first after
+		}
+		f.panels = append(f.panels, p)
 	}
-	return p, nil
+	return f
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,8 +101,8 @@ func failureLines(w *errWriter, r *cbv1.Results) {
 			p.Direct, p.Driver, p.FallbackRatio, f.NoRoute, f.DialError, f.Handshake, f.AuthChallenge, f.StreamsExhausted)
 	}
 	if tl := r.Timeline; tl != nil && len(tl.Points) > 0 {
-		w.printf("\nops/s every %s: %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, Sparkline(tl, func(p cbv1.TimelinePoint) int64 { return p.OpsPerSecond }))
-		w.printf("p99 every %s:   %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, Sparkline(tl, func(p cbv1.TimelinePoint) int64 { return p.P99Micros }))
+		w.printf("\nops/s every %s: %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, timelineSparkline(tl, func(s stretch) float64 { return s.opsPerSecond }))
+		w.printf("p99 every %s:   %s\n", time.Duration(tl.IntervalMillis)*time.Millisecond, timelineSparkline(tl, func(s stretch) float64 { return s.p99Millis * 1000 }))
 	}
 	if r.Server != nil && r.Server.Timeline != nil && len(r.Server.Timeline.Points) > 0 {
 		st := r.Server.Timeline
@@ -155,11 +156,14 @@ func Accuracy(l cbv1.Latency) string {
 	return "±" + strconv.FormatFloat(f*100, 'f', -1, 64) + "%"
 }
 
-// Sparkline draws one figure of a timeline as a line of block characters, lowest to highest.
-func Sparkline(tl *cbv1.Timeline, figure func(cbv1.TimelinePoint) int64) string {
-	vals := make([]int64, len(tl.Points))
-	for i, p := range tl.Points {
-		vals[i] = figure(p)
+// timelineSparkline draws one figure of a timeline as a line of block characters, lowest to
+// highest, one to an interval as the charts draw them (stretches): a short last interval is
+// joined to the one before, never a block of its own.
+func timelineSparkline(tl *cbv1.Timeline, figure func(stretch) float64) string {
+	spans, _ := stretches(tl)
+	vals := make([]int64, len(spans))
+	for i, s := range spans {
+		vals[i] = int64(math.Round(figure(s)))
 	}
 	return sparkline(vals, nil)
 }

@@ -319,18 +319,20 @@ func errorCounts(f summary.Failures) cbv1.ErrorCounts {
 		Overloaded: f.Overloaded, ClientTimeout: f.ClientTimeout, Other: f.Other}
 }
 
-// timeline turns merged points into status points; the last interval is as long as the
-// longest writer's window left it.
 // mergedTimeline is the writers' timelines on Cassandra's clock, from the first writer's
-// first send, and that origin; the writers that sent no timeline are named.
+// first send, and that origin; the writers that sent no timeline are named. Every point's
+// rate is its operations over the time it covers: the last, partial one covers from its
+// start to the last writer's last completion, where the timeline ends.
 func mergedTimeline(ps []placed) (*cbv1.Timeline, int64) {
 	t, origin, missing := alignTimelines(ps)
 	if t == nil || len(t.Points) == 0 {
 		return nil, 0
 	}
-	var end int64
+	end := origin
 	for _, p := range ps {
-		end = max(end, p.end)
+		if p.timeline != nil && p.timeline.IntervalMillis > 0 && len(p.timeline.Points) > 0 {
+			end = max(end, p.end)
+		}
 	}
 	out := &cbv1.Timeline{IntervalMillis: t.IntervalMillis}
 	if len(missing) > 0 {
@@ -340,8 +342,9 @@ func mergedTimeline(ps []placed) (*cbv1.Timeline, int64) {
 	for i, p := range t.Points {
 		offset := int64(i) * t.IntervalMillis
 		length := t.IntervalMillis
-		if i == len(t.Points)-1 && end-origin > offset {
-			length = min(length, end-origin-offset)
+		if i == len(t.Points)-1 {
+			// At least a millisecond: a timeline of no length still has a rate.
+			length = max(1, min(length, end-origin-offset))
 		}
 		out.Points = append(out.Points, cbv1.TimelinePoint{
 			OffsetMillis: offset, Operations: p.Ops, Errors: p.Errors, P99Micros: p.P99,

@@ -21,11 +21,18 @@ func place(s *summary.Summary) placed {
 }
 
 // span of point i of p's timeline, on Cassandra's clock; the last point ends at p.end.
+//
+// The writer's sampler runs on a grid from its window's start, and the point it takes when
+// the window closes may begin after the last completion the writer recorded (its grid starts
+// a little before its first send, which is where p.start places it). Those operations
+// completed by p.end, so the last point is placed no later than p.end: left past it, it once
+// made a merged point of its own, a sliver whose few operations read as a fall to 0 ops/s.
 func (p placed) point(i int) (from, to int64) {
 	iv := p.timeline.IntervalMillis
 	from = p.start + int64(i)*iv
 	to = from + iv
 	if i == len(p.timeline.Points)-1 {
+		from = min(from, p.end)
 		to = max(from, min(to, p.end))
 	}
 	return from, to
@@ -63,7 +70,7 @@ func (p placed) inWindow(start, end int64) float64 {
 }
 
 // alignTimelines merges the writers' timelines on Cassandra's clock, from the first writer's
-// first send, at the coarsest of their intervals (doubled while there would be more than
+// first send to the last writer's last completion, at the coarsest of their intervals (doubled while there would be more than
 // summary.MaxPoints points): each writer's point is shared among the merged points it
 // overlaps, so writers that started apart, or whose intervals differ, still land where their
 // operations happened. A merged point's p99 is the highest of the writers' p99s in it: an
@@ -79,13 +86,11 @@ func alignTimelines(ps []placed) (merged *summary.Timeline, origin int64, missin
 			continue
 		}
 		interval = max(interval, p.timeline.IntervalMillis)
-		last, _ := p.point(len(p.timeline.Points) - 1)
-		lastEnd := max(p.end, last+1)
 		if first || p.start < origin {
 			origin = p.start
 		}
-		if first || lastEnd > end {
-			end = lastEnd
+		if first || p.end > end {
+			end = p.end
 		}
 		first = false
 	}
@@ -95,7 +100,8 @@ func alignTimelines(ps []placed) (merged *summary.Timeline, origin int64, missin
 	for (end-origin+interval-1)/interval > summary.MaxPoints {
 		interval *= 2
 	}
-	n := int((end - origin + interval - 1) / interval)
+	// A timeline that covers no time still has its one point.
+	n := max(1, int((end-origin+interval-1)/interval))
 	ops, errs := make([]float64, n), make([]float64, n)
 	merged = &summary.Timeline{IntervalMillis: interval, Points: make([]summary.Point, n)}
 	for _, p := range ps {
@@ -104,12 +110,16 @@ func alignTimelines(ps []placed) (merged *summary.Timeline, origin int64, missin
 		}
 		for i, pt := range p.timeline.Points {
 			from, to := p.point(i)
-			for k := max(0, int((from-origin)/interval)); k < n; k++ {
+			for k := max(0, min(n-1, int((from-origin)/interval))); k < n; k++ {
 				bs := origin + int64(k)*interval
 				if bs >= max(to, from+1) {
 					break
 				}
 				share := overlap(from, to, bs, bs+interval)
+				if to == from && k == n-1 {
+					// A point of no length at the timeline's very end belongs to its last point.
+					share = 1
+				}
 				if share == 0 {
 					continue
 				}

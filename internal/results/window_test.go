@@ -174,3 +174,60 @@ func TestMergeWithTheDatacentersCPULimit(t *testing.T) {
 		t.Errorf("without the limit the endpoint's node cannot be judged saturated: %+v", r.Bottleneck)
 	}
 }
+
+// withTimeline is a writer whose first send is at start and last completion at end, on
+// Cassandra's clock, with a timeline of interval ms whose points hold ops.
+func withTimeline(start, end, interval int64, ops ...int64) *summary.Summary {
+	tl := &summary.Timeline{IntervalMillis: interval}
+	var total int64
+	for _, n := range ops {
+		tl.Points = append(tl.Points, summary.Point{Ops: n, P99: 2000})
+		total += n
+	}
+	return &summary.Summary{Version: summary.Version, Writers: 1, Start: start, End: end,
+		SpanMicros: (end - start) * 1000, Timeline: tl,
+		Writes: &summary.Ops{OK: total, Response: sketchOf([]float64{1000}), Service: sketchOf([]float64{900})}}
+}
+
+// A window that does not end on an interval boundary ends in a partial interval, whose rate
+// is its operations over the time it covered.
+func TestTheLastIntervalIsItsOperationsOverItsTime(t *testing.T) {
+	type pt struct{ offset, ops, rate int64 }
+	tests := map[string]struct {
+		sum  *summary.Summary
+		want []pt
+	}{
+		// 15 s at 500 ops/s in 2 s intervals: the last covers 1 s, 500 operations.
+		"2 s intervals": {sum: withTimeline(100_000, 115_000, 2000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 500),
+			want: []pt{{0, 1000, 500}, {2000, 1000, 500}, {4000, 1000, 500}, {6000, 1000, 500}, {8000, 1000, 500},
+				{10_000, 1000, 500}, {12_000, 1000, 500}, {14_000, 500, 500}}},
+		// In 10 s intervals the last covers 5 s: 2,500 operations.
+		"10 s intervals": {sum: withTimeline(100_000, 115_000, 10_000, 5000, 2500),
+			want: []pt{{0, 5000, 500}, {10_000, 2500, 500}}},
+		// The writer's sampler takes its closing point when the window closes, on a grid
+		// from its window's start, a little before its first send: here that point begins
+		// exactly at its last completion. Its 7 operations completed in the last second; they
+		// used to make a point of their own, 7 over a whole second: a fall to 7 ops/s.
+		"a closing point after the last completion": {
+			sum:  withTimeline(100_000, 103_000, 1000, 1000, 1000, 868, 7),
+			want: []pt{{0, 1000, 1000}, {1000, 1000, 1000}, {2000, 875, 875}}},
+		// The drain of a real run: 7 operations in the 6 ms after the last full second. The
+		// interval covers 6 ms and status says so, as a rate; the views join it to the second
+		// before (internal/report).
+		"a drain of 6 ms": {
+			sum:  withTimeline(100_000, 103_006, 1000, 1000, 1000, 868, 7),
+			want: []pt{{0, 1000, 1000}, {1000, 1000, 1000}, {2000, 868, 868}, {3000, 7, 1167}}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := Merge([]*summary.Summary{tc.sum})
+			var got []pt
+			for _, p := range r.Timeline.Points {
+				got = append(got, pt{p.OffsetMillis, p.Operations, p.OpsPerSecond})
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(pt{})); diff != "" {
+				t.Errorf("timeline (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
