@@ -112,6 +112,9 @@ type Results struct {
 	// WritePaths counts the writers' write requests by the path that carried them.
 	// +optional
 	WritePaths *WritePathResults `json:"writePaths,omitempty"`
+	// Capacity is what a capacity search found (spec.capacity).
+	// +optional
+	Capacity *CapacityResults `json:"capacity,omitempty"`
 }
 
 // ScheduleResults is how an open loop kept to its rate, over all writers.
