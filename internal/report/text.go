@@ -46,6 +46,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 			sc.TargetOpsPerSecond, sc.Due, sc.Missed, sc.BacklogAtEnd, sc.LateOver1ms, sc.DrainMillis)
 	}
 	w.printf("\n")
+	capacityTable(w, r.Capacity)
 
 	tw := w.table(tabwriter.AlignRight)
 	tw.row("\tops\tops/s\tp50\tp90\tp99\tp99.9\tmax\tmean\taccuracy\t\n")
