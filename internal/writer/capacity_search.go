@@ -86,8 +86,10 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 	var verdict *cbv1.Bottleneck
 	st := summary.Step{Target: rate}
 	for {
-		r := round{Rate: rate, At: sr.ld.toCassandra(at), Parts: sr.parts, Part: sr.part}
 		before := sr.snapshots(ctx)
+		// The writers must find the plan before its start: reading the nodes took time.
+		at = later(at, time.Now().Add(startLead))
+		r := round{Rate: rate, At: sr.ld.toCassandra(at), Parts: sr.parts, Part: sr.part}
 		if err := sr.store.plan(ctx, sr.round, r); err != nil {
 			return st, nil, fmt.Errorf("planning round %d: %w", sr.round, err)
 		}
@@ -280,4 +282,11 @@ func stepLine(s summary.Step) string {
 		fmt.Fprintf(&b, ", still owed: %s", s.Owed)
 	}
 	return b.String()
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

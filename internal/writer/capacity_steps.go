@@ -72,7 +72,7 @@ func (ld *load) round(r round, writes *sync.WaitGroup, record func(int, *summary
 	var out phaseResult
 	for p := range r.Parts {
 		ps := newPhaseStats(ld.concurrency)
-		ph := phase{Start: start.Add(time.Duration(p) * r.Part), End: start.Add(time.Duration(p+1) * r.Part), Limit: -1}
+		ph := phase{Start: start, From: start.Add(time.Duration(p) * r.Part), End: start.Add(time.Duration(p+1) * r.Part), Limit: -1}
 		var res phaseResult
 		if share > 0 {
 			res = eng.run(ld.paceAt(ph, share), ps)
@@ -154,7 +154,11 @@ func (ld *load) paceAt(p phase, rate int64) phase {
 	}
 	p.Rate = rate
 	p.Poisson, p.Seed = ld.cfg.Spec.Writers.Arrivals == cbv1.ArrivalsPoisson, uint64(ld.cfg.Index)
-	p.Start = p.Start.Add(time.Second * time.Duration(ld.cfg.Index) / time.Duration(rate*int64(ld.cfg.Writers)))
+	shift := time.Second * time.Duration(ld.cfg.Index) / time.Duration(rate*int64(ld.cfg.Writers))
+	p.Start = p.Start.Add(shift)
+	if !p.From.IsZero() {
+		p.From = p.From.Add(shift)
+	}
 	return p
 }
 
