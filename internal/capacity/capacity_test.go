@@ -254,3 +254,13 @@ func TestWait(t *testing.T) {
 		})
 	}
 }
+
+func TestLongest(t *testing.T) {
+	// 16 steps of 3 rounds of 1m (+30s each) and a 5m wait: 16 × (4m30s + 5m).
+	if got, want := Longest(16, 2, time.Minute, 5*time.Minute), 16*(270*time.Second+5*time.Minute); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if got, want := Longest(2, 0, 10*time.Second, 0), 80*time.Second; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -4,7 +4,10 @@
 // an overshooting step left. It holds no I/O: the writers run the steps (internal/writer).
 package capacity
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Stop says why a search ended.
 type Stop string
@@ -99,4 +102,15 @@ func (s *Search) Validate() error {
 		return fmt.Errorf("growth must be above 1, not %g", s.Growth)
 	}
 	return nil
+}
+
+// roundOverhead is what a round costs beyond its load: reading the nodes, planning, the
+// writers' start lead and collecting their summaries.
+const roundOverhead = 30 * time.Second
+
+// Longest is the longest a search can take: every step run 1 + extensions times, and every
+// one followed by a debt wait to its limit.
+func Longest(steps, extensions int, step, debtWait time.Duration) time.Duration {
+	perStep := time.Duration(1+extensions)*(step+roundOverhead) + debtWait
+	return time.Duration(steps) * perStep
 }
