@@ -2,9 +2,8 @@ package report
 
 import (
 	"fmt"
-	"time"
-
 	"text/tabwriter"
+	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )

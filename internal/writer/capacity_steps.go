@@ -169,7 +169,7 @@ func (ld *load) fromCassandra(at time.Time) time.Time {
 }
 
 func (ld *load) toCassandra(mono time.Time) time.Time {
-	return ld.cfg.Now().Add(mono.Sub(time.Now())).Add(-ld.clock.Offset)
+	return ld.cfg.Now().Add(time.Until(mono)).Add(-ld.clock.Offset)
 }
 
 func (ld *load) capacityStore() capacityStore {

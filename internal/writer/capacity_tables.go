@@ -2,6 +2,7 @@ package writer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -67,7 +68,7 @@ func (c capacityStore) planned(ctx context.Context, n int) (round, bool, error) 
 	var r round
 	var partMs int64
 	err := c.session.Query(q, c.run, n).Consistency(c.consistency).ScanContext(ctx, &r.Rate, &r.At, &r.Parts, &partMs)
-	if err == gocql.ErrNotFound {
+	if errors.Is(err, gocql.ErrNotFound) {
 		return r, false, nil
 	}
 	r.Part = time.Duration(partMs) * time.Millisecond
