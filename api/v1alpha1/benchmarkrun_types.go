@@ -78,6 +78,10 @@ type BenchmarkRunSpec struct {
 	// (capacity_types.go).
 	// +optional
 	Capacity *CapacitySpec `json:"capacity,omitempty"`
+
+	// Pricing gives every result a cost per million operations (cost_types.go).
+	// +optional
+	Pricing *Pricing `json:"pricing,omitempty"`
 }
 
 // Baselines are the runs a run is judged against.

@@ -115,6 +115,9 @@ type Results struct {
 	// Capacity is what a capacity search found (spec.capacity).
 	// +optional
 	Capacity *CapacityResults `json:"capacity,omitempty"`
+	// Cost is what the window cost at spec.pricing; nil without prices.
+	// +optional
+	Cost *CostResults `json:"cost,omitempty"`
 }
 
 // ScheduleResults is how an open loop kept to its rate, over all writers.

@@ -93,3 +93,26 @@ func TestCapacityAdmission(t *testing.T) {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
 }
+
+// TestPricingAdmission: prices are decimal strings, per node or per resource, not both.
+func TestPricingAdmission(t *testing.T) {
+	const base = "datacenterRef: {name: dc1}\nwriters: {replicas: 2, duration: 10s}\n"
+	tests := map[string]string{
+		"pricing: {perNodeHour: '0.5', perCoreHour: '0.04'}": "pricing takes perNodeHour, or perCoreHour and perGiBHour, not both",
+		"pricing: {perNodeHour: '-1'}":                       "spec.pricing.perNodeHour: Invalid value: \"-1\"",
+		"pricing: {perGiBHour: 'cheap'}":                     "spec.pricing.perGiBHour: Invalid value: \"cheap\"",
+		"pricing: {}":                                        "pricing takes perNodeHour, or perCoreHour and perGiBHour, not both",
+	}
+	for yaml, want := range tests {
+		t.Run(yaml, func(t *testing.T) {
+			_, err := RunSpec(context.Background(), []byte(base+yaml+"\n"))
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v, want it to say %q", err, want)
+			}
+		})
+	}
+	s, err := RunSpec(context.Background(), []byte(base+"pricing: {perCoreHour: '0.04', perGiBHour: '0.005'}\n"))
+	if err != nil || s.Pricing.Currency != "USD" {
+		t.Fatalf("priced spec: %v, %+v", err, s)
+	}
+}

@@ -47,3 +47,21 @@ func capacityTable(w *errWriter, c *cbv1.CapacityResults) {
 	}
 	w.printf("\n")
 }
+
+// costLine writes what the window cost beside its throughput, when the run was priced.
+func costLine(w *errWriter, c *cbv1.CostResults, opsPerSecond int64) {
+	if c == nil {
+		return
+	}
+	line := fmt.Sprintf("cost at %d ops/s: datacenter %s %s an hour", opsPerSecond, orDash(c.DatacenterPerHour), c.Currency)
+	if c.PerMillionOperations != "" {
+		line += fmt.Sprintf(", %s %s per million operations", c.PerMillionOperations, c.Currency)
+	}
+	if c.WritersPerHour != "" {
+		line += fmt.Sprintf("; writers apart %s %s an hour, %s per million", c.WritersPerHour, c.Currency, orDash(c.WritersPerMillionOperations))
+	}
+	w.printf("%s\n", line)
+	if c.Note != "" {
+		w.printf("%s\n", c.Note)
+	}
+}

@@ -45,6 +45,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		w.printf("target %d ops/s: %d due, %d missed (%d waiting at the end), %d sent over 1 ms late, drain %d ms\n",
 			sc.TargetOpsPerSecond, sc.Due, sc.Missed, sc.BacklogAtEnd, sc.LateOver1ms, sc.DrainMillis)
 	}
+	costLine(w, r.Cost, r.OpsPerSecond)
 	w.printf("\n")
 	capacityTable(w, r.Capacity)
 
