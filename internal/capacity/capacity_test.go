@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cassbench/cassbench/internal/sketch"
 )
 
 // run plays a search against a datacenter whose objective holds up to knee, and returns the
@@ -262,5 +264,32 @@ func TestLongest(t *testing.T) {
 	}
 	if got, want := Longest(2, 0, 10*time.Second, 0), 80*time.Second; got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestPartP99s: each part's p99 comes from the difference of the writers' merged cumulative
+// sketches, so a slow second part is seen as slow whatever the first part was.
+func TestPartP99s(t *testing.T) {
+	cumulative := func(parts ...float64) []*sketch.Sketch {
+		var out []*sketch.Sketch
+		sk := sketch.New()
+		for _, v := range parts {
+			sk.AddN(v, 100)
+			out = append(out, sk.Clone())
+		}
+		return out
+	}
+	a, b := cumulative(10, 1000, 50), cumulative(10, 1000, 50)
+	parts := [][]*sketch.Sketch{{a[0], b[0]}, {a[1], b[1]}, {}, {a[2], b[2]}}
+	got := PartP99s(parts)
+	want := []float64{10, 1000, 50}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want p99s near %v µs", got, want)
+	}
+	for i, w := range want {
+		us := float64(got[i]) / float64(time.Microsecond)
+		if math.Abs(us-w) > 0.02*w {
+			t.Errorf("part %d: p99 %gµs, want %gµs within the sketch's accuracy", i, us, w)
+		}
 	}
 }

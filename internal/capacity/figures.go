@@ -38,14 +38,25 @@ func FiguresOf(sums []*summary.Summary) Figures {
 
 func micros(us float64) time.Duration { return time.Duration(us * float64(time.Microsecond)) }
 
-// PartP99s is the p99 of each part, every writer's summaries of it merged: the samples
-// Spread judges a step's precision by. A part nobody reported is left out.
-func PartP99s(parts [][]*summary.Summary) []time.Duration {
+// PartP99s is the p99 of each part of a round, from the writers' cumulative sketches at the
+// end of each part (cumulative[p] holds one per writer): every writer's sketches merged, and
+// each part the difference from the one before. A part nobody reported, or in which nothing
+// completed, is left out.
+func PartP99s(cumulative [][]*sketch.Sketch) []time.Duration {
 	var out []time.Duration
-	for _, sums := range parts {
-		if f := FiguresOf(sums); f.Operations > 0 {
-			out = append(out, f.P99)
+	prev := sketch.New()
+	for _, sks := range cumulative {
+		if len(sks) == 0 {
+			continue
 		}
+		cur := sketch.New()
+		for _, sk := range sks {
+			cur.Merge(sk)
+		}
+		if cur.Count() > prev.Count() {
+			out = append(out, micros(sketch.DiffQuantile(cur, prev, 0.99)))
+		}
+		prev = cur
 	}
 	return out
 }

@@ -81,7 +81,7 @@ func (ld *load) search(ctx context.Context, store capacityStore, first time.Time
 // step runs rate from at, as many rounds as its p99 needs to be known to p99SpreadPercent
 // (up to maxExtensions more), and judges it on all of them.
 func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary.Step, *cbv1.Bottleneck, error) {
-	var parts [][]*summary.Summary
+	var p99s []time.Duration
 	var wholes []*summary.Summary
 	var verdict *cbv1.Bottleneck
 	st := summary.Step{Target: rate}
@@ -93,17 +93,17 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 		if err := sr.store.plan(ctx, sr.round, r); err != nil {
 			return st, nil, fmt.Errorf("planning round %d: %w", sr.round, err)
 		}
-		end := at.Add(time.Duration(sr.parts) * sr.part)
-		sleepCtx(ctx, time.Until(end))
-		got, whole, err := sr.collect(ctx, sr.round)
+		sleepCtx(ctx, time.Until(at.Add(time.Duration(sr.parts)*sr.part)))
+		got, err := sr.collect(ctx, sr.round)
 		if err != nil {
 			return st, nil, err
 		}
 		sr.round++
 		st.Runs++
-		parts, wholes = append(parts, got...), append(wholes, whole...)
-		verdict = sr.verdict(ctx, whole, before)
-		spread := capacity.Spread(capacity.PartP99s(parts))
+		wholes = append(wholes, got.wholes...)
+		p99s = append(p99s, capacity.PartP99s(got.cumulative)...)
+		verdict = sr.verdict(ctx, got.wholes, before)
+		spread := capacity.Spread(p99s)
 		st.Spread = percent(spread)
 		if spread*100 <= float64(sr.spec.P99SpreadPercent) || int(st.Runs) > int(ptrOr(sr.spec.MaxExtensions, 0)) || ctx.Err() != nil {
 			break
@@ -122,21 +122,20 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 	return st, verdict, nil
 }
 
-// collect waits for every writer's summaries of round n: its parts and the whole round.
-func (sr *searcher) collect(ctx context.Context, n int) ([][]*summary.Summary, []*summary.Summary, error) {
+// collect waits for every writer's records of round n: its parts and the whole round.
+func (sr *searcher) collect(ctx context.Context, n int) (roundRows, error) {
 	want := int(sr.ld.cfg.Writers) * (sr.parts + 1)
 	deadline := time.Now().Add(sr.ld.setupTimeout() + 30*time.Second)
 	for {
-		rows, count, err := sr.store.parts(ctx, n, sr.parts+1)
-		if err == nil && count >= want {
-			// Row 0 holds the whole rounds (part -1, shifted by one).
-			return rows[1:], rows[0], nil
+		rows, err := sr.store.rows(ctx, n, sr.parts)
+		if err == nil && rows.count >= want {
+			return rows, nil
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			if err == nil {
-				err = fmt.Errorf("%d of %d writers' summaries came in", count, want)
+				err = fmt.Errorf("%d of %d writers' records came in", rows.count, want)
 			}
-			return nil, nil, fmt.Errorf("collecting round %d: %w", n, err)
+			return rows, fmt.Errorf("collecting round %d: %w", n, err)
 		}
 		sleepCtx(ctx, jittered(250*time.Millisecond))
 	}

@@ -2,11 +2,13 @@ package writer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -44,8 +46,8 @@ func (ld *load) steps(ctx context.Context, begin time.Time, sum *summary.Summary
 		if r, err = store.awaitPlan(ctx, n, limit); err != nil || r.Rate == 0 {
 			break
 		}
-		res := ld.round(r, &writes, func(part int, s *summary.Summary) {
-			if werr := store.writePart(ctx, n, cfg.Index, part, s); werr != nil {
+		res := ld.round(r, &writes, func(part int, b []byte) {
+			if werr := store.writePart(ctx, n, cfg.Index, part, b); werr != nil {
 				fmt.Fprintf(cfg.Progress, "writer %d/%d: capacity round %d part %d not recorded: %v\n", cfg.Index, cfg.Writers, n, part, werr)
 			}
 		})
@@ -62,32 +64,46 @@ func (ld *load) steps(ctx context.Context, begin time.Time, sum *summary.Summary
 	return err
 }
 
-// round runs one round of the plan in its parts, each part's summary and then the round's
-// handed to record on a goroutine of their own, so that the next part starts on time.
-func (ld *load) round(r round, writes *sync.WaitGroup, record func(int, *summary.Summary)) phaseResult {
+// round runs one round of the plan as one phase, so that the load does not pause between its
+// parts; at each part's end it hands record its cumulative response-time sketch, and at the
+// round's end its summary, each on a goroutine of its own.
+func (ld *load) round(r round, writes *sync.WaitGroup, record func(int, []byte)) phaseResult {
 	cfg, eng := ld.cfg, ld.eng
 	share := Share(r.Rate, cfg.Writers, cfg.Index)
 	start := ld.fromCassandra(r.At)
+	end := start.Add(time.Duration(r.Parts) * r.Part)
 	roundStats := newPhaseStats(ld.concurrency)
-	var out phaseResult
-	for p := range r.Parts {
-		ps := newPhaseStats(ld.concurrency)
-		ph := phase{Start: start, From: start.Add(time.Duration(p) * r.Part), End: start.Add(time.Duration(p+1) * r.Part), Limit: -1}
-		var res phaseResult
-		if share > 0 {
-			res = eng.run(ld.paceAt(ph, share), ps)
-		} else {
-			sleepCtx(context.Background(), time.Until(ph.End))
+	done := make(chan struct{})
+	writes.Go(func() {
+		for p := range r.Parts {
+			select {
+			case <-done:
+			case <-time.After(time.Until(start.Add(time.Duration(p+1) * r.Part))):
+			}
+			sk := sketch.New()
+			for i := range roundStats {
+				for _, s := range roundStats[i] {
+					s.mergeResponse(sk)
+				}
+			}
+			if b, err := json.Marshal(sk); err == nil {
+				writes.Go(func() { record(p, b) })
+			}
 		}
-		roundStats.absorb(ps)
-		out.add(res)
-		part := ld.stepSummary(ps, res, share)
-		writes.Go(func() { record(p, part) })
+	})
+	var res phaseResult
+	if share > 0 {
+		res = eng.run(ld.paceAt(phase{Start: start, End: end, Limit: -1}, share), roundStats)
+	} else {
+		sleepCtx(context.Background(), time.Until(end))
 	}
-	whole := ld.stepSummary(roundStats, out, share)
-	writes.Go(func() { record(wholeRound, whole) })
+	close(done)
+	whole := ld.stepSummary(roundStats, res, share)
+	if b, err := whole.Encode(); err == nil {
+		writes.Go(func() { record(wholeRound, b) })
+	}
 	ld.st.measured.absorb(roundStats)
-	return out
+	return res
 }
 
 // stepSummary is what this writer measured in ps, as a summary of its own.
@@ -154,11 +170,7 @@ func (ld *load) paceAt(p phase, rate int64) phase {
 	}
 	p.Rate = rate
 	p.Poisson, p.Seed = ld.cfg.Spec.Writers.Arrivals == cbv1.ArrivalsPoisson, uint64(ld.cfg.Index)
-	shift := time.Second * time.Duration(ld.cfg.Index) / time.Duration(rate*int64(ld.cfg.Writers))
-	p.Start = p.Start.Add(shift)
-	if !p.From.IsZero() {
-		p.From = p.From.Add(shift)
-	}
+	p.Start = p.Start.Add(time.Second * time.Duration(ld.cfg.Index) / time.Duration(rate*int64(ld.cfg.Writers)))
 	return p
 }
 

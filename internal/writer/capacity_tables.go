@@ -2,12 +2,14 @@ package writer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -96,37 +98,61 @@ func (c capacityStore) awaitPlan(ctx context.Context, n int, limit time.Duration
 	}
 }
 
-func (c capacityStore) writePart(ctx context.Context, n int, writer int32, part int, s *summary.Summary) error {
-	b, err := s.Encode()
-	if err != nil {
-		return err
-	}
+// writePart records what a writer measured of round n: its summary of the whole round
+// (part wholeRound), or for part p its cumulative response-time sketch at the part's end,
+// which the search differences into each part's p99 (sketch.DiffQuantile).
+func (c capacityStore) writePart(ctx context.Context, n int, writer int32, part int, b []byte) error {
 	ctx, cancel := c.ctx(ctx)
 	defer cancel()
 	q := fmt.Sprintf("INSERT INTO %s.%s (run, round, writer, part, summary) VALUES (?, ?, ?, ?, ?)", quote(c.keyspace), CapacityPartsTable)
 	return c.session.Query(q, c.run, n, int(writer), part, b).Consistency(c.consistency).ExecContext(ctx)
 }
 
-// parts reads round n's summaries, by part shifted by one: out[0] holds the whole rounds
-// (wholeRound), out[p+1] part p. A summary that does not decode is an error.
-func (c capacityStore) parts(ctx context.Context, n, parts int) ([][]*summary.Summary, int, error) {
+// roundRows is what the writers recorded of a round: their summaries of it, and their
+// cumulative sketches at the end of each part, by part.
+type roundRows struct {
+	wholes     []*summary.Summary
+	cumulative [][]*sketch.Sketch
+	count      int
+}
+
+// rows reads round n's records; one that does not decode is an error.
+func (c capacityStore) rows(ctx context.Context, n, parts int) (roundRows, error) {
 	ctx, cancel := c.ctx(ctx)
 	defer cancel()
 	q := fmt.Sprintf("SELECT part, summary FROM %s.%s WHERE run = ? AND round = ?", quote(c.keyspace), CapacityPartsTable)
 	iter := c.session.Query(q, c.run, n).Consistency(c.consistency).IterContext(ctx)
-	out := make([][]*summary.Summary, parts)
-	var part, count int
+	out := roundRows{cumulative: make([][]*sketch.Sketch, parts)}
+	var part int
 	var b []byte
 	for iter.Scan(&part, &b) {
-		s, err := summary.Decode(b)
+		err := out.add(part, b)
 		if err != nil {
 			_ = iter.Close()
-			return nil, 0, fmt.Errorf("round %d part %d: %w", n, part, err)
-		}
-		if i := part - wholeRound; i >= 0 && i < parts {
-			out[i] = append(out[i], s)
-			count++
+			return out, fmt.Errorf("round %d part %d: %w", n, part, err)
 		}
 	}
-	return out, count, iter.Close()
+	return out, iter.Close()
+}
+
+func (r *roundRows) add(part int, b []byte) error {
+	if part == wholeRound {
+		s, err := summary.Decode(b)
+		if err != nil {
+			return err
+		}
+		r.wholes = append(r.wholes, s)
+		r.count++
+		return nil
+	}
+	if part < 0 || part >= len(r.cumulative) {
+		return nil
+	}
+	sk := sketch.New()
+	if err := json.Unmarshal(b, sk); err != nil {
+		return err
+	}
+	r.cumulative[part] = append(r.cumulative[part], sk)
+	r.count++
+	return nil
 }

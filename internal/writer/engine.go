@@ -34,10 +34,6 @@ type phase struct {
 	// otherwise they are equal.
 	Poisson bool
 	Seed    uint64
-	// From, when set, continues a timetable that began at Start: the operations due before
-	// From belonged to an earlier phase (a capacity round's earlier parts), so the parts of a
-	// round send exactly what one phase over the round would.
-	From time.Time
 }
 
 // phaseResult is what a phase measured beyond the goroutines' statistics.

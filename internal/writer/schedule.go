@@ -67,8 +67,6 @@ type timetable struct {
 	next   int64
 	nextAt time.Duration
 	missed int64
-	// first is the first operation of this phase, past those due before phase.From.
-	first int64
 }
 
 func newTimetable(p phase, concurrency int, rnd *rand.Rand) *timetable {
@@ -76,12 +74,6 @@ func newTimetable(p phase, concurrency int, rnd *rand.Rand) *timetable {
 	t.maxLag = backlogBound(concurrency, p.Rate)
 	if rnd != nil {
 		t.nextAt = t.gap()
-	}
-	if !p.From.IsZero() {
-		for t.offset() < p.From.Sub(p.Start) {
-			t.advance()
-		}
-		t.first = t.next
 	}
 	return t
 }
@@ -160,7 +152,7 @@ func (t *timetable) finish() (backlog, due int64) {
 	defer t.mu.Unlock()
 	start := t.next
 	if t.end.IsZero() {
-		return 0, t.next - t.first
+		return 0, t.next
 	}
 	if t.rnd == nil {
 		k := Schedule{Start: t.start, Rate: t.rate}.Count(t.end.Sub(t.start))
@@ -175,5 +167,5 @@ func (t *timetable) finish() (backlog, due int64) {
 	}
 	backlog = t.next - start
 	t.missed += backlog
-	return backlog, t.next - t.first
+	return backlog, t.next
 }
