@@ -25,7 +25,7 @@ func TestCapacityAndCostPerPoint(t *testing.T) {
 	}
 	var rows []cbv1.SweepPoint
 	for i, repeats := range [][]*cbv1.Results{
-		{res(4000, "0.05", 900), res(3800, "0.07", 900)},   // 3 nodes
+		{res(4000, "0.05", 900), res(3800, "0.07", 900)},     // 3 nodes
 		{res(6500, "0.045", 3000), res(6900, "0.045", 2900)}, // 5 nodes: cheapest, but slow
 		{res(5000, "0.055", 800), res(5100, "0.049", 800)},   // 4 nodes
 	} {
