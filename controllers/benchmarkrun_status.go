@@ -167,7 +167,11 @@ func runTimeout(run *cbv1.BenchmarkRun) time.Duration {
 	if w.Warmup != nil {
 		warmup = w.Warmup.Duration
 	}
-	return load + warmup + w.Duration.Duration + 10*time.Minute
+	window := w.Duration.Duration
+	if c := run.Spec.Capacity; c != nil {
+		window = capacityWindow(c, window)
+	}
+	return load + warmup + window + 10*time.Minute
 }
 
 // progress estimates how far the measured window is, from when the last writer started:

@@ -124,4 +124,10 @@ func TestDeadlines(t *testing.T) {
 	if got := runTimeout(run); got != 2*time.Hour {
 		t.Errorf("operations-bounded run timeout %s", got)
 	}
+	// A capacity search: 4 steps of up to 2 rounds of 5m (+30s each) and a 1m debt wait.
+	run.Spec.Writers.Duration, run.Spec.Writers.Operations = &metav1.Duration{Duration: 5 * time.Minute}, nil
+	run.Spec.Capacity = &cbv1.CapacitySpec{MaxSteps: 4, MaxExtensions: ptr.To[int32](1), DebtWaitLimit: &metav1.Duration{Duration: time.Minute}}
+	if got, want := runTimeout(run), time.Minute+4*(11*time.Minute+time.Minute)+10*time.Minute; got != want {
+		t.Errorf("capacity search run timeout %s, want %s", got, want)
+	}
 }

@@ -27,6 +27,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.duration) || (has(self.writers.warmup) ? self.writers.warmup : duration('0s')) + self.writers.duration < self.deadlines.run",message="deadlines.run must be longer than writers.warmup plus writers.duration, or the writers cannot finish before it: raise deadlines.run, or leave it unset (warmup + duration + 10m)"
 // +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.operations) || !has(self.writers.rate) || double(self.writers.operations) / double(self.writers.rate) + double((has(self.writers.warmup) ? self.writers.warmup : duration('0s')).getSeconds()) < double(self.deadlines.run.getSeconds())",message="writers.operations at writers.rate (after writers.warmup) take longer than deadlines.run, so the writers cannot finish before it: raise deadlines.run or the rate, or lower operations"
 // +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.requestTimeout) || self.writers.requestTimeout < self.deadlines.run",message="writers.requestTimeout must be shorter than deadlines.run: one request would outlast the whole run"
+// +kubebuilder:validation:XValidation:rule="!has(self.capacity) || has(self.writers.rate)",message="capacity searches from writers.rate: set writers.rate to the first rate to try"
+// +kubebuilder:validation:XValidation:rule="!has(self.capacity) || has(self.writers.duration)",message="capacity runs each step for writers.duration: set writers.duration, not writers.operations"
 type BenchmarkRunSpec struct {
 	// datacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
 	// carry the annotation cassbench.io/allow-benchmarks.
@@ -71,6 +73,15 @@ type BenchmarkRunSpec struct {
 	// none is, Unknown with too few. The test is cassbench gate's.
 	// +optional
 	Baselines *Baselines `json:"baselines,omitempty"`
+
+	// capacity turns the run into a search for the highest rate that meets an objective
+	// (capacity_types.go).
+	// +optional
+	Capacity *CapacitySpec `json:"capacity,omitempty"`
+
+	// pricing gives every result a cost per million operations (cost_types.go).
+	// +optional
+	Pricing *Pricing `json:"pricing,omitempty"`
 }
 
 // Baselines are the runs a run is judged against.

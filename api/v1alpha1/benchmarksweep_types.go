@@ -66,7 +66,7 @@ const (
 )
 
 // SweepMetric is what makes one point better than another.
-// +kubebuilder:validation:Enum=opsPerSecond;p99;timeoutRatio
+// +kubebuilder:validation:Enum=opsPerSecond;p99;timeoutRatio;capacity;costPerMillionOperations
 type SweepMetric string
 
 const (
@@ -76,6 +76,11 @@ const (
 	BestByP99 SweepMetric = "p99"
 	// BestByTimeoutRatio prefers the lowest share of timed-out operations.
 	BestByTimeoutRatio SweepMetric = "timeoutRatio"
+	// BestByCapacity prefers the highest capacity (spec.capacity; capacity_types.go).
+	BestByCapacity SweepMetric = "capacity"
+	// BestByCost prefers the lowest cost per million operations (spec.pricing): with
+	// maxP99Micros, the cheapest point that meets that objective.
+	BestByCost SweepMetric = "costPerMillionOperations"
 )
 
 // PointOutcome is where one point of a sweep is.
@@ -291,6 +296,19 @@ type SweepPoint struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=32
 	OpsPerSecondSpread string `json:"opsPerSecondSpread,omitempty"`
+	// capacity is the lowest capacity the point's runs found (spec.capacity): the rate every
+	// repeat met its objective at.
+	// +optional
+	Capacity int64 `json:"capacity,omitempty"`
+	// costPerMillionOperations is the mean of the point's runs' datacenter cost per million
+	// operations (spec.pricing), in Currency.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	CostPerMillionOperations string `json:"costPerMillionOperations,omitempty"`
+	// currency of CostPerMillionOperations.
+	// +optional
+	// +kubebuilder:validation:MaxLength=8
+	Currency string `json:"currency,omitempty"`
 	// p50 (and p99, p999 below) are the percentiles of all the succeeded runs' operations together,
 	// from their merged sketches, in microseconds (never means of the runs' percentiles).
 	// Runs that kept no sketches give the highest of their own percentiles, an upper bound,

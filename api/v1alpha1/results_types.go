@@ -114,6 +114,12 @@ type Results struct {
 	// writePaths counts the writers' write requests by the path that carried them.
 	// +optional
 	WritePaths *WritePathResults `json:"writePaths,omitempty"`
+	// capacity is what a capacity search found (spec.capacity).
+	// +optional
+	Capacity *CapacityResults `json:"capacity,omitempty"`
+	// cost is what the window cost at spec.pricing; nil without prices.
+	// +optional
+	Cost *CostResults `json:"cost,omitempty"`
 }
 
 // ScheduleResults is how an open loop kept to its rate, over all writers.

@@ -46,7 +46,9 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 		w.printf("target %d ops/s: %d due, %d missed (%d waiting at the end), %d sent over 1 ms late, drain %d ms\n",
 			sc.TargetOpsPerSecond, sc.Due, sc.Missed, sc.BacklogAtEnd, sc.LateOver1ms, sc.DrainMillis)
 	}
+	costLine(w, r.Cost, r.OpsPerSecond)
 	w.printf("\n")
+	capacityTable(w, r.Capacity)
 
 	tw := w.table(tabwriter.AlignRight)
 	tw.row("\tops\tops/s\tp50\tp90\tp99\tp99.9\tmax\tmean\taccuracy\t\n")

@@ -95,6 +95,7 @@ func MergeWith(summaries []*summary.Summary, o Options) *cbv1.Results {
 	}
 	out.Bottleneck = verdict.Judge(out, reported)
 	out.WritePaths = writePaths(reported)
+	out.Capacity = capacityOf(reported)
 	addAnomaly(out, fellBackAnomaly(out.WritePaths))
 	return out
 }

@@ -215,6 +215,9 @@ func makeSchema(ctx context.Context, s *gocql.Session, cfg Config, up []node, sc
 		return fmt.Errorf("building schema: %w", err)
 	}
 	stmts = append(stmts, created...)
+	if cfg.Spec.Capacity != nil {
+		stmts = append(stmts, writer.CapacityTablesCQL(schema.Keyspace)...)
+	}
 	for _, stmt := range stmts {
 		if err := s.Query(stmt).ExecContext(ctx); err != nil {
 			return fmt.Errorf("running %q: %w", firstLine(stmt), err)

@@ -63,6 +63,8 @@ type Summary struct {
 	// Paths counts the write requests by the path that carried them; nil when the writer
 	// sent none.
 	Paths *Paths `json:"path,omitempty"`
+	// Capacity is what a capacity search found, on writer 0's summary only.
+	Capacity *Capacity `json:"cap,omitempty"`
 }
 
 // Paths counts one writer's write requests (every attempt, warm-up included) by the path that

@@ -121,6 +121,7 @@ func aggregate(row *cbv1.SweepPoint, rs []*cbv1.Results) {
 		row.OpsPerSecondSpread = results.Ratio(row.OpsPerSecondMax-row.OpsPerSecondMin, row.OpsPerSecond)
 	}
 	row.Bottleneck = verdict(rs)
+	capacityAndCost(row, rs)
 }
 
 // verdict is the runs' common bottleneck verdict, Unclear when they disagree, empty when no
@@ -227,6 +228,10 @@ func Best(axes []cbv1.SweepAxis, rows []cbv1.SweepPoint, by cbv1.SweepMetric, ma
 		figure = fmt.Sprintf("p99 %dus", best.P99)
 	case cbv1.BestByTimeoutRatio:
 		figure = fmt.Sprintf("timeouts %s", best.TimeoutRatio)
+	case cbv1.BestByCapacity:
+		figure = fmt.Sprintf("capacity %d ops/s", best.Capacity)
+	case cbv1.BestByCost:
+		figure = fmt.Sprintf("%s %s per million operations", best.CostPerMillionOperations, best.Currency)
 	default:
 		figure = fmt.Sprintf("%d ops/s", best.OpsPerSecond)
 	}
@@ -248,6 +253,10 @@ func better(a, b *cbv1.SweepPoint, by cbv1.SweepMetric) bool {
 		ra, rb := ratio(a.TimeoutRatio), ratio(b.TimeoutRatio)
 		if ra != rb {
 			return ra < rb
+		}
+	case cbv1.BestByCapacity, cbv1.BestByCost:
+		if better, decided := betterBy(a, b, by); decided {
+			return better
 		}
 	}
 	return a.OpsPerSecond > b.OpsPerSecond

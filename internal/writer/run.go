@@ -85,7 +85,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		return fail(err)
 	}
 	abort := watch(runCtx, ld.eng, ld.st, Budget{MaxPercent: ptrOr(cfg.Spec.Writers.MaxErrorPercent, 0)})
-	ld.measure(ctx, begin, sum)
+	var stepsErr error
+	if cfg.Spec.Capacity != nil {
+		stepsErr = ld.steps(ctx, begin, sum)
+	} else {
+		ld.measure(ctx, begin, sum)
+	}
 	ld.st.enter(phaseDone, time.Now())
 	stop()
 	sum.Paths = ld.paths()
@@ -93,6 +98,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 
 	if err := abort(); err != nil {
 		return fail(err)
+	}
+	if stepsErr != nil {
+		return fail(stepsErr)
 	}
 	if err := nothingSucceeded(sum, ld.eng.lastErr.Load()); err != nil {
 		return fail(err)

@@ -1,0 +1,291 @@
+package writer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/capacity"
+	"github.com/cassbench/cassbench/internal/nodewatch"
+	"github.com/cassbench/cassbench/internal/results"
+	"github.com/cassbench/cassbench/internal/summary"
+)
+
+// debtPoll is how often the search reads the nodes while it waits for their debt.
+const debtPoll = time.Second
+
+// searcher is writer 0's capacity search: it plans each round, merges what the writers
+// report of it, judges it, and after a step that missed waits for the nodes to pay back
+// their debt.
+type searcher struct {
+	ld      *load
+	store   capacityStore
+	spec    cbv1.CapacitySpec
+	obj     capacity.Objective
+	targets []nodewatch.Target
+	// round is the next round's number.
+	round int
+	// parts and part cut every round.
+	parts int
+	part  time.Duration
+}
+
+// search runs the capacity search from first, when the first step starts, and returns what
+// it found. It always plans a last round of rate 0, so that the writers stop.
+func (ld *load) search(ctx context.Context, store capacityStore, first time.Time) *summary.Capacity {
+	spec := *ld.cfg.Spec.Capacity
+	sr := &searcher{ld: ld, store: store, spec: spec, obj: objectiveOf(spec.Objective),
+		targets: nodewatch.Targets(ld.session, ld.schema.Keyspace, ld.schema.Table), parts: int(spec.Intervals)}
+	sr.part = durationOf(ld.cfg.Spec.Writers.Duration) / time.Duration(sr.parts)
+	s := capacity.Search{Start: *ld.cfg.Spec.Writers.Rate, Precision: float64(spec.PrecisionPercent) / 100, MaxSteps: int(spec.MaxSteps), Growth: 2}
+	out := &summary.Capacity{}
+	defer func() { sr.stopWriters(ctx) }()
+	if err := s.Validate(); err != nil {
+		out.Stop, out.Error = string(cbv1.CapacityInterrupted), err.Error()
+		return out
+	}
+	baseline := sr.debt(ctx)
+	at := first
+	knees := map[int64]*cbv1.Bottleneck{}
+	for {
+		rate, stop, ok := s.Next()
+		if !ok {
+			out.Stop = string(stop)
+			break
+		}
+		step, knee, err := sr.step(ctx, rate, at)
+		if err != nil {
+			out.Stop, out.Error = string(cbv1.CapacityInterrupted), err.Error()
+			break
+		}
+		s.Record(rate, step.Met)
+		knees[rate] = knee
+		if !step.Met {
+			sr.waitDebt(ctx, baseline, &step)
+		}
+		out.Steps = append(out.Steps, step)
+		fmt.Fprintf(ld.cfg.Progress, "capacity: step %d at %d ops/s: %s\n", len(out.Steps), rate, stepLine(step))
+		at = time.Now().Add(startLead)
+	}
+	out.Ops, out.Missed = s.Low, s.High
+	if k := knees[s.High]; k != nil {
+		out.Knee = string(k.Verdict)
+		out.KneeEvidence = firstN(k.Evidence, 3, 160)
+	}
+	return out
+}
+
+// step runs rate from at, as many rounds as its p99 needs to be known to p99SpreadPercent
+// (up to maxExtensions more), and judges it on all of them.
+func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary.Step, *cbv1.Bottleneck, error) {
+	var p99s []time.Duration
+	var wholes []*summary.Summary
+	var verdict *cbv1.Bottleneck
+	st := summary.Step{Target: rate}
+	for {
+		before := sr.snapshots(ctx)
+		// The writers must find the plan before its start: reading the nodes took time.
+		at = later(at, time.Now().Add(startLead))
+		r := round{Rate: rate, At: sr.ld.toCassandra(at), Parts: sr.parts, Part: sr.part}
+		if err := sr.store.plan(ctx, sr.round, r); err != nil {
+			return st, nil, fmt.Errorf("planning round %d: %w", sr.round, err)
+		}
+		sleepCtx(ctx, time.Until(at.Add(time.Duration(sr.parts)*sr.part)))
+		got, err := sr.collect(ctx, sr.round)
+		if err != nil {
+			return st, nil, err
+		}
+		sr.round++
+		st.Runs++
+		wholes = append(wholes, got.wholes...)
+		p99s = append(p99s, capacity.PartP99s(got.cumulative)...)
+		verdict = sr.verdict(ctx, got.wholes, before)
+		spread := capacity.Spread(p99s)
+		st.Spread = percent(spread)
+		if spread*100 <= float64(sr.spec.P99SpreadPercent) || int(st.Runs) > int(ptrOr(sr.spec.MaxExtensions, 0)) || ctx.Err() != nil {
+			break
+		}
+		at = time.Now().Add(startLead)
+	}
+	f := capacity.FiguresOf(wholes)
+	st.Operations, st.Timeouts, st.Missed = f.Operations, f.Timeouts, f.Missed
+	st.P99, st.P999 = f.P99.Microseconds(), f.P999.Microseconds()
+	st.Ops = f.Operations * int64(time.Second) / int64(time.Duration(int(st.Runs)*sr.parts)*sr.part)
+	st.Met, st.Reason = capacity.Judge(sr.obj, f)
+	st.Reason = clip(st.Reason, 160)
+	if verdict != nil {
+		st.Verdict = string(verdict.Verdict)
+	}
+	return st, verdict, nil
+}
+
+// collect waits for every writer's records of round n: its parts and the whole round.
+func (sr *searcher) collect(ctx context.Context, n int) (roundRows, error) {
+	want := int(sr.ld.cfg.Writers) * (sr.parts + 1)
+	deadline := time.Now().Add(sr.ld.setupTimeout() + 30*time.Second)
+	for {
+		rows, err := sr.store.rows(ctx, n, sr.parts)
+		if err == nil && rows.count >= want {
+			return rows, nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			if err == nil {
+				err = fmt.Errorf("%d of %d writers' records came in", rows.count, want)
+			}
+			return rows, fmt.Errorf("collecting round %d: %w", n, err)
+		}
+		sleepCtx(ctx, jittered(250*time.Millisecond))
+	}
+}
+
+// verdict merges the writers' summaries of a whole round, with the nodes' figures from
+// before to now, as a run's results are merged, and returns their bottleneck verdict.
+func (sr *searcher) verdict(ctx context.Context, whole []*summary.Summary, before map[string]*nodewatch.Snapshot) *cbv1.Bottleneck {
+	if len(whole) == 0 {
+		return nil
+	}
+	after := sr.snapshots(ctx)
+	var nodes []summary.ServerNode
+	for node, b := range before {
+		if a := after[node]; a != nil {
+			nodes = append(nodes, nodewatch.Figures(b, a, *nodewatch.NewPeaks(), nodewatch.Logs{}, nil))
+		}
+	}
+	sums := make([]*summary.Summary, len(whole))
+	for i, s := range whole {
+		c := *s
+		sums[i] = &c
+	}
+	if len(nodes) > 0 {
+		sums[0].Server = nodewatch.Bounded(nodes)
+	}
+	if r := results.Merge(sums); r != nil {
+		return r.Bottleneck
+	}
+	return nil
+}
+
+// snapshots reads every node; one that cannot be read is left out.
+func (sr *searcher) snapshots(ctx context.Context) map[string]*nodewatch.Snapshot {
+	out := map[string]*nodewatch.Snapshot{}
+	for _, t := range sr.targets {
+		if s, err := nodewatch.Read(ctx, sr.ld.session, t, sr.ld.cfg.Now()); err == nil {
+			out[t.Node] = s
+		}
+	}
+	return out
+}
+
+// debt adds up what the nodes owe now; ok is false when a node could not be read.
+func (sr *searcher) debt(ctx context.Context) capacity.Debt {
+	d, _ := sr.readDebt(ctx)
+	return d
+}
+
+func (sr *searcher) readDebt(ctx context.Context) (capacity.Debt, error) {
+	snaps := sr.snapshots(ctx)
+	if len(snaps) < len(sr.targets) {
+		return capacity.Debt{}, fmt.Errorf("read %d of %d nodes", len(snaps), len(sr.targets))
+	}
+	var d capacity.Debt
+	for _, s := range snaps {
+		d.PendingCompactions += max(s.PendingCompactions, 0)
+		d.HintFiles += s.HintFiles
+		for _, p := range s.Pools {
+			d.PoolPending += p.Pending
+		}
+	}
+	return d, nil
+}
+
+// waitDebt waits after a step that missed until the nodes are back to baseline, and notes
+// in st how long it took and what was still owed if the wait gave up.
+func (sr *searcher) waitDebt(ctx context.Context, baseline capacity.Debt, st *summary.Step) {
+	w := capacity.Waiter{Read: sr.readDebt, Poll: debtPoll, Limit: durationOf(sr.spec.DebtWaitLimit)}
+	waited, paid := w.Wait(ctx, baseline)
+	st.WaitMillis = waited.Milliseconds()
+	if !paid {
+		d, err := sr.readDebt(ctx)
+		if err != nil {
+			st.Owed = clip(err.Error(), 200)
+			return
+		}
+		st.Owed = fmt.Sprintf("%d pending compactions (%d before), %d hint files (%d before), %d queued tasks (%d before)",
+			d.PendingCompactions, baseline.PendingCompactions, d.HintFiles, baseline.HintFiles, d.PoolPending, baseline.PoolPending)
+	}
+}
+
+// stopWriters plans the round that ends the search, retried: a writer that never reads it
+// waits for the next round until its limit.
+func (sr *searcher) stopWriters(ctx context.Context) {
+	for try := 0; try < 10; try++ {
+		if err := sr.store.plan(context.WithoutCancel(ctx), sr.round, round{At: sr.ld.cfg.Now()}); err == nil {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func objectiveOf(o cbv1.CapacityObjective) capacity.Objective {
+	out := capacity.Objective{P99: o.P99.Duration, TimeoutsPerMillion: ptrOr(o.TimeoutsPerMillion, 0), MaxMissedPerMillion: missedPerMillion}
+	if o.P999 != nil {
+		out.P999 = o.P999.Duration
+	}
+	return out
+}
+
+// missedPerMillion is the share of starts the writers may miss (1%) and still have measured
+// the rate asked: more, and the writers, not the cluster, set the rate.
+const missedPerMillion = 10000
+
+func percent(v float64) string {
+	if v > 1e6 {
+		return "inf"
+	}
+	return strconv.FormatFloat(v*100, 'f', 1, 64)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+func firstN(ss []string, n, width int) []string {
+	var out []string
+	for _, s := range ss[:min(n, len(ss))] {
+		out = append(out, clip(s, width))
+	}
+	return out
+}
+
+func stepLine(s summary.Step) string {
+	outcome := "met"
+	if !s.Met {
+		outcome = "missed: " + s.Reason
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d ops/s, p99 %s, p99.9 %s, p99 ±%s%% over %d run(s), %s", s.Ops,
+		time.Duration(s.P99)*time.Microsecond, time.Duration(s.P999)*time.Microsecond, s.Spread, s.Runs, outcome)
+	if s.Verdict != "" {
+		fmt.Fprintf(&b, " (bottleneck %s)", s.Verdict)
+	}
+	if s.WaitMillis > 0 || s.Owed != "" {
+		fmt.Fprintf(&b, "; waited %s for the nodes' debt", time.Duration(s.WaitMillis)*time.Millisecond)
+	}
+	if s.Owed != "" {
+		fmt.Fprintf(&b, ", still owed: %s", s.Owed)
+	}
+	return b.String()
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
