@@ -219,6 +219,15 @@ test-local: envtest-assets cass-operator-crds cass-operator-manifests cass-opera
 		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
 		$(GO) test -count=1 -v -timeout 40m $$(hack/test-tiers.sh local)
 
+# Upgrades from release 628d32d (test/local/upgrade_test.go) at every point where its stored
+# status differs from the current one: a run after its take is recorded, a run while the
+# datacenter is changed, a sweep holding the datacenter. make test runs the second point only.
+.PHONY: test-upgrade
+test-upgrade: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) $(DISTRIBUTION) ## Run the mid-hold upgrade scenario at every point, and the CRD upgrade test.
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
+		CASSBENCH_UPGRADE_TESTS=1 $(GO) test -count=1 -v -timeout 40m -run '^TestUpgradeMidHold$$|^TestObjectsOfTheReleasedCRDsSurviveTheCRDUpgrade$$' ./test/local/ ./test/upgrade/
+
 .PHONY: local-cluster
 local-cluster: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) $(DISTRIBUTION) ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
