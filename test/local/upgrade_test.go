@@ -70,13 +70,22 @@ func TestUpgradeMidHold(t *testing.T) {
 	} else {
 		t.Logf("only the point upgrade-changed; %s=1 (make test-upgrade) runs every point", allUpgradePoints)
 	}
-	env, ctx := scenario(t, "upgrade-recorded", "upgrade-changed", "upgrade-sweep-0-0")
+	// Each point takes minutes (a config change and its give-back each roll the node): the
+	// scenario's 15 minutes are not enough for all three.
+	env, _ := scenario(t, "upgrade-recorded", "upgrade-changed", "upgrade-sweep-0-0")
+	ctx, cancel := context.WithTimeout(context.Background(), 35*time.Minute)
+	defer cancel()
 	rel, err := env.BuildRelease(ctx, releasedCommit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	current := filepath.Join(env.Root, "charts", "cassbench")
-	t.Cleanup(func() { backToCurrent(ctx, t, env, current) })
+	t.Cleanup(func() {
+		// Its own deadline: the environment is put back even when the scenario's ran out.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		backToCurrent(ctx, t, env, current)
+	})
 	setConfig(ctx, t, env, heldConfig)
 	if got := nodeSetting(ctx, t, 1, "concurrent_writes"); got != "48" {
 		t.Fatalf("node 1 concurrent_writes = %q once the datacenter's config says 48", got)
