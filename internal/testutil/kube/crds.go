@@ -77,7 +77,7 @@ func ApplyCRDs(ctx context.Context, c client.Client, dir string) error {
 		return err
 	}
 	for _, crd := range crds {
-		if err := c.Patch(ctx, crd, client.Apply, client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(crd), client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
 			return fmt.Errorf("applying CRD %s: %w", crd.GetName(), err)
 		}
 	}
