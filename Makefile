@@ -41,6 +41,8 @@ VALIDATE_KREW_MANIFEST := $(TOOLS)/validate-krew-manifest-$(KREW_VERSION)
 CYCLONEDX_GOMOD := $(TOOLS)/cyclonedx-gomod-$(CYCLONEDX_GOMOD_VERSION)
 RELEASE_TOOLS := $(HELM) $(DISTRIBUTION) $(KREW) $(VALIDATE_KREW_MANIFEST) $(CYCLONEDX_GOMOD)
 
+# go.mod pins the same version; make test-matrix sets others (the manifests, CRDs and
+# hack/cass-operator.sh's manager all follow it).
 CASS_OPERATOR_VERSION := v1.31.0
 CASS_OPERATOR_CRDS := $(CACHE)/crds/cass-operator-$(CASS_OPERATOR_VERSION).yaml
 # cass-operator's own install manifests (config/deployments/cluster: CRDs, RBAC, image
@@ -146,8 +148,7 @@ cass-operator-crds: $(CASS_OPERATOR_CRDS)
 
 $(CASS_OPERATOR_CRDS): $(KUSTOMIZE)
 	@mkdir -p $(dir $@)
-	$(GO) mod download github.com/k8ssandra/cass-operator # go list -m prints no directory before the download
-	$(KUSTOMIZE) build "$$($(GO) list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)/config/crd" > $@.tmp
+	$(KUSTOMIZE) build "$$($(GO) mod download -json github.com/k8ssandra/cass-operator@$(CASS_OPERATOR_VERSION) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')/config/crd" > $@.tmp
 	mv $@.tmp $@
 
 .PHONY: cass-operator-manifests
@@ -156,8 +157,7 @@ cass-operator-manifests: $(CASS_OPERATOR_MANIFESTS) ## Render cass-operator's in
 
 $(CASS_OPERATOR_MANIFESTS): $(KUSTOMIZE)
 	@mkdir -p $(dir $@)
-	$(GO) mod download github.com/k8ssandra/cass-operator # go list -m prints no directory before the download
-	$(KUSTOMIZE) build "$$($(GO) list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)/config/deployments/cluster" > $@.tmp
+	$(KUSTOMIZE) build "$$($(GO) mod download -json github.com/k8ssandra/cass-operator@$(CASS_OPERATOR_VERSION) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')/config/deployments/cluster" > $@.tmp
 	mv $@.tmp $@
 
 .PHONY: cass-operator
@@ -227,7 +227,31 @@ chromium: ## Find, or install from Debian's packages, the headless Chromium the 
 test-local: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) $(DISTRIBUTION) ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
-		$(GO) test -count=1 -v -timeout 40m $$(hack/test-tiers.sh local)
+		$(GO) test -count=1 -v -timeout 40m -run '$(LOCAL_RUN)' $$(hack/test-tiers.sh local)
+
+# The scenarios test-local runs (a go test -run pattern; every one by default).
+LOCAL_RUN ?= .
+
+# cass-operator releases the sample scenario (a two-node run that tunes, loads and gives back
+# the datacenter) runs against in make test-matrix: the one go.mod pins and the one before it.
+# The Go module proxy refuses v1.29.0 (403, "not available"), so the matrix starts at v1.30.0.
+# Cassandra is 5.0.9 in every row: 4.0 and 4.1 are not in the matrix yet.
+CASS_OPERATOR_MATRIX := v1.31.0 v1.30.0
+.PHONY: test-matrix
+test-matrix: ## Run the sample scenario of test/local once per cass-operator release in CASS_OPERATOR_MATRIX.
+	@for v in $(CASS_OPERATOR_MATRIX); do \
+		echo "test-matrix: cass-operator $$v"; \
+		$(MAKE) --no-print-directory test-local CASS_OPERATOR_VERSION=$$v LOCAL_RUN='^TestSampleRunTunesMeasuresAndRestores$$' || exit 1; \
+	done
+
+# Upgrades from release 628d32d (test/local/upgrade_test.go) at every point where its stored
+# status differs from the current one: a run after its take is recorded, a run while the
+# datacenter is changed, a sweep holding the datacenter. make test runs the second point only.
+.PHONY: test-upgrade
+test-upgrade: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) $(DISTRIBUTION) ## Run the mid-hold upgrade scenario at every point, and the CRD upgrade test.
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
+		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
+		CASSBENCH_UPGRADE_TESTS=1 $(GO) test -count=1 -v -timeout 40m -run '^TestUpgradeMidHold$$|^TestObjectsOfTheReleasedCRDsSurviveTheCRDUpgrade$$' ./test/local/ ./test/upgrade/
 
 .PHONY: local-cluster
 local-cluster: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) $(DISTRIBUTION) ## Start the local environment (datacenter dc1, real Cassandra) and leave it running until Ctrl-C.

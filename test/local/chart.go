@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -80,10 +79,6 @@ func registryBinary(root string) (string, error) {
 // Deployment into cassbench-system. The Deployment's pod then runs through the pod runner
 // under the chart's ServiceAccount. The registry is needed for the install only.
 func (e *Env) installChart(ctx context.Context) error {
-	helm, err := helmBinary(e.Root)
-	if err != nil {
-		return err
-	}
 	registryBin, err := registryBinary(e.Root)
 	if err != nil {
 		return err
@@ -101,19 +96,7 @@ func (e *Env) installChart(ctx context.Context) error {
 		return err
 	}
 	defer reg.Stop()
-	// Helm's cache, configuration and data stay in the environment's directory.
-	helmRun := func(args ...string) (string, error) {
-		c := exec.CommandContext(ctx, helm, args...)
-		c.Dir = e.Root
-		c.Env = append(withoutEnv(os.Environ(), "KUBECONFIG"), "HELM_CACHE_HOME="+filepath.Join(dir, "cache"),
-			"HELM_CONFIG_HOME="+filepath.Join(dir, "config"), "HELM_DATA_HOME="+filepath.Join(dir, "data"))
-		out, err := c.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("helm %s: %w\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out), nil
-	}
-	if _, err := helmRun("package", filepath.Join(e.Root, "charts", "cassbench"), "--destination", dir); err != nil {
+	if _, err := e.helm(ctx, "package", filepath.Join(e.Root, "charts", "cassbench"), "--destination", dir); err != nil {
 		return err
 	}
 	chart, err := filepath.Glob(filepath.Join(dir, "cassbench-*.tgz"))
@@ -125,11 +108,11 @@ func (e *Env) installChart(ctx context.Context) error {
 	}
 	version := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(chart[0]), "cassbench-"), ".tgz")
 	repo := "oci://" + reg.Addr + "/charts"
-	if _, err := helmRun("push", chart[0], repo, "--plain-http"); err != nil {
+	if _, err := e.helm(ctx, "push", chart[0], repo, "--plain-http"); err != nil {
 		return err
 	}
 	e.Logf("installing cassbench with helm install %s %s/cassbench --version %s --namespace %s", releaseName, repo, version, releaseNamespace)
-	out, err := helmRun("install", releaseName, repo+"/cassbench", "--version", version, "--plain-http",
+	out, err := e.helm(ctx, "install", releaseName, repo+"/cassbench", "--version", version, "--plain-http",
 		"--namespace", releaseNamespace, "--create-namespace", "--kubeconfig", e.AdminKubeconfig, "--values", values)
 	if err != nil {
 		return err

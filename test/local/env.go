@@ -151,6 +151,11 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
+	opImage, err := operatorImage(manifests)
+	if err != nil {
+		return nil, err
+	}
+	e.Logf("cass-operator: %s from %s, its manager %s", opImage, manifests, operatorBin)
 	// The pod's user must reach the binary; the build cache is private to this user.
 	if err := copyFile(operatorBin, filepath.Join(bin, "cass-operator-manager")); err != nil {
 		return nil, err
@@ -188,7 +193,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		Client:   e.Client,
 		Selector: labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": "cass-operator", "control-plane": "controller-manager"}),
 		Dir:      filepath.Join(o.Dir, "pods"),
-		Images: map[string]Image{operatorImage: {
+		Images: map[string]Image{opImage: {
 			Commands: map[string]string{"/manager": filepath.Join(bin, "cass-operator-manager")},
 			User:     &operatorUser,
 		}},

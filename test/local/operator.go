@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -29,9 +30,22 @@ import (
 	"github.com/cassbench/cassbench/internal/testutil/kube"
 )
 
-// operatorImage is the image cass-operator's manifests name; the pod runner maps its /manager
-// to the manager built from the module at the version go.mod pins (hack/cass-operator.sh).
-const operatorImage = "docker.io/k8ssandra/cass-operator:" + "v1.31.0"
+// operatorImageRef finds the image of cass-operator's Deployment in its manifests.
+var operatorImageRef = regexp.MustCompile(`(?m)^\s*image:\s*"?(\S*k8ssandra/cass-operator:[^"\s]+)`)
+
+// operatorImage is the image cass-operator's manifests name (its version's tag); the pod runner
+// maps its /manager to the manager built from the module (hack/cass-operator.sh).
+func operatorImage(manifests string) (string, error) {
+	data, err := os.ReadFile(manifests)
+	if err != nil {
+		return "", err
+	}
+	m := operatorImageRef.FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("%s names no k8ssandra/cass-operator image", manifests)
+	}
+	return string(m[1]), nil
+}
 
 // operatorUser is the user the operator's image runs as (its Dockerfile: USER 65532:65532).
 var operatorUser = int64(65532)

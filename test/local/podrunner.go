@@ -244,9 +244,9 @@ func (r *PodRunner) launch(ctx context.Context, pod *corev1.Pod, p *podProcess) 
 		return fail("Unsupported", errors.New("the local pod runner runs pods of exactly one container and no init containers"))
 	}
 	c := &pod.Spec.Containers[0]
-	image, ok := r.Images[c.Image]
+	image, known, ok := r.image(c.Image)
 	if !ok {
-		return fail("ErrImagePull", fmt.Errorf("image %q is not known to the local pod runner (it knows %s)", c.Image, strings.Join(sortedKeys(r.Images), ", ")))
+		return fail("ErrImagePull", fmt.Errorf("image %q is not known to the local pod runner (it knows %s)", c.Image, strings.Join(known, ", ")))
 	}
 	if len(c.Command) == 0 {
 		return fail("CreateContainerError", errors.New("the container names no command and local images have no entrypoint"))
