@@ -71,7 +71,7 @@ func run() error {
 	flag.StringVar(&o.sbomDir, "sbom-dir", "", "write each platform's SBOM here as image_OS_ARCH.cdx.json")
 	flag.Parse()
 	if o.repository == "" || o.version == "" || flag.NArg() == 0 {
-		return errors.New("usage: ociimage -repository REPO -version X.Y.Z [-push] [-layout DIR] [-sbom-dir DIR] OS/ARCH=DIR...")
+		return errors.New("usage: ociimage -repository REPO -version X.Y.Z [-push] [-layout DIR] [-sbom-dir DIR] OS/ARCH=DIR [OS/ARCH=DIR]")
 	}
 	for _, arg := range flag.Args() {
 		platform, dir, ok := strings.Cut(arg, "=")

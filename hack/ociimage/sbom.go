@@ -38,35 +38,8 @@ func writeSBOM(o options, pl platformDir, img v1.Image, created time.Time) error
 	depends := map[string][]string{}
 	var top []string
 
-	files, err := filepath.Glob(filepath.Join(pl.dir, "sbom", "*.cdx.json"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no binary SBOMs in %s (%v)", filepath.Join(pl.dir, "sbom"), err)
-	}
-	for _, f := range files {
-		bin, err := readBOM(f)
-		if err != nil {
-			return err
-		}
-		if bin.Metadata == nil || bin.Metadata.Component == nil {
-			return fmt.Errorf("%s names no component", f)
-		}
-		app := *bin.Metadata.Component
-		components[app.BOMRef] = app
-		top = append(top, app.BOMRef)
-		if bin.Components != nil {
-			for _, c := range *bin.Components {
-				components[c.BOMRef] = c
-			}
-		}
-		if bin.Dependencies != nil {
-			for _, d := range *bin.Dependencies {
-				if d.Dependencies != nil {
-					depends[d.Ref] = append(depends[d.Ref], *d.Dependencies...)
-				} else if _, ok := depends[d.Ref]; !ok {
-					depends[d.Ref] = nil
-				}
-			}
-		}
+	if err := mergeBinarySBOMs(pl.dir, components, depends, &top); err != nil {
+		return err
 	}
 	debs, err := readDebianPackages(filepath.Join(pl.dir, "debian-packages"))
 	if err != nil {
@@ -131,7 +104,7 @@ func readBOM(path string) (*cdx.BOM, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var bom cdx.BOM
 	if err := cdx.NewBOMDecoder(f, cdx.BOMFileFormatJSON).Decode(&bom); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -146,7 +119,7 @@ func readDebianPackages(path string) ([]cdx.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var out []cdx.Component
 	s := bufio.NewScanner(f)
 	for s.Scan() {
@@ -161,4 +134,43 @@ func readDebianPackages(path string) ([]cdx.Component, error) {
 		return nil, fmt.Errorf("%s lists no packages", path)
 	}
 	return out, s.Err()
+}
+
+// mergeBinarySBOMs adds each binary's SBOM under dir/sbom: the binary as a component of the
+// image (into top), its modules, and its dependency graph.
+func mergeBinarySBOMs(dir string, components map[string]cdx.Component, depends map[string][]string, top *[]string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "sbom", "*.cdx.json"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no binary SBOMs in %s", filepath.Join(dir, "sbom"))
+	}
+	for _, f := range files {
+		bin, err := readBOM(f)
+		if err != nil {
+			return err
+		}
+		if bin.Metadata == nil || bin.Metadata.Component == nil {
+			return fmt.Errorf("%s names no component", f)
+		}
+		app := *bin.Metadata.Component
+		components[app.BOMRef] = app
+		*top = append(*top, app.BOMRef)
+		if bin.Components != nil {
+			for _, c := range *bin.Components {
+				components[c.BOMRef] = c
+			}
+		}
+		if bin.Dependencies != nil {
+			for _, d := range *bin.Dependencies {
+				if d.Dependencies != nil {
+					depends[d.Ref] = append(depends[d.Ref], *d.Dependencies...)
+				} else if _, ok := depends[d.Ref]; !ok {
+					depends[d.Ref] = nil
+				}
+			}
+		}
+	}
+	return nil
 }
