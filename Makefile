@@ -345,7 +345,7 @@ test-e2e: docker-check $(KIND) ## Run a BenchmarkRun end to end on the kind clus
 ##@ Release
 
 .PHONY: release
-release: $(HELM) $(CYCLONEDX_GOMOD) ## Make a release into dist/release/VERSION: plugin archives, chart, krew manifest, SBOMs, checksums, notes (REGISTRY=host/path pushes the chart; see hack/release.sh).
+release: $(HELM) $(CYCLONEDX_GOMOD) ## Make a release into dist/release/VERSION: plugin archives, the linux/amd64+arm64 image, chart, krew manifest, SBOMs, checksums, notes (REGISTRY=host/path pushes image and chart, else the image is an OCI layout; see hack/release.sh).
 	HELM=$(HELM) CYCLONEDX_GOMOD=$(CYCLONEDX_GOMOD) hack/release.sh
 
 .PHONY: release-sign
