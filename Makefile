@@ -27,6 +27,9 @@ DISTRIBUTION_VERSION := $(shell awk '$$1 == "require" && $$2 == "github.com/dist
 ACTIONLINT_VERSION ?= v1.7.12
 KREW_VERSION ?= v0.4.3
 CYCLONEDX_GOMOD_VERSION ?= v1.10.0
+# Signs the release's image and chart (make release-sign); not in make test: its build links
+# the clients of every cloud KMS and transparency log.
+COSIGN_VERSION ?= v2.6.5
 
 CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
 KUSTOMIZE := $(TOOLS)/kustomize-$(KUSTOMIZE_VERSION)
@@ -39,6 +42,7 @@ ACTIONLINT := $(TOOLS)/actionlint-$(ACTIONLINT_VERSION)
 KREW := $(TOOLS)/krew-$(KREW_VERSION)
 VALIDATE_KREW_MANIFEST := $(TOOLS)/validate-krew-manifest-$(KREW_VERSION)
 CYCLONEDX_GOMOD := $(TOOLS)/cyclonedx-gomod-$(CYCLONEDX_GOMOD_VERSION)
+COSIGN := $(TOOLS)/cosign-$(COSIGN_VERSION)
 RELEASE_TOOLS := $(HELM) $(DISTRIBUTION) $(KREW) $(VALIDATE_KREW_MANIFEST) $(CYCLONEDX_GOMOD)
 
 # go.mod pins the same version; make test-matrix sets others (the manifests, CRDs and
@@ -375,8 +379,12 @@ test-e2e: docker-check $(KIND) ## Run a BenchmarkRun end to end on the kind clus
 ##@ Release
 
 .PHONY: release
-release: $(HELM) $(CYCLONEDX_GOMOD) ## Make a release into dist/release/VERSION: plugin archives, chart, krew manifest, SBOMs, checksums, notes (REGISTRY=host/path pushes the chart; see hack/release.sh).
+release: $(HELM) $(CYCLONEDX_GOMOD) ## Make a release into dist/release/VERSION: plugin archives, the linux/amd64+arm64 image, chart, krew manifest, SBOMs, checksums, notes (REGISTRY=host/path pushes image and chart, else the image is an OCI layout; see hack/release.sh).
 	HELM=$(HELM) CYCLONEDX_GOMOD=$(CYCLONEDX_GOMOD) hack/release.sh
+
+.PHONY: release-sign
+release-sign: $(COSIGN) ## Sign the image and chart `make release REGISTRY=...` pushed, by digest, with cosign and a local key (OUT/cosign.key, made if missing; COSIGN_PASSWORD), attest the image SBOMs, and verify it all (hack/release-sign.sh).
+	COSIGN=$(COSIGN) hack/release-sign.sh
 
 .PHONY: release-tools
 release-tools: $(RELEASE_TOOLS) ## Build the release tools (cached) and print their paths, one per line, in the order helm, registry, krew, validate-krew-manifest, cyclonedx-gomod.
@@ -450,6 +458,11 @@ $(CYCLONEDX_GOMOD):
 	@mkdir -p $(TOOLS)
 	GOBIN=$(TOOLS)/tmp $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
 	mv $(TOOLS)/tmp/cyclonedx-gomod $@
+
+$(COSIGN):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS)/tmp $(GO) install github.com/sigstore/cosign/v2/cmd/cosign@$(COSIGN_VERSION)
+	mv $(TOOLS)/tmp/cosign $@
 
 .PHONY: help
 help:

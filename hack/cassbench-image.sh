@@ -4,11 +4,15 @@
 # them (Debian's CA bundle and time zones, a passwd entry for uid 65532). The Dockerfile stays
 # what connected machines build; test/packaging compares the two.
 #
-#   hack/cassbench-image.sh layout DIR   # DIR/rootfs (the image's files) and DIR/config.json
-#   hack/cassbench-image.sh docker IMG   # the layout imported into Docker as IMG, image id printed
+#   hack/cassbench-image.sh layout DIR   # DIR/rootfs (the image's files), DIR/config.json and
+#                                        # DIR/debian-packages (NAME=VERSION of the base's)
+#   hack/cassbench-image.sh layer DIR    # the layout and DIR/layer.tar, the image's one layer
+#   hack/cassbench-image.sh docker IMG   # the layer imported into Docker as IMG, image id printed
 #
+# The binaries are built for GOARCH (default: this machine's), or copied from BINARIES, a
+# directory hack/build.sh wrote (hack/release.sh passes the ones its SBOMs describe).
 # The base comes from Debian's ca-certificates and tzdata packages at the versions apt offers,
-# cached by version under $CACHE/image-base.
+# cached by version under $CACHE/image-base; both are arch all, so every platform shares it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,8 +26,8 @@ die() { log "$*"; exit 1; }
 
 candidate() { apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
 
-# base prints a directory with the Debian files of the base, downloading the packages once per
-# version.
+# base sets base_dir to a directory with the Debian files of the base, downloading the packages
+# once per version, and base_packages to their NAME=VERSION lines.
 base() {
 	command -v apt-get >/dev/null || die "needs apt-get (Debian or Ubuntu) for ca-certificates and tzdata"
 	local ca tz
@@ -40,8 +44,6 @@ base() {
 		log "fetching Debian's ca-certificates $ca and tzdata $tz"
 		local tmp
 		tmp=$(mktemp -d)
-		# shellcheck disable=SC2064
-		trap "rm -rf '$tmp'" RETURN
 		(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "ca-certificates=$ca" "tzdata=$tz" >&2)
 		mkdir -p "$tmp/x" "$tmp/base/etc/ssl/certs" "$tmp/base/usr/share"
 		local deb
@@ -54,8 +56,10 @@ base() {
 		rm -rf "$dir" && mkdir -p "$(dirname "$dir")"
 		mv "$tmp/base" "$dir"
 		touch "$dir/done"
+		rm -rf "$tmp"
 	fi
-	echo "$dir"
+	base_dir=$dir
+	base_packages=$(printf 'ca-certificates=%s\ntzdata=%s' "$ca" "$tz")
 }
 
 layout() {
@@ -65,9 +69,9 @@ layout() {
 	out=$(cd "$out" && pwd)
 	local root=$out/rootfs
 	rm -rf "$root" && mkdir -p "$root"
-	local from
-	from=$(base)
-	cp -a "$from/etc" "$from/usr" "$root/"
+	base
+	cp -a "$base_dir/etc" "$base_dir/usr" "$root/"
+	printf '%s\n' "$base_packages" >"$out/debian-packages"
 	# passwd and group as distroless writes them.
 	cat >"$root/etc/passwd" <<EOF
 root:x:0:0:root:/root:/sbin/nologin
@@ -85,11 +89,13 @@ EOF
 	chmod 0700 "$root/home/nonroot" "$root/root"
 	# The binaries, by the build the Dockerfile runs (the kubectl-cassbench link stays out, as
 	# there).
-	local bin
-	bin=$(mktemp -d)
-	GOOS=linux hack/build.sh "$bin" >&2
+	local bin=${BINARIES:-}
+	if [[ -z "$bin" ]]; then
+		bin=$(mktemp -d)
+		GOOS=linux hack/build.sh "$bin" >&2
+	fi
 	install -m 0755 "$bin/manager" "$bin/cassbench" "$bin/cassbench-writer" "$root/"
-	rm -rf "$bin"
+	[[ -n "${BINARIES:-}" ]] || rm -rf "$bin"
 	# The Dockerfile's USER and ENTRYPOINT, and what its base image sets.
 	cat >"$out/config.json" <<EOF
 {
@@ -102,6 +108,19 @@ EOF
 	echo "$out"
 }
 
+# layer writes the layout and DIR/layer.tar: owned by root except the user's home, with a fixed
+# time, so that the same sources give the same layer (and the same image digest).
+layer() {
+	local out=$1
+	[[ -n "$out" ]] || die "usage: $0 layer DIR"
+	out=$(layout "$out")
+	tar -C "$out/rootfs" --sort=name --numeric-owner --owner=0 --group=0 --mtime=@0 \
+		--exclude=./home/nonroot -cf "$out/layer.tar" .
+	tar -C "$out/rootfs" --sort=name --numeric-owner --owner=$UID_NONROOT --group=$UID_NONROOT --mtime=@0 \
+		-rf "$out/layer.tar" ./home/nonroot
+	echo "$out"
+}
+
 docker_image() {
 	local img=$1
 	[[ -n "$img" ]] || die "usage: $0 docker IMG"
@@ -110,24 +129,19 @@ docker_image() {
 	dir=$(mktemp -d)
 	# shellcheck disable=SC2064
 	trap "rm -rf '$dir'" RETURN
-	layout "$dir" >/dev/null
+	layer "$dir" >/dev/null
 	local changes=() e
 	changes+=(--change "USER $(jq -r .User "$dir/config.json")")
 	changes+=(--change "ENTRYPOINT $(jq -c .Entrypoint "$dir/config.json")")
 	changes+=(--change "WORKDIR $(jq -r .WorkingDir "$dir/config.json")")
 	while IFS= read -r e; do changes+=(--change "ENV $e"); done < <(jq -r '.Env[]' "$dir/config.json")
-	# Owned by root except the user's home, with a fixed time: the same sources give the same
-	# layer.
-	tar -C "$dir/rootfs" --sort=name --numeric-owner --owner=0 --group=0 --mtime=@0 \
-		--exclude=./home/nonroot -cf "$dir/layer.tar" .
-	tar -C "$dir/rootfs" --sort=name --numeric-owner --owner=$UID_NONROOT --group=$UID_NONROOT --mtime=@0 \
-		-rf "$dir/layer.tar" ./home/nonroot
 	docker import "${changes[@]}" "$dir/layer.tar" "$img" >/dev/null
 	docker image inspect -f '{{.Id}}' "$img"
 }
 
 case "${1:-}" in
 layout) layout "${2:-}" ;;
+layer) layer "${2:-}" ;;
 docker) docker_image "${2:-}" ;;
-*) echo "usage: $0 layout DIR | docker IMG" >&2; exit 2 ;;
+*) echo "usage: $0 layout DIR | layer DIR | docker IMG" >&2; exit 2 ;;
 esac

@@ -52,11 +52,15 @@ func startRegistry(t *testing.T, binary string) string {
 	return r.Addr
 }
 
-// `make release` (hack/release.sh) as a tag's workflow runs it, for this machine's platform,
-// against a real registry on 127.0.0.1: the chart comes back from oci:// by its version and
-// renders as the chart directory does; every file is in checksums.txt; the krew manifest
-// passes krew's validator and krew installs a working plugin from it; each SBOM lists every
-// module the binary was built with, at its version; the notes are CHANGELOG.md's section.
+// `make release` (hack/release.sh) as a tag's workflow runs it, for the image's two platforms,
+// against a real registry on 127.0.0.1: the image index comes back by digest with both
+// platforms, the Dockerfile's user and entrypoint, nothing but the expected files, and runs
+// its three programs as the pods' securityContext runs them; the chart comes back from oci://
+// by its version, renders as the chart directory does, and names the image by a tag (its
+// appVersion) that resolves to the pushed digest; every file is in checksums.txt; the krew
+// manifest passes krew's validator and krew installs a working plugin from it; each SBOM
+// (binaries' and images') lists every module the binaries were built with, at its version;
+// the notes are CHANGELOG.md's section.
 func TestReleaseToALocalRegistry(t *testing.T) {
 	tools := buildReleaseTools(t)
 	reg := startRegistry(t, tools.registry)
@@ -66,11 +70,24 @@ func TestReleaseToALocalRegistry(t *testing.T) {
 	helmHome := t.TempDir()
 	helmEnv := []string{"HELM_CACHE_HOME=" + filepath.Join(helmHome, "cache"),
 		"HELM_CONFIG_HOME=" + filepath.Join(helmHome, "config"), "HELM_DATA_HOME=" + filepath.Join(helmHome, "data")}
-	if _, err := run(env.Root, append([]string{"OUT=" + out, "PLATFORMS=linux/amd64", "REGISTRY=" + reg,
+	if _, err := run(env.Root, append([]string{"OUT=" + out, "PLATFORMS=" + strings.Join(imagePlatforms, " "), "REGISTRY=" + reg,
 		"PLAIN_HTTP=1", "HELM=" + tools.helm, "CYCLONEDX_GOMOD=" + tools.cyclonedxGomod}, helmEnv...),
 		filepath.Join(env.Root, "hack", "release.sh")); err != nil {
 		t.Fatal(err)
 	}
+
+	// The image: pulled back by digest, then checked as a user runs it.
+	var img pulledImage
+	imageDir := t.TempDir()
+	t.Run("image by digest", func(t *testing.T) { img = pullReleasedImage(t, reg, out, version, imageDir) })
+	t.Run("image files", func(t *testing.T) { checkImageFiles(t, img.need(t)) })
+	t.Run("image runs as users run it", func(t *testing.T) {
+		checkImageRunsAsUsersRunIt(t, img.need(t), hostPlatform(t), version)
+	})
+	t.Run("image sbom", func(t *testing.T) { checkImageSBOMs(t, out, img.need(t)) })
+	t.Run("chart names the image", func(t *testing.T) {
+		checkChartNamesTheImage(t, tools.helm, helmEnv, reg, version, img.need(t))
+	})
 
 	t.Run("checksums", func(t *testing.T) {
 		if sums, err := run(out, nil, "sha256sum", "--check", "--strict", "checksums.txt"); err != nil {
@@ -78,7 +95,8 @@ func TestReleaseToALocalRegistry(t *testing.T) {
 		}
 		listed, _ := os.ReadFile(filepath.Join(out, "checksums.txt"))
 		for _, f := range []string{"cassbench-" + version + ".tgz", "cassbench.yaml", "RELEASE_NOTES.md",
-			"kubectl-cassbench_" + version + "_linux_amd64.tar.gz", "sbom/manager_linux_amd64.cdx.json"} {
+			"kubectl-cassbench_" + version + "_linux_amd64.tar.gz", "sbom/manager_linux_amd64.cdx.json",
+			"image.txt", "sbom/image_linux_amd64.cdx.json", "sbom/image_linux_arm64.cdx.json"} {
 			if !strings.Contains(string(listed), "  "+f+"\n") {
 				t.Errorf("checksums.txt does not list %s:\n%s", f, listed)
 			}
