@@ -196,7 +196,7 @@ test-timing: ## Run alone the real-Cassandra tests that measure time or start a 
 # the other with one worker, so that a shared 2-core machine stays usable. Minimizing is
 # bounded: at Go's default (60s per input) FuzzDecode and FuzzRead spent 2 minutes
 # minimizing a multi-KB input and ran under 10 executions.
-FUZZ_PACKAGES := ./internal/nodewatch ./internal/nodeproc ./internal/sketch ./internal/summary ./internal/results ./internal/report ./internal/workload ./internal/cql
+FUZZ_PACKAGES := ./internal/nodewatch ./internal/nodeproc ./internal/sketch ./internal/summary ./internal/results ./internal/report ./internal/workload ./internal/workload/ddl ./internal/cql
 FUZZTIME ?= 10m
 .PHONY: fuzz
 fuzz: ## Fuzz every decoder of untrusted input for FUZZTIME each (default 10m), sequentially.

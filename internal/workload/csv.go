@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // CSV is a file of column values with a header line, read whole: the rows of a run index
@@ -92,16 +94,16 @@ func (c *CSV) column(name string) (int, error) {
 
 // csvValueGen renders a CSV column as the values of a column of type typ: row n of the run
 // takes row n of the file, starting over at the end.
-func csvValueGen(c *CSV, field string, typ *cqlType) (*valueGen, error) {
+func csvValueGen(c *CSV, field string, typ *ddl.CQLType) (*valueGen, error) {
 	col, err := c.column(field)
 	if err != nil {
 		return nil, err
 	}
-	k, ok := kinds[typ.unfrozen().name]
+	k, ok := kinds[typ.Unfrozen().Name]
 	if !ok || k == kList || k == kMap || k == kDecimal {
 		return nil, fmt.Errorf("type %s cannot take CSV values: use text, a number type, boolean, uuid, timeuuid, timestamp, date, time, inet or blob (hex)", typ)
 	}
-	g := &valueGen{kind: k, typ: typ, goType: goType(typ), mode: modeCycle, card: uint64(len(c.Rows))}
+	g := &valueGen{kind: k, typ: typ, goType: ddl.GoType(typ), mode: modeCycle, card: uint64(len(c.Rows))}
 	g.boxed = make([]boxedValue, len(c.Rows))
 	for i, rec := range c.Rows {
 		v, n, err := parseCSVValue(k, strings.TrimSpace(rec[col]))

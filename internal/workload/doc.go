@@ -2,6 +2,16 @@
 // statements `cassbench setup` executes and the operations each `cassbench writer` sends. It is
 // pure (no driver, no I/O, no clock) so every choice it makes can be tested and repeated.
 //
+// Where things are: the CQL a user gives for a table is read by the subpackage ddl (lexer,
+// CREATE TABLE parser, CQL types, quoting); here, resolve.go and schema.go turn the spec and
+// that table into the schema statements, and want.go into the schema setup checks
+// system_schema against; plan.go, preset.go and profiles.go decide each
+// column's generator (kinds.go, what each column kind draws); generator.go, values.go,
+// scalars.go, collections.go, tags.go, dist.go, zipf.go and hash.go make the values, and
+// cell.go hands them to the writer without boxing; ops.go, keys.go,
+// read.go and pool.go number the operations and rows a writer sends; dataset.go and csv.go
+// hold a dataset to load or read. The load loop that sends them is internal/writer's.
+//
 // # Rows and keys
 //
 // A writer numbers the rows it writes 0, 1, 2, ... (row ordinals). Row r of writer i of n has

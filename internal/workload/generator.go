@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // Generator produces the operations of one writer. It has no mutable state: every method is
@@ -91,8 +92,8 @@ func NewGeneratorWith(spec *cbv1.BenchmarkRunSpec, index, writers int32, opts Op
 		if err := g.withOperations(r, w); err != nil {
 			return nil, err
 		}
-	} else if len(r.table.counters()) > 0 {
-		return nil, fmt.Errorf("table %s has counter columns, which take no INSERT: set workload.writeRatio to 0 and weigh counterIncrement in workload.operations", r.table.name)
+	} else if len(r.table.Counters()) > 0 {
+		return nil, fmt.Errorf("table %s has counter columns, which take no INSERT: set workload.writeRatio to 0 and weigh counterIncrement in workload.operations", r.table.Name)
 	}
 	g.uniqueRows = g.rowsAreUnique()
 	g.insertCQL = insertCQL(r, w.TTLSeconds)
@@ -110,9 +111,9 @@ func NewGeneratorWith(spec *cbv1.BenchmarkRunSpec, index, writers int32, opts Op
 // already costs no allocation.
 
 func insertCQL(r *resolved, ttl int32) string {
-	cols := make([]string, len(r.table.columns))
-	for i, c := range r.table.columns {
-		cols[i] = quoteIdent(c.name)
+	cols := make([]string, len(r.table.Columns))
+	for i, c := range r.table.Columns {
+		cols[i] = ddl.QuoteIdent(c.Name)
 	}
 	markers := strings.Repeat(", ?", len(cols))[2:]
 	q := "insert into " + r.qualified() + " (" + strings.Join(cols, ", ") + ") values (" + markers + ")"

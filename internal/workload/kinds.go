@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // OpKind is a kind of operation: an insert (writeRatio), a read of readPath (readRatio) or one
@@ -130,9 +131,9 @@ type kindOp struct {
 func (g *Generator) withOperations(r *resolved, w cbv1.WorkloadSpec) error {
 	var weight [NumOpKinds]uint64
 	weight[OpInsert], weight[OpRead] = g.writeW, g.readW
-	counters := r.table.counters()
+	counters := r.table.Counters()
 	if len(counters) > 0 && g.writeW > 0 {
-		return fmt.Errorf("table %s has counter columns, which take no INSERT: set workload.writeRatio to 0 and weigh counterIncrement in workload.operations", r.table.name)
+		return fmt.Errorf("table %s has counter columns, which take no INSERT: set workload.writeRatio to 0 and weigh counterIncrement in workload.operations", r.table.Name)
 	}
 	for _, o := range w.Operations {
 		k, ok := OpKindOf(o.Kind)
@@ -171,7 +172,7 @@ func (g *Generator) kindOp(r *resolved, k OpKind, o cbv1.Operation, counterTable
 		}
 		return out
 	}
-	rowKey := keyOf(append(append([]int{}, t.partition...), t.clustering...))
+	rowKey := keyOf(append(append([]int{}, t.PartitionKey...), t.ClusteringKey...))
 	ttl := ""
 	if tt := g.ttl; tt > 0 {
 		ttl = " using ttl " + strconv.Itoa(int(tt))
@@ -186,7 +187,7 @@ func (g *Generator) kindOp(r *resolved, k OpKind, o cbv1.Operation, counterTable
 		op.cql = "delete from " + r.qualified() + where(rowKey)
 	case OpInsertIfNotExists:
 		if counterTable {
-			return nil, fmt.Errorf("table %s has counter columns, which take no INSERT", t.name)
+			return nil, fmt.Errorf("table %s has counter columns, which take no INSERT", t.Name)
 		}
 		ins := insertCQL(r, 0)
 		op.cql = ins + " if not exists" + ttl
@@ -195,12 +196,12 @@ func (g *Generator) kindOp(r *resolved, k OpKind, o cbv1.Operation, counterTable
 			op.serial = "SERIAL"
 		}
 	case OpScanPartition:
-		op.key = keyOf(t.partition)
+		op.key = keyOf(t.PartitionKey)
 		op.cql = "select * from " + r.qualified() + where(op.key)
 	case OpScanTokenRange:
-		names := make([]string, len(t.partition))
-		for i, c := range t.partition {
-			names[i] = quoteIdent(t.columns[c].name)
+		names := make([]string, len(t.PartitionKey))
+		for i, c := range t.PartitionKey {
+			names[i] = ddl.QuoteIdent(t.Columns[c].Name)
 		}
 		tok := "token(" + strings.Join(names, ", ") + ")"
 		op.key = nil
@@ -225,9 +226,9 @@ func (g *Generator) updateOp(op *kindOp, r *resolved, k OpKind, o cbv1.Operation
 	t := r.table
 	if (k == OpUpdate) == counterTable {
 		if counterTable {
-			return fmt.Errorf("table %s has counter columns, which take counterIncrement, not update", t.name)
+			return fmt.Errorf("table %s has counter columns, which take counterIncrement, not update", t.Name)
 		}
-		return fmt.Errorf("table %s has no counter column: counterIncrement needs one (profile counters, or a cql table with counter columns)", t.name)
+		return fmt.Errorf("table %s has no counter column: counterIncrement needs one (profile counters, or a cql table with counter columns)", t.Name)
 	}
 	cols, err := g.setColumns(t, o.Columns, k == OpCounterIncrement)
 	if err != nil {
@@ -235,7 +236,7 @@ func (g *Generator) updateOp(op *kindOp, r *resolved, k OpKind, o cbv1.Operation
 	}
 	sets := make([]string, len(cols))
 	for i, c := range cols {
-		n := quoteIdent(c.name)
+		n := ddl.QuoteIdent(c.name)
 		if k == OpCounterIncrement {
 			sets[i] = n + " = " + n + " + 1"
 		} else {
@@ -255,32 +256,32 @@ func (g *Generator) updateOp(op *kindOp, r *resolved, k OpKind, o cbv1.Operation
 func where(cols []*colGen) string {
 	conds := make([]string, len(cols))
 	for i, c := range cols {
-		conds[i] = quoteIdent(c.name) + " = ?"
+		conds[i] = ddl.QuoteIdent(c.name) + " = ?"
 	}
 	return " where " + strings.Join(conds, " and ")
 }
 
 // setColumns are the columns an update or a counter increment names, by default every
 // regular column it can set.
-func (g *Generator) setColumns(t *tableDef, names []string, counters bool) ([]*colGen, error) {
+func (g *Generator) setColumns(t *ddl.Table, names []string, counters bool) ([]*colGen, error) {
 	var out []*colGen
 	if len(names) == 0 {
-		for i, c := range t.columns {
-			if c.kind == regularColumn && g.cols[i].counter == counters {
+		for i, c := range t.Columns {
+			if c.Kind == ddl.RegularColumn && g.cols[i].counter == counters {
 				out = append(out, g.cols[i])
 			}
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("table %s has no regular column to set", t.name)
+			return nil, fmt.Errorf("table %s has no regular column to set", t.Name)
 		}
 		return out, nil
 	}
 	for _, n := range names {
-		i := t.column(n)
+		i := t.Column(n)
 		switch {
 		case i < 0:
-			return nil, fmt.Errorf("columns names %q, which table %s does not have", n, t.name)
-		case t.columns[i].kind != regularColumn:
+			return nil, fmt.Errorf("columns names %q, which table %s does not have", n, t.Name)
+		case t.Columns[i].Kind != ddl.RegularColumn:
 			return nil, fmt.Errorf("columns names %q, which is in the primary key and cannot be set", n)
 		case g.cols[i].counter != counters && counters:
 			return nil, fmt.Errorf("columns names %q, which is not a counter column", n)
@@ -393,32 +394,4 @@ func tokenBound(i, splits uint64) int64 {
 	// i * 2^64 / splits, from the ring's minimum.
 	q, _ := bits.Div64(i, 0, splits)
 	return int64(q - 1<<63)
-}
-
-// counters lists the table's counter columns.
-func (t *tableDef) counters() []int {
-	var out []int
-	for i, c := range t.columns {
-		if c.typ.name == "counter" {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// checkCounters refuses what Cassandra refuses of counter columns, before setup runs: a
-// counter in the primary key or a collection, or a counter table with other regular columns.
-func (t *tableDef) checkCounters() error {
-	counters := len(t.counters()) > 0
-	for _, c := range t.columns {
-		switch {
-		case c.typ.name != "counter" && strings.Contains(c.typ.String(), "counter"):
-			return fmt.Errorf("column %q: counters cannot be inside a collection", c.name)
-		case c.typ.name == "counter" && c.kind != regularColumn:
-			return fmt.Errorf("column %q is a counter, which cannot be in the primary key", c.name)
-		case counters && c.typ.name != "counter" && c.kind == regularColumn:
-			return fmt.Errorf("column %q is not a counter, but a table with counter columns may have no other columns outside the primary key", c.name)
-		}
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // source is the number a column renders.
@@ -49,31 +50,31 @@ func buildColumns(r *resolved, spec *cbv1.BenchmarkRunSpec, file *CSV) ([]*colGe
 	t := r.table
 	given := map[int]cbv1.ColumnGenerator{}
 	for _, g := range spec.Schema.Columns {
-		i := t.column(g.Name)
+		i := t.Column(g.Name)
 		if i < 0 {
-			return nil, fmt.Errorf("schema.columns names column %q, which table %s does not have", g.Name, t.name)
+			return nil, fmt.Errorf("schema.columns names column %q, which table %s does not have", g.Name, t.Name)
 		}
 		if _, dup := given[i]; dup {
 			return nil, fmt.Errorf("schema.columns names column %q twice", g.Name)
 		}
 		given[i] = g
 	}
-	cols := make([]*colGen, len(t.columns))
+	cols := make([]*colGen, len(t.Columns))
 	var partIDs, clustIDs []*colGen
-	for i, c := range t.columns {
-		if c.typ.name == "counter" {
-			cols[i] = &colGen{name: c.name, counter: true}
+	for i, c := range t.Columns {
+		if c.Type.Name == "counter" {
+			cols[i] = &colGen{name: c.Name, counter: true}
 			continue
 		}
-		isKey := c.kind != regularColumn
-		p, ok := r.presets[c.name]
+		isKey := c.Kind != ddl.RegularColumn
+		p, ok := r.presets[c.Name]
 		if !ok {
 			p = preset{valueSize: !r.profile && !isKey}
 		}
 		if isKey && p.mode == modePayload {
 			p.mode = modeIdentity
 		}
-		k := kinds[c.typ.unfrozen().name]
+		k := kinds[c.Type.Unfrozen().Name]
 		if p.valueSize && (k == kText || k == kBlob) {
 			if err := applyValueSize(&p, k, spec.Workload.ValueSize); err != nil {
 				return nil, err
@@ -83,33 +84,33 @@ func buildColumns(r *resolved, spec *cbv1.BenchmarkRunSpec, file *CSV) ([]*colGe
 			// A CSV column is indexed by the global row id, key or not: row n of the run is
 			// row n of the file, so a run of as many rows as the file writes the file.
 			if file == nil {
-				return nil, fmt.Errorf("schema.columns %q takes csvColumn %q but no CSV file was given: set schema.csv (mounted into the pods) or pass --csv-file", c.name, g.CSVColumn)
+				return nil, fmt.Errorf("schema.columns %q takes csvColumn %q but no CSV file was given: set schema.csv (mounted into the pods) or pass --csv-file", c.Name, g.CSVColumn)
 			}
-			v, err := csvValueGen(file, g.CSVColumn, c.typ)
+			v, err := csvValueGen(file, g.CSVColumn, c.Type)
 			if err != nil {
-				return nil, fmt.Errorf("schema.columns %q: %w", c.name, err)
+				return nil, fmt.Errorf("schema.columns %q: %w", c.Name, err)
 			}
-			cols[i] = &colGen{name: c.name, v: v, src: srcRow, isKey: isKey}
+			cols[i] = &colGen{name: c.Name, v: v, src: srcRow, isKey: isKey}
 			continue
 		}
 		if g, ok := given[i]; ok {
 			var err error
 			if p, err = applyGenerator(p, k, g); err != nil {
-				return nil, fmt.Errorf("schema.columns %q: %w", c.name, err)
+				return nil, fmt.Errorf("schema.columns %q: %w", c.Name, err)
 			}
 		}
-		v, err := newValueGen(c.typ, p, mix(uint64(spec.Workload.Seed)^fnv(c.name)))
+		v, err := newValueGen(c.Type, p, mix(uint64(spec.Workload.Seed)^fnv(c.Name)))
 		if err != nil {
-			return nil, fmt.Errorf("column %q: %w", c.name, err)
+			return nil, fmt.Errorf("column %q: %w", c.Name, err)
 		}
-		cg := &colGen{name: c.name, v: v, src: srcRow, isKey: isKey}
+		cg := &colGen{name: c.Name, v: v, src: srcRow, isKey: isKey}
 		switch {
-		case c.kind == partitionColumn && v.mode == modeIdentity:
+		case c.Kind == ddl.PartitionKeyColumn && v.mode == modeIdentity:
 			cg.src = srcPartition
 			partIDs = append(partIDs, cg)
-		case c.kind == partitionColumn:
+		case c.Kind == ddl.PartitionKeyColumn:
 			cg.src = srcAnchor
-		case c.kind == clusteringColumn && v.mode == modeIdentity:
+		case c.Kind == ddl.ClusteringColumn && v.mode == modeIdentity:
 			cg.src = srcClustering
 			clustIDs = append(clustIDs, cg)
 		}

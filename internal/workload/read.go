@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // readCol fills one bind marker of the read: the column's value, or for an index on a
@@ -32,9 +33,9 @@ func readSelect(r *resolved, cols []*colGen, path cbv1.ReadPath) (string, []read
 	var key []int
 	switch path {
 	case cbv1.ReadPartition:
-		key = t.partition
+		key = t.PartitionKey
 	case cbv1.ReadRow:
-		key = append(append(key, t.partition...), t.clustering...)
+		key = append(append(key, t.PartitionKey...), t.ClusteringKey...)
 	case cbv1.ReadIndex:
 		if len(r.indexes) == 0 {
 			return "", nil, nil
@@ -44,7 +45,7 @@ func readSelect(r *resolved, cols []*colGen, path cbv1.ReadPath) (string, []read
 		if ix.contains {
 			op = " contains ?"
 		}
-		q := "select * from " + r.qualified() + " where " + quoteIdent(t.columns[ix.column].name) + op
+		q := "select * from " + r.qualified() + " where " + ddl.QuoteIdent(t.Columns[ix.column].Name) + op
 		return q, []readCol{{col: cols[ix.column], contains: ix.contains}}, nil
 	default:
 		return "", nil, fmt.Errorf("workload.readPath %q is not partition, row or index", path)
@@ -52,7 +53,7 @@ func readSelect(r *resolved, cols []*colGen, path cbv1.ReadPath) (string, []read
 	conds := make([]string, len(key))
 	read := make([]readCol, len(key))
 	for i, c := range key {
-		conds[i] = quoteIdent(t.columns[c].name) + " = ?"
+		conds[i] = ddl.QuoteIdent(t.Columns[c].Name) + " = ?"
 		read[i] = readCol{col: cols[c]}
 	}
 	return "select * from " + r.qualified() + " where " + strings.Join(conds, " and "), read, nil

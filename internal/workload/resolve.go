@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // resolved is the table a spec describes. BuildSchema and NewGenerator both start from it, so
 // setup and the writers cannot disagree about names, columns or indexes.
 type resolved struct {
 	keyspace string
-	table    *tableDef
+	table    *ddl.Table
 	presets  map[string]preset // by column name; empty for a table given as CQL
 	profile  bool
 	indexes  []index
@@ -34,11 +35,11 @@ func resolve(spec *cbv1.BenchmarkRunSpec) (*resolved, error) {
 	var err error
 	switch {
 	case tbl.CQL != "":
-		if r.table, err = parseCreateTable(tbl.CQL); err != nil {
+		if r.table, err = ddl.ParseCreateTable(tbl.CQL); err != nil {
 			return nil, fmt.Errorf("schema.table.cql: %w", err)
 		}
-		if r.table.keyspace != "" && r.table.keyspace != ks {
-			return nil, fmt.Errorf("schema.table.cql creates the table in keyspace %q but schema.keyspace is %q: leave the table unqualified", r.table.keyspace, ks)
+		if r.table.Keyspace != "" && r.table.Keyspace != ks {
+			return nil, fmt.Errorf("schema.table.cql creates the table in keyspace %q but schema.keyspace is %q: leave the table unqualified", r.table.Keyspace, ks)
 		}
 	default:
 		name := tbl.Profile
@@ -46,46 +47,46 @@ func resolve(spec *cbv1.BenchmarkRunSpec) (*resolved, error) {
 		if !ok {
 			return nil, fmt.Errorf("schema.table.profile %q is not a built-in profile", name)
 		}
-		if r.table, err = parseCreateTable(p.cql); err != nil {
+		if r.table, err = ddl.ParseCreateTable(p.cql); err != nil {
 			return nil, fmt.Errorf("profile %s: %w", name, err)
 		}
 		r.presets, r.profile = p.presets, true
 	}
-	r.table.keyspace = ks
+	r.table.Keyspace = ks
 	if r.indexes, err = resolveIndexes(r.table, spec.Schema.Indexes); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-func resolveIndexes(t *tableDef, specs []cbv1.Index) ([]index, error) {
+func resolveIndexes(t *ddl.Table, specs []cbv1.Index) ([]index, error) {
 	var out []index
 	seen := map[int]bool{}
 	for _, s := range specs {
-		i := t.column(s.Column)
+		i := t.Column(s.Column)
 		if i < 0 {
-			return nil, fmt.Errorf("schema.indexes names column %q, which table %s does not have", s.Column, t.name)
+			return nil, fmt.Errorf("schema.indexes names column %q, which table %s does not have", s.Column, t.Name)
 		}
-		c := t.columns[i]
+		c := t.Columns[i]
 		if seen[i] {
 			return nil, fmt.Errorf("schema.indexes names column %q twice", s.Column)
 		}
 		seen[i] = true
-		if c.kind == partitionColumn && len(t.partition) == 1 {
-			return nil, fmt.Errorf("schema.indexes: column %q is the whole partition key, which needs no index", c.name)
+		if c.Kind == ddl.PartitionKeyColumn && len(t.PartitionKey) == 1 {
+			return nil, fmt.Errorf("schema.indexes: column %q is the whole partition key, which needs no index", c.Name)
 		}
-		ix := index{column: i, name: indexName(t.name, c.name), target: quoteIdent(c.name)}
+		ix := index{column: i, name: indexName(t.Name, c.Name), target: ddl.QuoteIdent(c.Name)}
 		switch strings.ToLower(s.Kind) {
 		case "", "secondary":
 		case "sai":
 			ix.sai = true
 		default:
-			return nil, fmt.Errorf("schema.indexes: kind %q of column %q is not secondary or sai", s.Kind, c.name)
+			return nil, fmt.Errorf("schema.indexes: kind %q of column %q is not secondary or sai", s.Kind, c.Name)
 		}
 		switch {
-		case c.typ.name == "frozen":
+		case c.Type.Name == "frozen":
 			ix.target = "full(" + ix.target + ")"
-		case c.typ.isCollection():
+		case c.Type.IsCollection():
 			ix.target = "values(" + ix.target + ")"
 			ix.contains = true
 		}
@@ -96,5 +97,5 @@ func resolveIndexes(t *tableDef, specs []cbv1.Index) ([]index, error) {
 
 // qualified is the table as statements name it.
 func (r *resolved) qualified() string {
-	return quoteIdent(r.keyspace) + "." + quoteIdent(r.table.name)
+	return ddl.QuoteIdent(r.keyspace) + "." + ddl.QuoteIdent(r.table.Name)
 }

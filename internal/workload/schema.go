@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // Schema is what setup executes, in order.
@@ -37,9 +38,9 @@ func BuildSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Schema, error
 	if err != nil {
 		return nil, err
 	}
-	s := &Schema{Keyspace: r.keyspace, Table: r.table.name, Statements: []string{ksCQL, tableCQL}}
+	s := &Schema{Keyspace: r.keyspace, Table: r.table.Name, Statements: []string{ksCQL, tableCQL}}
 	if spec.Schema.Recreate {
-		s.DropKeyspace = "DROP KEYSPACE IF EXISTS " + quoteIdent(r.keyspace)
+		s.DropKeyspace = "DROP KEYSPACE IF EXISTS " + ddl.QuoteIdent(r.keyspace)
 	}
 	for _, ix := range r.indexes {
 		s.Statements = append(s.Statements, r.indexCQL(ix))
@@ -57,7 +58,7 @@ func keyspaceCQL(ks string, s cbv1.SchemaSpec, datacenter string) (string, error
 		if datacenter == "" {
 			return "", fmt.Errorf("schema.replication NetworkTopologyStrategy needs the datacenter name")
 		}
-		repl = fmt.Sprintf("{'class': 'NetworkTopologyStrategy', %s: %d}", quoteString(datacenter), factor)
+		repl = fmt.Sprintf("{'class': 'NetworkTopologyStrategy', %s: %d}", ddl.QuoteString(datacenter), factor)
 	default:
 		return "", fmt.Errorf("schema.replication.strategy %q is not SimpleStrategy or NetworkTopologyStrategy", s.Replication.Strategy)
 	}
@@ -65,36 +66,36 @@ func keyspaceCQL(ks string, s cbv1.SchemaSpec, datacenter string) (string, error
 		return "", fmt.Errorf("schema.durableWrites is unset, which the CRD defaults: the spec was not admitted")
 	}
 	return fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s AND durable_writes = %t",
-		quoteIdent(ks), repl, *s.DurableWrites), nil
+		ddl.QuoteIdent(ks), repl, *s.DurableWrites), nil
 }
 
 func (r *resolved) tableCQL(s cbv1.SchemaSpec) (string, error) {
 	t := r.table
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS " + r.qualified() + " (")
-	for _, c := range t.columns {
-		b.WriteString(quoteIdent(c.name) + " " + c.typ.String())
-		if c.static {
+	for _, c := range t.Columns {
+		b.WriteString(ddl.QuoteIdent(c.Name) + " " + c.Type.String())
+		if c.Static {
 			b.WriteString(" STATIC")
 		}
 		b.WriteString(", ")
 	}
 	b.WriteString("PRIMARY KEY (")
-	part := names(t, t.partition)
-	if len(t.partition) > 1 {
+	part := names(t, t.PartitionKey)
+	if len(t.PartitionKey) > 1 {
 		part = "(" + part + ")"
 	}
 	b.WriteString(part)
-	if len(t.clustering) > 0 {
-		b.WriteString(", " + names(t, t.clustering))
+	if len(t.ClusteringKey) > 0 {
+		b.WriteString(", " + names(t, t.ClusteringKey))
 	}
 	b.WriteString("))")
 
 	var opts []string
-	if len(t.options) > 0 {
-		opts = append(opts, renderTokens(t.options))
+	if len(t.Options) > 0 {
+		opts = append(opts, ddl.RenderTokens(t.Options))
 	}
-	given := optionNames(t.options)
+	given := ddl.OptionNames(t.Options)
 	if c := s.Compaction; c != nil {
 		if given["compaction"] {
 			return "", fmt.Errorf("compaction is set both in schema.compaction and in the CREATE TABLE's WITH clause: keep one")
@@ -122,10 +123,10 @@ func (r *resolved) tableCQL(s cbv1.SchemaSpec) (string, error) {
 	return b.String(), nil
 }
 
-func names(t *tableDef, cols []int) string {
+func names(t *ddl.Table, cols []int) string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
-		out[i] = quoteIdent(t.columns[c].name)
+		out[i] = ddl.QuoteIdent(t.Columns[c].Name)
 	}
 	return strings.Join(out, ", ")
 }
@@ -137,7 +138,7 @@ func compactionCQL(c *cbv1.Compaction) (string, error) {
 	}) {
 		return "", fmt.Errorf("schema.compaction.class %q is not a compaction strategy class name", class)
 	}
-	parts := []string{"'class': " + quoteString(class)}
+	parts := []string{"'class': " + ddl.QuoteString(class)}
 	keys := make([]string, 0, len(c.Options))
 	for k := range c.Options {
 		if strings.EqualFold(k, "class") {
@@ -147,7 +148,7 @@ func compactionCQL(c *cbv1.Compaction) (string, error) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		parts = append(parts, quoteString(k)+": "+quoteString(c.Options[k]))
+		parts = append(parts, ddl.QuoteString(k)+": "+ddl.QuoteString(c.Options[k]))
 	}
 	return "compaction = {" + strings.Join(parts, ", ") + "}", nil
 }
@@ -174,7 +175,7 @@ func tableOptionsCQL(o *cbv1.TableOptions, given map[string]bool) ([]string, err
 		slices.Sort(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = quoteString(k) + ": " + quoteString(o.Compression[k])
+			parts[i] = ddl.QuoteString(k) + ": " + ddl.QuoteString(o.Compression[k])
 		}
 		if err := add("compression", "{"+strings.Join(parts, ", ")+"}"); err != nil {
 			return nil, err
@@ -183,10 +184,10 @@ func tableOptionsCQL(o *cbv1.TableOptions, given map[string]bool) ([]string, err
 	if c := o.Caching; c != nil && (c.Keys != "" || c.RowsPerPartition != "") {
 		var parts []string
 		if c.Keys != "" {
-			parts = append(parts, "'keys': "+quoteString(c.Keys))
+			parts = append(parts, "'keys': "+ddl.QuoteString(c.Keys))
 		}
 		if c.RowsPerPartition != "" {
-			parts = append(parts, "'rows_per_partition': "+quoteString(c.RowsPerPartition))
+			parts = append(parts, "'rows_per_partition': "+ddl.QuoteString(c.RowsPerPartition))
 		}
 		if err := add("caching", "{"+strings.Join(parts, ", ")+"}"); err != nil {
 			return nil, err

@@ -3,6 +3,8 @@ package workload
 import (
 	"reflect"
 	"sync"
+
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // boxedValue is a value rendered ahead of time with its size.
@@ -15,7 +17,7 @@ type boxedValue struct {
 // identity number, the bounded index, or a payload hash, by mode.
 type valueGen struct {
 	kind             kind
-	typ              *cqlType
+	typ              *ddl.CQLType
 	goType           reflect.Type
 	mode             mode
 	card             uint64
@@ -51,10 +53,10 @@ func defaultSizes(k kind, m mode, f format) (int, int) {
 	return 0, 0
 }
 
-func newValueGen(typ *cqlType, p preset, salt uint64) (*valueGen, error) {
-	u := typ.unfrozen()
+func newValueGen(typ *ddl.CQLType, p preset, salt uint64) (*valueGen, error) {
+	u := typ.Unfrozen()
 	g := &valueGen{
-		kind: kinds[u.name], typ: typ, goType: goType(typ), mode: p.mode, card: p.card,
+		kind: kinds[u.Name], typ: typ, goType: ddl.GoType(typ), mode: p.mode, card: p.card,
 		minSize: p.minSize, maxSize: p.maxSize, format: p.format, span: p.span, width: p.width,
 		prefix: p.prefix, suffix: p.suffix, salt: salt,
 	}
@@ -92,29 +94,29 @@ func newValueGen(typ *cqlType, p preset, salt uint64) (*valueGen, error) {
 }
 
 // children builds the generators of collection elements and map keys.
-func (g *valueGen) children(u *cqlType) error {
+func (g *valueGen) children(u *ddl.CQLType) error {
 	var err error
 	// Elements are short words; nested collections keep the collection default of 1..4.
-	elemPreset := func(t *cqlType) preset {
-		if t.isCollection() {
+	elemPreset := func(t *ddl.CQLType) preset {
+		if t.IsCollection() {
 			return preset{}
 		}
 		return preset{sized: true, minSize: 4, maxSize: 12}
 	}
 	switch g.kind {
 	case kList:
-		if g.elem, err = newValueGen(u.args[0], elemPreset(u.args[0]), mix(g.salt^1)); err != nil {
+		if g.elem, err = newValueGen(u.Args[0], elemPreset(u.Args[0]), mix(g.salt^1)); err != nil {
 			return err
 		}
 		if g.mode != modePayload {
-			g.elemID, err = newValueGen(u.args[0], preset{mode: modeIdentity}, mix(g.salt^2))
+			g.elemID, err = newValueGen(u.Args[0], preset{mode: modeIdentity}, mix(g.salt^2))
 		}
 	case kMap:
-		if g.elem, err = newValueGen(u.args[1], elemPreset(u.args[1]), mix(g.salt^1)); err != nil {
+		if g.elem, err = newValueGen(u.Args[1], elemPreset(u.Args[1]), mix(g.salt^1)); err != nil {
 			return err
 		}
 		g.keySpace = 1 << 16
-		switch kinds[u.args[0].unfrozen().name] {
+		switch kinds[u.Args[0].Unfrozen().Name] {
 		case kText:
 			g.keySpace = vocabSize
 		case kBoolean:
@@ -123,11 +125,11 @@ func (g *valueGen) children(u *cqlType) error {
 			g.keySpace = 256
 		}
 		keyPreset := preset{mode: modeBounded, card: g.keySpace}
-		if g.key, err = newValueGen(u.args[0], keyPreset, mix(g.salt^3)); err != nil {
+		if g.key, err = newValueGen(u.Args[0], keyPreset, mix(g.salt^3)); err != nil {
 			return err
 		}
 		if g.mode != modePayload {
-			g.keyID, err = newValueGen(u.args[0], preset{mode: modeIdentity}, mix(g.salt^4))
+			g.keyID, err = newValueGen(u.Args[0], preset{mode: modeIdentity}, mix(g.salt^4))
 		}
 	}
 	return err

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/inf.v0"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // everyType has a column of each supported type, keys included, so the test below sees each
@@ -60,16 +61,16 @@ func TestValueTypes(t *testing.T) {
 			name := g.cols[i].name
 			got[name] = reflect.TypeOf(v)
 			// gocql must take the value for the column's type: it is what the writer binds.
-			info := gocql.NewNativeType(4, gocql.TypeCustom, r.table.columns[i].typ.String())
+			info := gocql.NewNativeType(4, gocql.TypeCustom, r.table.Columns[i].Type.String())
 			if _, err := gocql.Marshal(info, v); err != nil {
-				t.Errorf("row %d column %s: gocql cannot marshal %T into %s: %v", seq, name, v, r.table.columns[i].typ, err)
+				t.Errorf("row %d column %s: gocql cannot marshal %T into %s: %v", seq, name, v, r.table.Columns[i].Type, err)
 			}
 		}
 		if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b reflect.Type) bool { return a == b })); diff != "" {
 			t.Fatalf("row %d: Go types (-want +got):\n%s", seq, diff)
 		}
 		for _, name := range []string{"c_timeuuid", "tu"} {
-			if u := row[r.table.column(name)].([16]byte); u[6]>>4 != 1 || u[8]>>6 != 2 {
+			if u := row[r.table.Column(name)].([16]byte); u[6]>>4 != 1 || u[8]>>6 != 2 {
 				t.Errorf("row %d: %s %x is not a version 1 RFC 4122 UUID", seq, name, u)
 			}
 		}
@@ -121,7 +122,7 @@ func TestColumnGenerators(t *testing.T) {
 
 func TestTags(t *testing.T) {
 	g := func(f format, m mode) *valueGen {
-		v, err := newValueGen(&cqlType{name: "text"}, preset{mode: m, format: f, span: degreeSpan, width: 5}, 0)
+		v, err := newValueGen(&ddl.CQLType{Name: "text"}, preset{mode: m, format: f, span: degreeSpan, width: 5}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

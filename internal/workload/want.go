@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/workload/ddl"
 )
 
 // Want is the schema a spec asks for, in the terms system_schema describes a schema with, so
@@ -59,7 +60,7 @@ func WantSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Want, error) {
 	}
 	s := spec.Schema
 	w := &Want{
-		Keyspace: r.keyspace, Table: r.table.name,
+		Keyspace: r.keyspace, Table: r.table.Name,
 		MapOptions: map[string]map[string]string{}, ScalarOptions: map[string]string{},
 	}
 	factor := strconv.Itoa(int(s.Replication.Factor))
@@ -82,7 +83,7 @@ func WantSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Want, error) {
 		w.Indexes = append(w.Indexes, WantIndex{Name: ix.name, Target: ix.target, SAI: ix.sai})
 	}
 
-	if err := w.statementOptions(t.options); err != nil {
+	if err := w.statementOptions(t.Options); err != nil {
 		return nil, err
 	}
 	if c := s.Compaction; c != nil {
@@ -125,19 +126,19 @@ func WantSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Want, error) {
 
 // wantColumns are the table's columns as system_schema.columns lists them: each one's kind
 // and its position in the partition or clustering key.
-func wantColumns(t *tableDef) []WantColumn {
+func wantColumns(t *ddl.Table) []WantColumn {
 	var out []WantColumn
-	for i, c := range t.columns {
-		col := WantColumn{Name: c.name, Kind: "regular", Position: -1, Type: c.typ.String()}
-		if c.static {
+	for i, c := range t.Columns {
+		col := WantColumn{Name: c.Name, Kind: "regular", Position: -1, Type: c.Type.String()}
+		if c.Static {
 			col.Kind = "static"
 		}
-		for p, k := range t.partition {
+		for p, k := range t.PartitionKey {
 			if k == i {
 				col.Kind, col.Position = "partition_key", p
 			}
 		}
-		for p, k := range t.clustering {
+		for p, k := range t.ClusteringKey {
 			if k == i {
 				col.Kind, col.Position = "clustering", p
 			}
@@ -150,7 +151,7 @@ func wantColumns(t *tableDef) []WantColumn {
 // statementOptions reads the compared options a CREATE TABLE's WITH clause sets. A value it
 // cannot read as a literal or a map of literals is an error: setup would otherwise reuse a
 // table without knowing whether it has that option.
-func (w *Want) statementOptions(toks []token) error {
+func (w *Want) statementOptions(toks []ddl.Token) error {
 	compared := map[string]bool{}
 	for _, o := range ComparedOptions {
 		compared[o] = true
@@ -159,20 +160,20 @@ func (w *Want) statementOptions(toks []token) error {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case t.is("(") || t.is("{") || t.is("["):
+		case t.Is("(") || t.Is("{") || t.Is("["):
 			depth++
 			continue
-		case t.is(")") || t.is("}") || t.is("]"):
+		case t.Is(")") || t.Is("}") || t.Is("]"):
 			depth--
 			continue
 		}
-		if depth != 0 || t.kind != tkIdent || i+1 >= len(toks) || !toks[i+1].is("=") {
+		if depth != 0 || t.Kind != ddl.TokIdent || i+1 >= len(toks) || !toks[i+1].Is("=") {
 			continue
 		}
-		if i > 0 && !toks[i-1].is("AND") && !toks[i-1].is("WITH") {
+		if i > 0 && !toks[i-1].Is("AND") && !toks[i-1].Is("WITH") {
 			continue
 		}
-		name := strings.ToLower(t.text)
+		name := strings.ToLower(t.Text)
 		if name == "comment" {
 			w.Comment = true
 		}
@@ -180,17 +181,17 @@ func (w *Want) statementOptions(toks []token) error {
 			continue
 		}
 		end := i + 2
-		for d := 0; end < len(toks) && (d > 0 || !toks[end].is("AND")); end++ {
+		for d := 0; end < len(toks) && (d > 0 || !toks[end].Is("AND")); end++ {
 			switch {
-			case toks[end].is("{"):
+			case toks[end].Is("{"):
 				d++
-			case toks[end].is("}"):
+			case toks[end].Is("}"):
 				d--
 			}
 		}
 		value := toks[i+2 : end]
-		if len(value) == 1 && value[0].kind != tkPunct {
-			w.ScalarOptions[name] = value[0].text
+		if len(value) == 1 && value[0].Kind != ddl.TokPunct {
+			w.ScalarOptions[name] = value[0].Text
 		} else {
 			m, err := literalMap(value)
 			if err != nil {
@@ -204,21 +205,21 @@ func (w *Want) statementOptions(toks []token) error {
 }
 
 // literalMap reads {'k': 'v', ...} whose values are strings, numbers or booleans.
-func literalMap(toks []token) (map[string]string, error) {
-	if len(toks) < 2 || !toks[0].is("{") || !toks[len(toks)-1].is("}") {
-		return nil, fmt.Errorf("%s is not a single value or a map of values", renderTokens(toks))
+func literalMap(toks []ddl.Token) (map[string]string, error) {
+	if len(toks) < 2 || !toks[0].Is("{") || !toks[len(toks)-1].Is("}") {
+		return nil, fmt.Errorf("%s is not a single value or a map of values", ddl.RenderTokens(toks))
 	}
 	m := map[string]string{}
 	inner := toks[1 : len(toks)-1]
 	for len(inner) > 0 {
-		if len(inner) < 3 || inner[0].kind != tkString || !inner[1].is(":") || inner[2].kind == tkPunct {
-			return nil, fmt.Errorf("%s is not a map of string keys to values", renderTokens(toks))
+		if len(inner) < 3 || inner[0].Kind != ddl.TokString || !inner[1].Is(":") || inner[2].Kind == ddl.TokPunct {
+			return nil, fmt.Errorf("%s is not a map of string keys to values", ddl.RenderTokens(toks))
 		}
-		m[inner[0].text] = inner[2].text
+		m[inner[0].Text] = inner[2].Text
 		inner = inner[3:]
 		if len(inner) > 0 {
-			if !inner[0].is(",") {
-				return nil, fmt.Errorf("%s is not a map of string keys to values", renderTokens(toks))
+			if !inner[0].Is(",") {
+				return nil, fmt.Errorf("%s is not a map of string keys to values", ddl.RenderTokens(toks))
 			}
 			inner = inner[1:]
 		}
@@ -229,11 +230,11 @@ func literalMap(toks []token) (map[string]string, error) {
 // WithOption adds "name = value" to a CREATE TABLE statement that BuildSchema rendered,
 // after its WITH clause or as a new one.
 func WithOption(stmt, name, value string) (string, error) {
-	t, err := parseCreateTable(stmt)
+	t, err := ddl.ParseCreateTable(stmt)
 	if err != nil {
 		return "", err
 	}
-	if len(t.options) > 0 {
+	if len(t.Options) > 0 {
 		return stmt + " AND " + name + " = " + value, nil
 	}
 	return stmt + " WITH " + name + " = " + value, nil

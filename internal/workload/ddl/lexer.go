@@ -1,51 +1,53 @@
-package workload
+package ddl
 
 import (
 	"fmt"
 	"strings"
 )
 
-type tokKind uint8
+// TokenKind is what a Token is.
+type TokenKind uint8
 
 const (
-	tkEOF tokKind = iota
-	tkIdent
-	tkQuoted // "Quoted" identifier, text unescaped
-	tkString // 'string' or $$string$$ literal, text unescaped
-	tkNumber
-	tkPunct
+	TokEOF TokenKind = iota
+	TokIdent
+	TokQuoted // "Quoted" identifier, text unescaped
+	TokString // 'string' or $$string$$ literal, text unescaped
+	TokNumber
+	TokPunct
 )
 
-type token struct {
-	kind tokKind
-	text string
-	pos  int
+// Token is one word, literal or punctuation of a statement; Pos is its byte offset.
+type Token struct {
+	Kind TokenKind
+	Text string
+	Pos  int
 }
 
-// is reports whether t is the keyword or punctuation s; keywords are case-insensitive.
-func (t token) is(s string) bool {
-	switch t.kind {
-	case tkIdent:
-		return strings.EqualFold(t.text, s)
-	case tkPunct:
-		return t.text == s
+// Is reports whether t is the keyword or punctuation s; keywords are case-insensitive.
+func (t Token) Is(s string) bool {
+	switch t.Kind {
+	case TokIdent:
+		return strings.EqualFold(t.Text, s)
+	case TokPunct:
+		return t.Text == s
 	}
 	return false
 }
 
-func (t token) describe() string {
-	if t.kind == tkEOF {
+func (t Token) Describe() string {
+	if t.Kind == TokEOF {
 		return "end of statement"
 	}
-	return fmt.Sprintf("%q", t.text)
+	return fmt.Sprintf("%q", t.Text)
 }
 
 const punctuation = "()<>,.;={}[]:?*+-"
 
-// lex splits CQL into tokens and drops comments. It knows strings, quoted names and comments,
+// Lex splits CQL into tokens and drops comments. It knows strings, quoted names and comments,
 // so a ';' or a quote inside them cannot end the statement early.
-func lex(src string) ([]token, error) {
-	var toks []token
+func Lex(src string) ([]Token, error) {
+	var toks []Token
 	i := 0
 	for i < len(src) {
 		c := src[i]
@@ -67,41 +69,41 @@ func lex(src string) ([]token, error) {
 			if err != nil {
 				return nil, fmt.Errorf("at offset %d: %w", i, err)
 			}
-			kind := tkString
+			kind := TokString
 			if c == '"' {
-				kind = tkQuoted
+				kind = TokQuoted
 			}
-			toks = append(toks, token{kind: kind, text: text, pos: i})
+			toks = append(toks, Token{Kind: kind, Text: text, Pos: i})
 			i += n
 		case strings.HasPrefix(src[i:], "$$"):
 			end := strings.Index(src[i+2:], "$$")
 			if end < 0 {
 				return nil, fmt.Errorf("string at offset %d is not closed", i)
 			}
-			toks = append(toks, token{kind: tkString, text: src[i+2 : i+2+end], pos: i})
+			toks = append(toks, Token{Kind: TokString, Text: src[i+2 : i+2+end], Pos: i})
 			i += end + 4
 		case isLetter(c):
 			j := i + 1
 			for j < len(src) && (isLetter(src[j]) || isDigit(src[j]) || src[j] == '_') {
 				j++
 			}
-			toks = append(toks, token{kind: tkIdent, text: src[i:j], pos: i})
+			toks = append(toks, Token{Kind: TokIdent, Text: src[i:j], Pos: i})
 			i = j
 		case isDigit(c) || (c == '-' && i+1 < len(src) && (isDigit(src[i+1]) || src[i+1] == '.')):
 			j := i + 1
 			for j < len(src) && (isDigit(src[j]) || isLetter(src[j]) || strings.IndexByte(".+-_", src[j]) >= 0) {
 				j++
 			}
-			toks = append(toks, token{kind: tkNumber, text: src[i:j], pos: i})
+			toks = append(toks, Token{Kind: TokNumber, Text: src[i:j], Pos: i})
 			i = j
 		case strings.IndexByte(punctuation, c) >= 0:
-			toks = append(toks, token{kind: tkPunct, text: src[i : i+1], pos: i})
+			toks = append(toks, Token{Kind: TokPunct, Text: src[i : i+1], Pos: i})
 			i++
 		default:
 			return nil, fmt.Errorf("unexpected character %q at offset %d", c, i)
 		}
 	}
-	return append(toks, token{kind: tkEOF, pos: len(src)}), nil
+	return append(toks, Token{Kind: TokEOF, Pos: len(src)}), nil
 }
 
 // lexQuoted reads a literal opened by q, where a doubled q stands for itself.
@@ -128,29 +130,29 @@ func lexQuoted(s string, q byte) (string, int, error) {
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
-// renderTokens writes tokens back as CQL with canonical spacing. Literals and names are
+// RenderTokens writes tokens back as CQL with canonical spacing. Literals and names are
 // re-quoted from their unescaped text, so what was one token stays one token.
-func renderTokens(toks []token) string {
+func RenderTokens(toks []Token) string {
 	var b strings.Builder
 	for i, t := range toks {
 		if i > 0 && !noSpaceBetween(toks[i-1], t) {
 			b.WriteByte(' ')
 		}
-		switch t.kind {
-		case tkQuoted:
-			b.WriteString(`"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`)
-		case tkString:
-			b.WriteString(quoteString(t.text))
+		switch t.Kind {
+		case TokQuoted:
+			b.WriteString(`"` + strings.ReplaceAll(t.Text, `"`, `""`) + `"`)
+		case TokString:
+			b.WriteString(QuoteString(t.Text))
 		default:
-			b.WriteString(t.text)
+			b.WriteString(t.Text)
 		}
 	}
 	return b.String()
 }
 
-func noSpaceBetween(prev, next token) bool {
-	if next.kind == tkPunct && strings.Contains(",:)}].", next.text) {
+func noSpaceBetween(prev, next Token) bool {
+	if next.Kind == TokPunct && strings.Contains(",:)}].", next.Text) {
 		return true
 	}
-	return prev.kind == tkPunct && strings.Contains("({[.", prev.text)
+	return prev.Kind == TokPunct && strings.Contains("({[.", prev.Text)
 }

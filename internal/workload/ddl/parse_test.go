@@ -1,4 +1,4 @@
-package workload
+package ddl
 
 import (
 	"strings"
@@ -14,20 +14,20 @@ type parsed struct {
 	Options               string
 }
 
-func summarize(t *tableDef) parsed {
-	p := parsed{Keyspace: t.keyspace, Name: t.name, Options: renderTokens(t.options)}
-	for _, c := range t.columns {
-		s := c.name + " " + c.typ.String()
-		if c.static {
+func summarize(t *Table) parsed {
+	p := parsed{Keyspace: t.Keyspace, Name: t.Name, Options: RenderTokens(t.Options)}
+	for _, c := range t.Columns {
+		s := c.Name + " " + c.Type.String()
+		if c.Static {
 			s += " static"
 		}
 		p.Columns = append(p.Columns, s)
 	}
-	for _, i := range t.partition {
-		p.Partition = append(p.Partition, t.columns[i].name)
+	for _, i := range t.PartitionKey {
+		p.Partition = append(p.Partition, t.Columns[i].Name)
 	}
-	for _, i := range t.clustering {
-		p.Clustering = append(p.Clustering, t.columns[i].name)
+	for _, i := range t.ClusteringKey {
+		p.Clustering = append(p.Clustering, t.Columns[i].Name)
 	}
 	return p
 }
@@ -80,7 +80,7 @@ func TestParseCreateTable(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := parseCreateTable(tc.cql)
+			got, err := ParseCreateTable(tc.cql)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func TestParseCreateTableErrors(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := parseCreateTable(tc.cql)
+			_, err := ParseCreateTable(tc.cql)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want one containing %q", err, tc.want)
 			}
@@ -135,12 +135,12 @@ func TestParseCreateTableErrors(t *testing.T) {
 }
 
 func TestOptionNames(t *testing.T) {
-	toks, err := lex(`CLUSTERING ORDER BY (c DESC) AND compaction = {'class': 'X', 'a': 'b'} AND Default_Time_To_Live = 5 AND comment = 'x and y = 1'`)
+	toks, err := Lex(`CLUSTERING ORDER BY (c DESC) AND compaction = {'class': 'X', 'a': 'b'} AND Default_Time_To_Live = 5 AND comment = 'x and y = 1'`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]bool{"clustering order": true, "compaction": true, "default_time_to_live": true, "comment": true}
-	if diff := cmp.Diff(want, optionNames(toks[:len(toks)-1])); diff != "" {
+	if diff := cmp.Diff(want, OptionNames(toks[:len(toks)-1])); diff != "" {
 		t.Errorf("option names (-want +got):\n%s", diff)
 	}
 }

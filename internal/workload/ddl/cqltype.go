@@ -1,4 +1,4 @@
-package workload
+package ddl
 
 import (
 	"fmt"
@@ -10,33 +10,33 @@ import (
 	"gopkg.in/inf.v0"
 )
 
-// cqlType is a parsed column type: a native type, or list, set, map or frozen with arguments.
-type cqlType struct {
-	name string
-	args []*cqlType
+// CQLType is a parsed column type: a native type, or list, set, map or frozen with arguments.
+type CQLType struct {
+	Name string
+	Args []*CQLType
 }
 
-func (t *cqlType) String() string {
-	if len(t.args) == 0 {
-		return t.name
+func (t *CQLType) String() string {
+	if len(t.Args) == 0 {
+		return t.Name
 	}
-	parts := make([]string, len(t.args))
-	for i, a := range t.args {
+	parts := make([]string, len(t.Args))
+	for i, a := range t.Args {
 		parts[i] = a.String()
 	}
-	return t.name + "<" + strings.Join(parts, ", ") + ">"
+	return t.Name + "<" + strings.Join(parts, ", ") + ">"
 }
 
-// unfrozen is the type that decides the Go value: frozen changes storage, not the value.
-func (t *cqlType) unfrozen() *cqlType {
-	for t.name == "frozen" {
-		t = t.args[0]
+// Unfrozen is the type that decides the Go value: frozen changes storage, not the value.
+func (t *CQLType) Unfrozen() *CQLType {
+	for t.Name == "frozen" {
+		t = t.Args[0]
 	}
 	return t
 }
 
-func (t *cqlType) isCollection() bool {
-	switch t.unfrozen().name {
+func (t *CQLType) IsCollection() bool {
+	switch t.Unfrozen().Name {
 	case "list", "set", "map":
 		return true
 	}
@@ -76,42 +76,42 @@ var refused = map[string]string{
 	"tuple":    "tuple values are not generated",
 }
 
-func goType(t *cqlType) reflect.Type {
-	u := t.unfrozen()
-	switch u.name {
+func GoType(t *CQLType) reflect.Type {
+	u := t.Unfrozen()
+	switch u.Name {
 	case "list", "set":
-		return reflect.SliceOf(goType(u.args[0]))
+		return reflect.SliceOf(GoType(u.Args[0]))
 	case "map":
-		return reflect.MapOf(goKeyType(u.args[0]), goType(u.args[1]))
+		return reflect.MapOf(GoKeyType(u.Args[0]), GoType(u.Args[1]))
 	}
-	return goTypes[u.name]
+	return goTypes[u.Name]
 }
 
-// goKeyType is the Go map key for a CQL map key: []byte and net.IP cannot be map keys, and
+// GoKeyType is the Go map key for a CQL map key: []byte and net.IP cannot be map keys, and
 // gocql takes strings for both.
-func goKeyType(t *cqlType) reflect.Type {
-	switch t.unfrozen().name {
+func GoKeyType(t *CQLType) reflect.Type {
+	switch t.Unfrozen().Name {
 	case "blob", "inet":
 		return reflect.TypeFor[string]()
 	}
-	return goType(t)
+	return GoType(t)
 }
 
 // checkType refuses what the generators cannot produce or Cassandra would refuse anyway, so a
 // bad table fails at admission of the run rather than halfway through setup.
-func checkType(t *cqlType) error {
-	switch t.name {
+func checkType(t *CQLType) error {
+	switch t.Name {
 	case "frozen":
-		inner := t.args[0]
-		switch inner.name {
+		inner := t.Args[0]
+		switch inner.Name {
 		case "list", "set", "map":
 		default:
 			return fmt.Errorf("%s: only collections can be frozen", t)
 		}
 		return checkType(inner)
 	case "list", "set", "map":
-		for _, a := range t.args {
-			switch a.name {
+		for _, a := range t.Args {
+			switch a.Name {
 			case "list", "set", "map":
 				return fmt.Errorf("%s: a collection inside a collection must be frozen", t)
 			}
@@ -119,10 +119,10 @@ func checkType(t *cqlType) error {
 				return err
 			}
 		}
-		if t.name == "map" {
-			key := t.args[0].unfrozen()
-			if key.name == "decimal" || key.isCollection() {
-				return fmt.Errorf("%s: map keys of type %s are not supported", t, t.args[0])
+		if t.Name == "map" {
+			key := t.Args[0].Unfrozen()
+			if key.Name == "decimal" || key.IsCollection() {
+				return fmt.Errorf("%s: map keys of type %s are not supported", t, t.Args[0])
 			}
 		}
 	}
