@@ -389,3 +389,23 @@ func SystemLogsConfig(t testing.TB) string {
 	}
 	return "-Dlogback.configurationFile=file://" + path
 }
+
+// HintBytes is the size of the hint files node i keeps on disk for nodes it could not reach.
+// system_views.pending_hints lists a file only once its writer closes it, which Cassandra 5.0
+// does when the hints are dispatched or the file is full, not while their node stays down: a
+// test that stops a node sees its hints grow here first.
+func (c *Cluster) HintBytes(t testing.TB, i int) int64 {
+	t.Helper()
+	c.checkNode(t, i)
+	entries, err := os.ReadDir(filepath.Join(c.layout.NodeDir(i), "hints"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".hints") {
+			n += info.Size()
+		}
+	}
+	return n
+}
