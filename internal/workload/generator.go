@@ -14,6 +14,9 @@ import (
 type Generator struct {
 	cols      []*colGen
 	insertCQL string
+	// rowCQL selects a row by its primary key; rowKey are the insert columns that bind it.
+	rowCQL string
+	rowKey []int
 	readCQL   string
 	read      []readCol
 	keys      keyPlan
@@ -96,6 +99,7 @@ func NewGeneratorWith(spec *cbv1.BenchmarkRunSpec, index, writers int32, opts Op
 	}
 	g.uniqueRows = g.rowsAreUnique()
 	g.insertCQL = insertCQL(r, w.TTLSeconds)
+	g.rowCQL, g.rowKey = rowKeyCQL(r)
 	if g.readCQL, g.read, err = readCQL(r, cols, w.ReadPath, w.ReadLimit); err != nil {
 		return nil, err
 	}
