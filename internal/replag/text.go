@@ -9,7 +9,9 @@ import (
 // Write prints what an observer of datacenter dc saw, with keys not seen within limit
 // counted apart from the percentiles and the bound every figure carries.
 func (r Result) Write(w io.Writer, dc string, limit time.Duration) error {
-	us := func(v float64) string { return time.Duration(v * float64(time.Microsecond)).Round(10 * time.Microsecond).String() }
+	us := func(v float64) string {
+		return time.Duration(v * float64(time.Microsecond)).Round(10 * time.Microsecond).String()
+	}
 	_, err := fmt.Fprintf(w, "replication lag to %s (first LOCAL_ONE read there that found a row, minus its write's acknowledgement):\n", dc)
 	if err != nil {
 		return err

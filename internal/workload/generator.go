@@ -15,11 +15,11 @@ type Generator struct {
 	cols      []*colGen
 	insertCQL string
 	// rowCQL selects a row by its primary key; rowKey are the insert columns that bind it.
-	rowCQL string
-	rowKey []int
-	readCQL   string
-	read      []readCol
-	keys      keyPlan
+	rowCQL  string
+	rowKey  []int
+	readCQL string
+	read    []readCol
+	keys    keyPlan
 	// writeW and readW weigh the operation mix; total is their sum.
 	writeW, readW, total uint64
 	batch                uint64
