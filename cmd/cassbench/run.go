@@ -37,6 +37,8 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	conn.Register(fs)
 	var schema schemaFlags
 	schema.register(fs)
+	var lag lagFlags
+	lag.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
 	output := fs.String("o", "table", "output: table, json or csv (as cassbench results writes them)")
 	processes := fs.Bool("processes", false, "run each writer as a child process, "+writerBinaryName+" (beside this binary or on PATH), instead of a goroutine")
@@ -57,7 +59,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "cassbench run: -f FILE is required")
 		return 2
 	}
-	spec, csv, writerBin, err := loadLocal(ctx, *file, *scaleBy, *csvFile, *processes, &conn)
+	spec, csv, writerBin, err := loadLocal(ctx, *file, *scaleBy, *csvFile, *processes, &conn, &lag)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
@@ -86,13 +88,18 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
 	}
+	observer, err := startLag(ctx, lag, spec, &conn, csv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return 1
+	}
 	runID := "local-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	n := spec.Writers.Replicas
 	var sums []*summary.Summary
 	if *processes {
 		sums = runProcesses(ctx, writerBin, spec, &conn, runID, n, *barrier, cli.CSVPath(csv))
 	} else {
-		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv)
+		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv, observer.Tap())
 	}
 	stopProfiles()
 
@@ -101,15 +108,19 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	if manifest != "" {
 		name = manifest
 	}
-	return reportLocal(stdout, name, labels, spec, setupReport, sums, format)
+	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format)
+	return reportLag(ctx, observer, stdout, format, code)
 }
 
 // loadLocal reads the spec, scaled by scaleBy when set, its CSV file, and with processes
-// finds the writer binary: a bad file, or no writer binary to start, is refused before setup
-// creates anything.
-func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string, processes bool, conn *cli.ConnFlags) (*cbv1.BenchmarkRunSpec, *workload.CSV, string, error) {
+// finds the writer binary: a bad file, lag flags it cannot measure with, or no writer binary
+// to start, is refused before setup creates anything.
+func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string, processes bool, conn *cli.ConnFlags, lag *lagFlags) (*cbv1.BenchmarkRunSpec, *workload.CSV, string, error) {
 	spec, err := loadSpec(file)
 	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := lag.check(spec, conn.Datacenter, processes); err != nil {
 		return nil, nil, "", err
 	}
 	if scaleBy != 0 {
@@ -186,7 +197,7 @@ func localWarning(spec *cbv1.BenchmarkRunSpec) string {
 // its window (its session, statements or dataset) leaves the others nobody to start with:
 // those still at the start barrier give up at once, naming it, instead of a barrier timeout
 // later.
-func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV) []*summary.Summary {
+func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV, lag *writer.LagTap) []*summary.Summary {
 	sums := make([]*summary.Summary, n)
 	var early firstEarlyFailure
 	var wg sync.WaitGroup
@@ -195,7 +206,7 @@ func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.Co
 			// Each writer gets its own session, as a pod would.
 			sum, err := writer.Run(ctx, writer.Config{
 				Spec: spec, Conn: conn.Options(), RunID: runID, Index: i, Writers: n,
-				Datacenter: conn.Datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv,
+				Datacenter: conn.Datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv, Lag: lag,
 			})
 			early.note(i, sum, err)
 			sums[i] = reported(sum)

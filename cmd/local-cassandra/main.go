@@ -22,7 +22,7 @@ org.apache.cassandra:cassandra-all and its runtime dependencies on Maven Central
 no Docker). Node i listens on 127.0.0.i (CQL 9042, storage 7000, JMX 127.0.0.1:7199+i).
 
   hack/cassandra.sh fetch                       # download jars + write a base cassandra.yaml (idempotent)
-  hack/cassandra.sh start [--nodes N] [--heap 512M] [--set key=value ...] [--jvm-opt OPT ...]
+  hack/cassandra.sh start [--nodes N] [--datacenters D] [--heap 512M] [--set key=value ...] [--jvm-opt OPT ...]
                           [--auth] [--timeout 180] [--reset]
   hack/cassandra.sh check <start options>       # exit 0 if the stored cluster config equals these options
   hack/cassandra.sh stop [--node i] [--kill] [--force]
@@ -50,7 +50,9 @@ cluster first (also when only the data of nodes beyond --nodes is left, which th
 nodes would wait for as down peers). restart --node i changes one node (settings accumulate in node<i>/node.conf)
 and marks the cluster as changed, so a plain start or check no longer matches it. Fresh
 nodes get evenly interleaved initial_token values (num_tokens each), so nodes 2..N bootstrap
-concurrently and ownership is balanced.
+concurrently and ownership is balanced. --datacenters D (1..N) makes one cluster of D
+datacenters: node i is in dc<((i-1) mod D)+1>, rack1, through GossipingPropertyFileSnitch and
+its own conf/cassandra-rackdc.properties, each datacenter's tokens balanced on their own.
 stop, wipe, restart and a --reset that wipes first wait until no process using the
 cluster (tests, use: they hold users.lock shared) runs; --force skips it. use takes the cluster
 as it is when node 1 answers CQL, else starts it with the options given (replacing a stopped

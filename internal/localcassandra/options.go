@@ -11,17 +11,20 @@ import (
 
 // Options are the command-line options of the cluster commands.
 type Options struct {
-	Nodes   int
-	Heap    string
-	HeapSet bool     // --heap was given (restart changes the heap only then)
-	Sets    []string // key=value: top-level cassandra.yaml settings, value as YAML; key= removes
-	JVMOpts []string
-	Auth    bool // PasswordAuthenticator + CassandraAuthorizer, superuser cassandra/cassandra
-	Timeout time.Duration
-	Reset   bool // start: wipe a cluster of other options, or data of nodes beyond Nodes, first
-	Node    int  // stop, restart, pause, resume: one node (0: all, where allowed)
-	Kill    bool // stop with SIGKILL
-	Force   bool // do not wait for processes holding users.lock
+	Nodes int
+	// Datacenters spreads the nodes over that many datacenters of one cluster (see
+	// NodeDatacenter); 0 and 1 are the plain cluster of one.
+	Datacenters int
+	Heap        string
+	HeapSet     bool     // --heap was given (restart changes the heap only then)
+	Sets        []string // key=value: top-level cassandra.yaml settings, value as YAML; key= removes
+	JVMOpts     []string
+	Auth        bool // PasswordAuthenticator + CassandraAuthorizer, superuser cassandra/cassandra
+	Timeout     time.Duration
+	Reset       bool // start: wipe a cluster of other options, or data of nodes beyond Nodes, first
+	Node        int  // stop, restart, pause, resume: one node (0: all, where allowed)
+	Kill        bool // stop with SIGKILL
+	Force       bool // do not wait for processes holding users.lock
 }
 
 var (
@@ -38,15 +41,15 @@ func DefaultOptions() Options {
 	return o
 }
 
-// ParseOptions reads --nodes N, --heap H, --set k=v, --jvm-opt O, --auth, --timeout S,
+// ParseOptions reads --nodes N, --datacenters D, --heap H, --set k=v, --jvm-opt O, --auth, --timeout S,
 // --reset, --node i, --kill and --force, each also as --name=value.
 func ParseOptions(args []string) (Options, error) {
 	o := DefaultOptions()
-	var nodes, timeout, node string
+	var nodes, timeout, node, dcs string
 	nodes, timeout = "1", strconv.Itoa(int(o.Timeout/time.Second))
 	for len(args) > 0 {
 		name, value, inline := strings.Cut(args[0], "=")
-		takesValue := map[string]bool{"--nodes": true, "--heap": true, "--set": true, "--jvm-opt": true, "--timeout": true, "--node": true}[name]
+		takesValue := map[string]bool{"--nodes": true, "--datacenters": true, "--heap": true, "--set": true, "--jvm-opt": true, "--timeout": true, "--node": true}[name]
 		if takesValue && !inline {
 			if len(args) < 2 {
 				return o, fmt.Errorf("%s needs a value", name)
@@ -60,6 +63,8 @@ func ParseOptions(args []string) (Options, error) {
 		switch name {
 		case "--nodes":
 			nodes = value
+		case "--datacenters":
+			dcs = value
 		case "--heap":
 			o.Heap, o.HeapSet = value, true
 		case "--set":
@@ -87,6 +92,11 @@ func ParseOptions(args []string) (Options, error) {
 		return o, fmt.Errorf("--nodes must be 1..254")
 	}
 	o.Nodes = n
+	if dcs != "" {
+		if o.Datacenters, err = strconv.Atoi(dcs); err != nil || o.Datacenters < 1 || o.Datacenters > o.Nodes || !isDigits(dcs) {
+			return o, fmt.Errorf("--datacenters must be 1..--nodes")
+		}
+	}
 	if !heapRE.MatchString(o.Heap) {
 		return o, fmt.Errorf("--heap must look like 512M or 2G")
 	}
@@ -126,6 +136,10 @@ func (o Options) ConfText(version string) string {
 		auth = 1
 	}
 	fmt.Fprintf(&b, "version=%s\nnodes=%d\nheap=%s\nauth=%d", version, o.Nodes, o.Heap, auth)
+	// Written only for several, so that a cluster of one keeps the text it always had.
+	if o.Datacenters > 1 {
+		fmt.Fprintf(&b, "\ndatacenters=%d", o.Datacenters)
+	}
 	for _, s := range o.Sets {
 		b.WriteString("\nset=" + s)
 	}
@@ -138,6 +152,9 @@ func (o Options) ConfText(version string) string {
 // Args renders the cluster options as the command line that ParseOptions reads.
 func (o Options) Args() []string {
 	args := []string{"--nodes", strconv.Itoa(o.Nodes), "--heap", o.Heap}
+	if o.Datacenters > 1 {
+		args = append(args, "--datacenters", strconv.Itoa(o.Datacenters))
+	}
 	for _, s := range o.Sets {
 		args = append(args, "--set", s)
 	}

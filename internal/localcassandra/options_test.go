@@ -1,6 +1,7 @@
 package localcassandra
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,12 @@ func TestParseOptions(t *testing.T) {
 			args: []string{"--nodes", "3", "--heap=1G", "--set", "a=1", "--set=b={x: y}", "--jvm-opt", "-Dk=v", "--auth", "--timeout=30", "--reset"},
 			want: Options{Nodes: 3, Heap: "1G", HeapSet: true, Sets: []string{"a=1", "b={x: y}"}, JVMOpts: []string{"-Dk=v"}, Auth: true, Timeout: 30 * time.Second, Reset: true},
 		},
+		"two datacenters": {
+			args: []string{"--nodes", "2", "--datacenters=2"},
+			want: Options{Nodes: 2, Datacenters: 2, Heap: "512M", Timeout: def.Timeout},
+		},
+		"more datacenters than nodes": {args: []string{"--nodes", "2", "--datacenters", "3"}, wantErr: "--datacenters must be 1..--nodes"},
+		"zero datacenters":            {args: []string{"--datacenters", "0"}, wantErr: "--datacenters must be 1..--nodes"},
 		"stop options": {
 			args: []string{"--node", "2", "--kill", "--force"},
 			want: Options{Nodes: 1, Heap: "512M", Timeout: def.Timeout, Node: 2, Kill: true, Force: true},
@@ -71,6 +78,15 @@ func TestConfTextAndArgsRoundTrip(t *testing.T) {
 	}
 	if back.ConfText("5.0.9") != want {
 		t.Errorf("Args() %q parse to another cluster:\n%s", o.Args(), back.ConfText("5.0.9"))
+	}
+	// Two datacenters are another cluster, and their option survives Args.
+	o.Datacenters = 2
+	two := o.ConfText("5.0.9")
+	if !strings.Contains(two, "\ndatacenters=2") {
+		t.Errorf("ConfText of two datacenters lacks datacenters=2:\n%s", two)
+	}
+	if back, err = ParseOptions(o.Args()); err != nil || back.ConfText("5.0.9") != two {
+		t.Errorf("Args() %q parse to another cluster (%v):\n%s", o.Args(), err, back.ConfText("5.0.9"))
 	}
 	conf := want + "\nnode2.set=a=1\nset=late"
 	if got := confValue(conf, "set"); got != "late" {

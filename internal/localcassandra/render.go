@@ -109,6 +109,9 @@ func (l Layout) nodeSets(i int, clusterConf, nodeConf string) []string {
 		"native_transport_port=" + strconv.Itoa(CQLPort),
 		`seed_provider=[{class_name: org.apache.cassandra.locator.SimpleSeedProvider, parameters: [{seeds: "` + seed + ":" + strconv.Itoa(StoragePort) + `"}]}]`,
 	}
+	if dcs, _ := strconv.Atoi(confValue(clusterConf, "datacenters")); dcs > 1 {
+		sets = append(sets, "endpoint_snitch="+Snitch)
+	}
 	if confValue(clusterConf, "auth") == "1" {
 		sets = append(sets,
 			"authenticator={class_name: org.apache.cassandra.auth.PasswordAuthenticator}",
@@ -148,10 +151,11 @@ func (l Layout) writeNodeConf(i int) error {
 			}
 			n, _ := strconv.Atoi(confValue(clusterConf, "nodes"))
 			n = max(n, i)
+			dcs, _ := strconv.Atoi(confValue(clusterConf, "datacenters"))
 			t, err := strconv.Atoi(nt)
 			// A node with data keeps the tokens it has.
 			if entries, _ := os.ReadDir(filepath.Join(dir, "data")); err == nil && t > 0 && isDigits(nt) && len(entries) == 0 {
-				tokens = InitialTokens(i, n, t)
+				tokens = datacenterTokens(i, n, dcs, t)
 			}
 			content := ""
 			if tokens != "" {
@@ -170,6 +174,10 @@ func (l Layout) writeNodeConf(i int) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra.yaml"), []byte(OverrideYAML(string(base), sets)), 0o644); err != nil {
+		return err
+	}
+	dcs, _ := strconv.Atoi(confValue(clusterConf, "datacenters"))
+	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra-rackdc.properties"), []byte(rackDCProperties(i, dcs)), 0o644); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "conf", "logback.xml"), []byte(nodeLogback), 0o644)
@@ -223,6 +231,8 @@ func (l Layout) jvmArgs(i int, heap, jamm string, extra []string) []string {
 		"-Dcassandra.logdir=" + dir + "/logs",
 		"-Dcassandra.triggers_dir=" + dir + "/conf/triggers",
 		"-Dlogback.configurationFile=file://" + dir + "/conf/logback.xml",
+		// Read by GossipingPropertyFileSnitch only (a cluster of several datacenters).
+		"-Dcassandra-rackdc.properties=file://" + dir + "/conf/cassandra-rackdc.properties",
 		"-Dcassandra.jmx.local.port=" + strconv.Itoa(l.JMXPort(i)),
 		"-Dcassandra-foreground=yes",
 		"-Dcassandra.skip_wait_for_gossip_to_settle=0",

@@ -57,6 +57,11 @@ func (c *Cluster) Start(ctx context.Context, o Options) error {
 		hosts[i] = c.NodeIP(i + 1)
 	}
 	c.logf("cluster up in %ds: hosts %s port %d", int(time.Since(t0).Seconds()), strings.Join(hosts, " "), CQLPort)
+	if o.Datacenters > 1 {
+		for i, h := range hosts {
+			c.logf("node %d (%s) is in datacenter %s", i+1, h, NodeDatacenter(i+1, o.Datacenters))
+		}
+	}
 	return nil
 }
 

@@ -15,9 +15,12 @@ import (
 type Generator struct {
 	cols      []*colGen
 	insertCQL string
-	readCQL   string
-	read      []readCol
-	keys      keyPlan
+	// rowCQL selects a row by its primary key; rowKey are the insert columns that bind it.
+	rowCQL  string
+	rowKey  []int
+	readCQL string
+	read    []readCol
+	keys    keyPlan
 	// writeW and readW weigh the operation mix; total is their sum.
 	writeW, readW, total uint64
 	batch                uint64
@@ -97,6 +100,7 @@ func NewGeneratorWith(spec *cbv1.BenchmarkRunSpec, index, writers int32, opts Op
 	}
 	g.uniqueRows = g.rowsAreUnique()
 	g.insertCQL = insertCQL(r, w.TTLSeconds)
+	g.rowCQL, g.rowKey = rowKeyCQL(r)
 	if g.readCQL, g.read, err = readCQL(r, cols, w.ReadPath, w.ReadLimit); err != nil {
 		return nil, err
 	}

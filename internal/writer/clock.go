@@ -50,3 +50,9 @@ func measureOffset(ctx context.Context, s *gocql.Session, now func() time.Time, 
 	}
 	return best, nil
 }
+
+// MeasureOffset reads this process's clock against Cassandra's through s, as a writer does
+// before its window: a replication-lag observer corrects its first sights by it.
+func MeasureOffset(ctx context.Context, s *gocql.Session, now func() time.Time, timeout time.Duration) (ClockOffset, error) {
+	return measureOffset(ctx, s, now, timeout)
+}

@@ -58,6 +58,8 @@ type cqlOp struct {
 	now func() time.Time
 	// paths counts the write requests by the path that carried them.
 	paths pathCounts
+	// lag, when set, hands sampled acknowledged inserts to a replication-lag observer.
+	lag *lagTap
 }
 
 // statements holds what preparing told about the insert, read and workload.operations
@@ -220,13 +222,21 @@ func (c *cqlOp) exec(k Kind) (int, int, error) {
 		ts := c.stamp()
 		if c.direct != nil {
 			if sent, err := c.execDirect(ts); sent {
-				return 0, 0, err
+				return 0, 0, c.ack(err)
 			}
 		}
 		c.paths.driver++
 		c.insert.WithTimestamp(ts)
-		return 0, 0, c.insert.ExecContext(c.insertCtx)
+		return 0, 0, c.ack(c.insert.ExecContext(c.insertCtx))
 	}
+}
+
+// ack hands an acknowledged single-row insert to the lag tap, if any, and returns err.
+func (c *cqlOp) ack(err error) error {
+	if err == nil && c.lag != nil {
+		c.lag.acked(c.cells[0], c.now())
+	}
+	return err
 }
 
 // stamp is the timestamp of a write attempt, in microseconds: the writer's clock, as the

@@ -45,6 +45,8 @@ type Config struct {
 	Now func() time.Time
 	// CSV is the file of schema.csv, for columns that take their values from it.
 	CSV *workload.CSV
+	// Lag, when set, gets a sampled share of the acknowledged single-row inserts.
+	Lag *LagTap
 }
 
 // Run runs the writer and returns its summary, which is never nil: when the writer fails, its
@@ -216,6 +218,9 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	for i := range ld.concurrency {
 		op := newCQLOp(ld.session, gen, spec.Workload, writeCL, readCL, meta, ld.deadlines.New(), cfg.Now)
 		op.goDirect(ld.direct, gen, writeCL, meta, i)
+		if cfg.Lag != nil {
+			op.lag = &lagTap{tap: cfg.Lag, key: gen.RowKey(), clock: &ld.clock}
+		}
 		if spec.Workload.VerifyReads && spec.Workload.ReadRatio > 0 {
 			op.verify = newVerifier(gen)
 			ld.verifiers = append(ld.verifiers, op.verify)

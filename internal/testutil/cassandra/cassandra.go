@@ -39,10 +39,13 @@ import (
 
 // Options describe the cluster a test needs. Tests asking for equal options share a cluster.
 type Options struct {
-	Nodes    int               // number of nodes, on 127.0.0.1..127.0.0.N; 0 means 1
-	Heap     string            // JVM heap per node (-Xms/-Xmx), e.g. "512M"; "" means 512M
-	Settings map[string]string // top-level cassandra.yaml overrides, value written as YAML
-	Auth     bool              // PasswordAuthenticator + CassandraAuthorizer, superuser cassandra/cassandra
+	Nodes int // number of nodes, on 127.0.0.1..127.0.0.N; 0 means 1
+	// Datacenters spreads the nodes over dc1..dcD of one cluster, round robin (node i in
+	// dc<((i-1) mod D)+1>, see localcassandra.NodeDatacenter); 0 or 1: one "datacenter1".
+	Datacenters int
+	Heap        string            // JVM heap per node (-Xms/-Xmx), e.g. "512M"; "" means 512M
+	Settings    map[string]string // top-level cassandra.yaml overrides, value written as YAML
+	Auth        bool              // PasswordAuthenticator + CassandraAuthorizer, superuser cassandra/cassandra
 }
 
 // Cluster is a running cluster: node i (1-based) listens on Hosts[i-1]:Port.
@@ -51,6 +54,9 @@ type Cluster struct {
 	Port     int
 	Username string // "cassandra" when Options.Auth, else ""
 	Password string
+	// Datacenters holds the hosts of each datacenter, by name ("datacenter1" for a cluster
+	// of one).
+	Datacenters map[string][]string
 
 	opts   Options
 	layout localcassandra.Layout
@@ -146,9 +152,11 @@ func start(t testing.TB, l localcassandra.Layout, opts Options) *Cluster {
 		t.Fatal(err)
 	}
 
-	c := &Cluster{Port: CQLPort, opts: opts, layout: l}
+	c := &Cluster{Port: CQLPort, opts: opts, layout: l, Datacenters: map[string][]string{}}
 	for i := 1; i <= opts.Nodes; i++ {
 		c.Hosts = append(c.Hosts, l.NodeIP(i))
+		dc := localcassandra.NodeDatacenter(i, opts.Datacenters)
+		c.Datacenters[dc] = append(c.Datacenters[dc], l.NodeIP(i))
 	}
 	if opts.Auth {
 		c.Username, c.Password = "cassandra", "cassandra"
@@ -264,7 +272,7 @@ func normalize(o Options) Options {
 // equal clusters, so settings are in a stable order.
 func clusterOptions(o Options) localcassandra.Options {
 	lo := localcassandra.DefaultOptions()
-	lo.Nodes, lo.Heap, lo.Auth = o.Nodes, o.Heap, o.Auth
+	lo.Nodes, lo.Heap, lo.Auth, lo.Datacenters = o.Nodes, o.Heap, o.Auth, o.Datacenters
 	keys := make([]string, 0, len(o.Settings))
 	for k := range o.Settings {
 		keys = append(keys, k)
@@ -380,4 +388,24 @@ func SystemLogsConfig(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return "-Dlogback.configurationFile=file://" + path
+}
+
+// HintBytes is the size of the hint files node i keeps on disk for nodes it could not reach.
+// system_views.pending_hints lists a file only once its writer closes it, which Cassandra 5.0
+// does when the hints are dispatched or the file is full, not while their node stays down: a
+// test that stops a node sees its hints grow here first.
+func (c *Cluster) HintBytes(t testing.TB, i int) int64 {
+	t.Helper()
+	c.checkNode(t, i)
+	entries, err := os.ReadDir(filepath.Join(c.layout.NodeDir(i), "hints"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".hints") {
+			n += info.Size()
+		}
+	}
+	return n
 }

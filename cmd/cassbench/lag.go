@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/cli"
+	"github.com/cassbench/cassbench/internal/replag"
+	"github.com/cassbench/cassbench/internal/report"
+	"github.com/cassbench/cassbench/internal/workload"
+	"github.com/cassbench/cassbench/internal/writer"
+)
+
+// lagFlags ask a local run to measure replication lag: the writers write in their local
+// datacenter (--datacenter) and an observer reads a sampled share of their acknowledged
+// inserts back at LOCAL_ONE in another (--observe-datacenter).
+type lagFlags struct {
+	observe     string
+	sample      float64
+	limit, poll time.Duration
+}
+
+func (l *lagFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&l.observe, "observe-datacenter", "", "measure replication lag to this datacenter: read a sampled share of the writers' acknowledged inserts back there at LOCAL_ONE (needs --datacenter, the writers' own)")
+	fs.Float64Var(&l.sample, "lag-sample", 0.01, "with --observe-datacenter: the share of acknowledged inserts read back, in (0, 1]")
+	fs.DurationVar(&l.limit, "lag-limit", 30*time.Second, "with --observe-datacenter: a key not seen this long after its acknowledgement is counted as censored, not as a lag")
+	fs.DurationVar(&l.poll, "lag-poll", 10*time.Millisecond, "with --observe-datacenter: the pause between two reads of one key (part of the stated bound)")
+}
+
+// check refuses what cannot measure lag, naming the option.
+func (l *lagFlags) check(spec *cbv1.BenchmarkRunSpec, local string, processes bool) error {
+	switch {
+	case l.observe == "":
+		return nil
+	case local == "":
+		return errors.New("--observe-datacenter needs --datacenter, the writers' local datacenter")
+	case local == l.observe:
+		return fmt.Errorf("--observe-datacenter %s is the writers' own --datacenter: lag is measured to another one", l.observe)
+	case processes:
+		return errors.New("--observe-datacenter needs in-process writers: it cannot be used with --processes")
+	case !(l.sample > 0 && l.sample <= 1):
+		return fmt.Errorf("--lag-sample %g is not in (0, 1]", l.sample)
+	case l.limit <= 0:
+		return fmt.Errorf("--lag-limit %s must be positive", l.limit)
+	case l.poll <= 0:
+		return fmt.Errorf("--lag-poll %s must be positive", l.poll)
+	case spec.Workload.BatchSize > 1:
+		return fmt.Errorf("--observe-datacenter reads back single-row inserts, but workload.batchSize is %d", spec.Workload.BatchSize)
+	case spec.Workload.WriteRatio <= 0:
+		return errors.New("--observe-datacenter reads back inserts, but workload.writeRatio is 0")
+	}
+	return nil
+}
+
+// lagRun is a running observer and the tap the writers feed it through.
+type lagRun struct {
+	flags   lagFlags
+	session *gocql.Session
+	obs     *replag.Observer
+	tap     *writer.LagTap
+}
+
+// startLag connects to the observed datacenter and starts the observer there; nil when no
+// lag was asked for. The datacenter must be reachable now: the observer's session holds to
+// its hosts alone (replag.Connect).
+func startLag(ctx context.Context, l lagFlags, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, csv *workload.CSV) (*lagRun, error) {
+	if l.observe == "" {
+		return nil, nil
+	}
+	o := conn.Options()
+	o.LocalDatacenter = l.observe
+	s, err := replag.Connect(o)
+	if err != nil {
+		return nil, fmt.Errorf("--observe-datacenter: %w", err)
+	}
+	r, err := startLagOn(ctx, l, spec, csv, s)
+	if err != nil {
+		s.Close()
+	}
+	return r, err
+}
+
+// startLagOn measures this process's clock against Cassandra through s, a session of the
+// observed datacenter, and starts the observer on it; finish closes s.
+func startLagOn(ctx context.Context, l lagFlags, spec *cbv1.BenchmarkRunSpec, csv *workload.CSV, s *gocql.Session) (*lagRun, error) {
+	gen, err := workload.NewGeneratorWith(spec, 0, 1, workload.Options{CSV: csv})
+	if err != nil {
+		return nil, err
+	}
+	clock, err := writer.MeasureOffset(ctx, s, time.Now, 10*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("--observe-datacenter %s: measuring the clock: %w", l.observe, err)
+	}
+	obs, err := replag.Start(ctx, replag.Config{
+		Session: s, Query: gen.RowKeyCQL(), Poll: l.poll, Limit: l.limit, Timeout: 5 * time.Second,
+		Readers: 4, Clock: clock,
+	})
+	if err != nil {
+		return nil, err
+	}
+	tap := &writer.LagTap{Every: max(int64(1/l.sample+0.5), 1), Expect: func(key []any, acked time.Time, c writer.ClockOffset) {
+		obs.Expect(replag.Key{Values: key, Acked: acked, Clock: c})
+	}}
+	return &lagRun{flags: l, session: s, obs: obs, tap: tap}, nil
+}
+
+// Tap is what the writers feed; nil without an observer.
+func (r *lagRun) Tap() *writer.LagTap {
+	if r == nil {
+		return nil
+	}
+	return r.tap
+}
+
+// finish waits for the keys still pending (at most the limit), prints what was observed and
+// returns it.
+func (r *lagRun) finish(ctx context.Context, w io.Writer) (replag.Result, error) {
+	if r == nil {
+		return replag.Result{}, nil
+	}
+	defer r.session.Close()
+	ctx, cancel := context.WithTimeout(ctx, r.flags.limit+10*time.Second)
+	defer cancel()
+	res := r.obs.Finish(ctx)
+	return res, res.Write(w, r.flags.observe, r.flags.limit)
+}
+
+// reportLag prints the replication lag after the results: below the table, or on stderr
+// beside JSON and CSV, which stay what cassbench results writes. It returns the exit code.
+func reportLag(ctx context.Context, r *lagRun, stdout io.Writer, format report.Format, code int) int {
+	if r == nil {
+		return code
+	}
+	w := stdout
+	if format != report.Table {
+		w = os.Stderr
+	} else {
+		fmt.Fprintln(w)
+	}
+	if _, err := r.finish(ctx, w); err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return max(code, 1)
+	}
+	return code
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/cassbench/cassbench/internal/cli"
+	"github.com/cassbench/cassbench/internal/replag"
+	"github.com/cassbench/cassbench/internal/testutil/cassandra"
+	"github.com/cassbench/cassbench/internal/writer"
+)
+
+// lagSpec writes in dc1 at ONE to a keyspace whose two replicas (SimpleStrategy over the two
+// nodes) are one in each datacenter, so that a write acknowledged by dc1's node reaches dc2's
+// by replication alone.
+const lagSpec = `apiVersion: cassbench.io/v1alpha1
+kind: BenchmarkRun
+metadata:
+  name: lag
+spec:
+  datacenterRef:
+    name: dc1
+  schema:
+    keyspace: cli_lag
+    recreate: true
+    replication:
+      strategy: SimpleStrategy
+      factor: 2
+    table:
+      profile: key-value
+  workload:
+    writeConsistency: ONE
+  writers:
+    replicas: 2
+    concurrency: 2
+    duration: 3s
+`
+
+var lagKeys = regexp.MustCompile(`keys: (\d+) seen, (\d+) censored`)
+
+// cassbench run --datacenter dc1 --observe-datacenter dc2 reads a sampled share of the
+// writers' acknowledged inserts back in dc2 and prints their replication lag below the table,
+// every key seen; with dc2's only node stopped while the writers write, the keys written
+// since are counted as censored rather than given a lag, and the report says dc2 is behind.
+func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
+	c := cassandra.Private(t, 70, cassandra.Options{Nodes: 2, Datacenters: 2})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	file := filepath.Join(t.TempDir(), "lag.yaml")
+	if err := os.WriteFile(file, []byte(lagSpec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	connArgs := []string{"--hosts", strings.Join(c.Hosts, ","), "--port", strconv.Itoa(c.Port), "--datacenter", "dc1"}
+	var out bytes.Buffer
+	code := runMain(ctx, append([]string{"-f", file, "--observe-datacenter", "dc2", "--lag-sample", "0.05"}, connArgs...), &out)
+	t.Logf("cassbench run:\n%s", out.String())
+	if code != 0 {
+		t.Fatalf("cassbench run --observe-datacenter dc2 exited %d", code)
+	}
+	m := lagKeys.FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no replication lag in the output")
+	}
+	if seen, censored := m[1], m[2]; seen == "0" || censored != "0" || !strings.Contains(out.String(), "lag: p50 ") {
+		t.Errorf("both up: %s keys seen, %s censored; want some seen with their percentiles and none censored", seen, censored)
+	}
+
+	// dc2 goes down after the observer connected, as it would in the middle of a run.
+	var conn cli.ConnFlags
+	fs := flag.NewFlagSet("conn", flag.ContinueOnError)
+	conn.Register(fs)
+	if err := fs.Parse(connArgs); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := loadSpec(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lagFlags{observe: "dc2", sample: 0.05, limit: 3 * time.Second, poll: 10 * time.Millisecond}
+	o := conn.Options()
+	o.LocalDatacenter = "dc2"
+	s, err := replag.Connect(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lag, err := startLagOn(ctx, l, spec, nil, s)
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	// The start barrier is kept at QUORUM, so the node stops once the writers write: the
+	// first acknowledged key says they passed it.
+	spec.Writers.Duration = &metav1.Duration{Duration: 20 * time.Second}
+	writing := make(chan struct{})
+	var once sync.Once
+	tap := *lag.Tap()
+	tap.Expect = func(key []any, acked time.Time, clock writer.ClockOffset) {
+		once.Do(func() { close(writing) })
+		lag.tap.Expect(key, acked, clock)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, sum := range runInProcess(ctx, spec, &conn, "lag-down", spec.Writers.Replicas, time.Minute, nil, &tap) {
+			if sum.Error != "" {
+				t.Logf("writer %d with dc2 down: %s", sum.Index, sum.Error)
+			}
+		}
+	}()
+	select {
+	case <-writing:
+	case <-done:
+		t.Fatal("the writers wrote nothing")
+	}
+	c.StopNode(t, 2)
+	<-done
+	var report bytes.Buffer
+	res, err := lag.finish(ctx, &report)
+	t.Logf("dc2 down:\n%s", report.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Keys acknowledged before the node stopped may have been seen; those after cannot be.
+	if res.Censored == 0 || res.Lag.Count() != uint64(res.Seen) || res.ReadErrors == 0 {
+		t.Errorf("dc2 down: %d seen, %d censored, %d lags, %d read errors; want keys censored, a lag for each seen one alone, and failed reads",
+			res.Seen, res.Censored, res.Lag.Count(), res.ReadErrors)
+	}
+	if !strings.Contains(report.String(), "were not readable in dc2 within 3s") {
+		t.Errorf("dc2 down: the report does not say that dc2's keys were not readable")
+	}
+}
