@@ -1,17 +1,21 @@
 package workload
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cassbench/cassbench/internal/workload/ddl"
+)
 
 // rowKeyCQL selects one row by its whole primary key, and says which insert column (in
 // table order, as InsertCQL binds them) fills each bind marker.
 func rowKeyCQL(r *resolved) (string, []int) {
 	t := r.table
-	key := append(append([]int(nil), t.partition...), t.clustering...)
+	key := append(append([]int(nil), t.PartitionKey...), t.ClusteringKey...)
 	conds := make([]string, len(key))
 	for i, c := range key {
-		conds[i] = quoteIdent(t.columns[c].name) + " = ?"
+		conds[i] = ddl.QuoteIdent(t.Columns[c].Name) + " = ?"
 	}
-	first := quoteIdent(t.columns[key[0]].name)
+	first := ddl.QuoteIdent(t.Columns[key[0]].Name)
 	return "select " + first + " from " + r.qualified() + " where " + strings.Join(conds, " and "), key
 }
 
