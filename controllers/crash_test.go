@@ -12,6 +12,7 @@ import (
 
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -167,11 +168,17 @@ func startCrashingManager(t *testing.T, cfg *rest.Config, at crashPoint, ns stri
 
 // autopilot plays cass-operator, the Job controller and the kubelet for whatever exists in
 // the namespace: a datacenter whose spec changed settles, every Job of the run finishes
-// with a good report. One step per call, from the test goroutine.
+// with a good report. A writer Job's pods end one at a time, each once the run's status names
+// where the previous one's report is stored, so every run stores its reports by a create and
+// then an update of their ConfigMap: when both ended together, whether the update happened
+// depended on how the controller's passes fell, and a crash point could vanish. One step per
+// call, from the test goroutine.
 type autopilot struct {
 	ns      string
 	writers int32
 	played  map[string]bool
+	// ended counts the pods of each writer Job (by UID) that have ended.
+	ended map[string]int32
 }
 
 func (a *autopilot) step(t *testing.T) {
@@ -197,26 +204,60 @@ func (a *autopilot) step(t *testing.T) {
 		if a.played[string(job.UID)] {
 			continue
 		}
-		a.played[string(job.UID)] = true
 		switch job.Labels[cbv1.ComponentLabel] {
 		case jobs.ComponentPreflight, jobs.ComponentSetup:
+			a.played[string(job.UID)] = true
 			pl.Pods(t, job, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{CassandraVersion: "5.0.4", Nodes: 5})}})
 			pl.FinishJob(t, job, []int32{0}, nil)
 		case jobs.ComponentWriter:
-			n := a.writers
-			if n == 0 {
-				// A sweep's points differ in their writers: the Job says how many.
-				n = *job.Spec.Completions
-			}
-			results, all := map[int32]play.PodResult{}, []int32{}
-			for w := int32(0); w < n; w++ {
-				results[w] = play.PodResult{Message: play.WriterSummary(t, w, n, 1000, "")}
-				all = append(all, w)
-			}
-			pl.Pods(t, job, results)
-			pl.FinishJob(t, job, all, nil)
+			a.endNextWriter(t, job)
+		default:
+			a.played[string(job.UID)] = true
 		}
 	}
+}
+
+// endNextWriter ends the writer Job's next pod with a good report once the run's status names
+// the ConfigMap of every report before it, and finishes the Job after its last pod.
+func (a *autopilot) endNextWriter(t *testing.T, job *batchv1.Job) {
+	n := a.writers
+	if n == 0 {
+		// A sweep's points differ in their writers: the Job says how many.
+		n = *job.Spec.Completions
+	}
+	if a.ended == nil {
+		a.ended = map[string]int32{}
+	}
+	next := a.ended[string(job.UID)]
+	if next > 0 {
+		run := &cbv1.BenchmarkRun{}
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: job.Namespace, Name: job.Labels[cbv1.RunLabel]}, run); err != nil {
+			if apierrors.IsNotFound(err) {
+				return
+			}
+			t.Fatal(err)
+		}
+		stored := 0
+		for _, r := range run.Status.WriterReports {
+			if r.Index < next && r.ConfigMap != "" {
+				stored++
+			}
+		}
+		if stored < int(next) {
+			return
+		}
+	}
+	pl.Pods(t, job, map[int32]play.PodResult{next: {Message: play.WriterSummary(t, next, n, 1000, "")}})
+	a.ended[string(job.UID)] = next + 1
+	if next+1 < n {
+		return
+	}
+	all := make([]int32, n)
+	for w := range all {
+		all[w] = int32(w)
+	}
+	pl.FinishJob(t, job, all, nil)
+	a.played[string(job.UID)] = true
 }
 
 // drive plays the cluster until finished says the scenario is over, restarting the manager
