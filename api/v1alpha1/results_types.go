@@ -120,6 +120,10 @@ type Results struct {
 	// cost is what the window cost at spec.pricing; nil without prices.
 	// +optional
 	Cost *CostResults `json:"cost,omitempty"`
+	// replicationLag is what an observer in another datacenter saw of the writers' inserts
+	// (cassbench run --observe-datacenter; runs in Kubernetes do not observe yet).
+	// +optional
+	ReplicationLag *ReplicationLagResults `json:"replicationLag,omitempty"`
 }
 
 // ScheduleResults is how an open loop kept to its rate, over all writers.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -133,9 +134,19 @@ func (r *lagRun) finish(ctx context.Context, w io.Writer) (replag.Result, error)
 	return res, res.Write(w, r.flags.observe, r.flags.limit)
 }
 
-// reportLag prints the replication lag after the results: below the table, or on stderr
-// beside JSON and CSV, which stay what cassbench results writes. It returns the exit code.
-func reportLag(ctx context.Context, r *lagRun, stdout io.Writer, format report.Format, code int) int {
+// results is what the observer saw as the run's results keep it; nil when no lag was asked
+// for.
+func (r *lagRun) results(res replag.Result) *cbv1.ReplicationLagResults {
+	if r == nil {
+		return nil
+	}
+	return res.Results(r.flags.observe, r.flags.sample, r.flags.limit)
+}
+
+// reportLag prints the replication lag the observer wrote to text after the results: below
+// the table, or on stderr beside JSON and CSV, which carry it in their results. It returns the
+// exit code.
+func reportLag(r *lagRun, text *bytes.Buffer, finishErr error, stdout io.Writer, format report.Format, code int) int {
 	if r == nil {
 		return code
 	}
@@ -145,7 +156,8 @@ func reportLag(ctx context.Context, r *lagRun, stdout io.Writer, format report.F
 	} else {
 		fmt.Fprintln(w)
 	}
-	if _, err := r.finish(ctx, w); err != nil {
+	_, err := text.WriteTo(w)
+	if err = errors.Join(finishErr, err); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return max(code, 1)
 	}

@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +15,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/cli"
 	"github.com/cassbench/cassbench/internal/replag"
 	"github.com/cassbench/cassbench/internal/testutil/cassandra"
@@ -47,8 +48,6 @@ spec:
     duration: 3s
 `
 
-var lagKeys = regexp.MustCompile(`keys: (\d+) seen, (\d+) censored`)
-
 // cassbench run --datacenter dc1 --observe-datacenter dc2 reads a sampled share of the
 // writers' acknowledged inserts back in dc2 and prints their replication lag below the table,
 // every key seen; with dc2's only node stopped while the writers write, the keys written
@@ -63,17 +62,23 @@ func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
 	}
 	connArgs := []string{"--hosts", strings.Join(c.Hosts, ","), "--port", strconv.Itoa(c.Port), "--datacenter", "dc1"}
 	var out bytes.Buffer
-	code := runMain(ctx, append([]string{"-f", file, "--observe-datacenter", "dc2", "--lag-sample", "0.05"}, connArgs...), &out)
-	t.Logf("cassbench run:\n%s", out.String())
+	code := runMain(ctx, append([]string{"-f", file, "--observe-datacenter", "dc2", "--lag-sample", "0.05", "-o", "json"}, connArgs...), &out)
+	t.Logf("cassbench run -o json:\n%s", out.String())
 	if code != 0 {
 		t.Fatalf("cassbench run --observe-datacenter dc2 exited %d", code)
 	}
-	m := lagKeys.FindStringSubmatch(out.String())
-	if m == nil {
-		t.Fatalf("no replication lag in the output")
+	var doc struct {
+		Results *cbv1.Results `json:"results"`
 	}
-	if seen, censored := m[1], m[2]; seen == "0" || censored != "0" || !strings.Contains(out.String(), "lag: p50 ") {
-		t.Errorf("both up: %s keys seen, %s censored; want some seen with their percentiles and none censored", seen, censored)
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Results == nil || doc.Results.ReplicationLag == nil {
+		t.Fatalf("no replication lag in the results")
+	}
+	if l := doc.Results.ReplicationLag; l.ObservedDatacenter != "dc2" || l.SampleShare != "0.05" || l.Seen == 0 || l.Censored != 0 ||
+		l.Lag == nil || l.Lag.Max < l.Lag.P50 || l.Lag.Max <= 0 || l.BoundMicros < l.ClockErrorMicros {
+		t.Errorf("both up: replication lag %+v (lag %+v); want dc2 at 0.05, some keys seen with their percentiles and bound, none censored", l, l.Lag)
 	}
 
 	// dc2 goes down after the observer connected, as it would in the middle of a run.

@@ -108,8 +108,12 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	if manifest != "" {
 		name = manifest
 	}
-	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format)
-	return reportLag(ctx, observer, stdout, format, code)
+	// The observer looks for the last keys before the results are written, which carry
+	// what it saw.
+	var lagText bytes.Buffer
+	lagResult, lagErr := observer.finish(ctx, &lagText)
+	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format, observer.results(lagResult))
+	return reportLag(observer, &lagText, lagErr, stdout, format, code)
 }
 
 // loadLocal reads the spec, scaled by scaleBy when set, its CSV file, and with processes
@@ -143,8 +147,12 @@ func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string
 
 // reportLocal merges what the writers reported, says which failed and whether the target rate
 // was reached, and writes the results as cassbench results would. It returns the exit code.
-func reportLocal(stdout io.Writer, name string, labels map[string]string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format) int {
+func reportLocal(stdout io.Writer, name string, labels map[string]string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format,
+	lag *cbv1.ReplicationLagResults) int {
 	res := results.Merge(sums)
+	if res != nil {
+		res.ReplicationLag = lag
+	}
 	for _, s := range sums {
 		if s.Error != "" {
 			fmt.Fprintf(os.Stderr, "writer %d failed: %s\n", s.Index, s.Error)
