@@ -110,10 +110,9 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	}
 	// The observer looks for the last keys before the results are written, which carry
 	// what it saw.
-	var lagText bytes.Buffer
-	lagResult, lagErr := observer.finish(ctx, &lagText)
-	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format, observer.results(lagResult))
-	return reportLag(observer, &lagText, lagErr, stdout, format, code)
+	observed := observer.results(observer.finish(ctx))
+	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format, observed)
+	return reportLag(observed, format, code)
 }
 
 // loadLocal reads the spec, scaled by scaleBy when set, its CSV file, and with processes

@@ -74,6 +74,10 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 	loadLines(w, run)
 
 	failureLines(w, r)
+	if r.ReplicationLag != nil {
+		w.printf("\n")
+		lagLines(w, r.ReplicationLag)
+	}
 
 	if len(r.PerWriter) > 0 {
 		w.printf("\n")
