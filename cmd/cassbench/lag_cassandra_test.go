@@ -142,6 +142,11 @@ func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
 		t.Errorf("dc2 down: %d seen, %d censored, %d lags, %d read errors; want keys censored, a lag for each seen one alone, and failed reads",
 			res.Seen, res.Censored, res.Lag.Count(), res.ReadErrors)
 	}
+	// Failed reads back off (replag's maxErrorPause): in a 3 s limit a key is read at most
+	// about ten times however fast the failures come (188 a key before the back-off).
+	if keys := res.Seen + res.Censored; res.ReadErrors > 16*keys {
+		t.Errorf("dc2 down: %d failed reads for %d keys: the observer does not back off", res.ReadErrors, keys)
+	}
 	if !strings.Contains(text.String(), "were not readable in dc2 within 3s") {
 		t.Errorf("dc2 down: the report does not say that dc2's keys were not readable")
 	}
