@@ -24,7 +24,7 @@ func (c *cqlOp) goDirect(d *cql.Direct, gen *workload.Generator, cons gocql.Cons
 	if d == nil || c.insert == nil || c.insertKey == nil || len(meta.insert.BindColumns) != len(c.rows[0]) {
 		return
 	}
-	st, err := d.Prepare(gen.InsertCQL())
+	st, err := d.Prepare(meta.insert.Keyspace, gen.InsertCQL())
 	if err != nil {
 		return
 	}
