@@ -134,7 +134,7 @@ DEMO ?= config/samples/kind-demo.yaml
 # authentication that make test leaves: a node of it kept but not started shows as down, and
 # setup then waits for schema agreement with it in vain.
 demo: ## Start a local Cassandra node and run $(DEMO) against it, without Kubernetes.
-	hack/cassandra.sh start --nodes 1 --reset
+	$(GO) run ./cmd/cassbench local-cassandra start --nodes 1 --reset
 	$(GO) run ./cmd/cassbench run -f $(DEMO) --hosts 127.0.0.1
 
 ##@ Test
@@ -219,7 +219,7 @@ test-integration: $(RELEASE_TOOLS) envtest-assets cass-operator-crds chromium $(
 		$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh integration)
 
 .PHONY: test-cassandra
-test-cassandra: ## Run the packages that need a real Cassandra (started by hack/cassandra.sh; Java 17).
+test-cassandra: ## Run the packages that need a real Cassandra (started by internal/localcassandra; Java 17).
 	$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh cassandra)
 	$(MAKE) test-timing
 

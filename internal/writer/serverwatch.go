@@ -39,15 +39,15 @@ func beginWatch(ctx context.Context, s *gocql.Session, cfg Config, keyspace, tab
 
 // startWatch starts the CPU meter and the nodes' sampling over the window, from the snapshots
 // sm took.
-func startWatch(ctx context.Context, sm *nodewatch.Sampler, window time.Duration) *serverWatch {
+func startWatch(ctx context.Context, sm *nodewatch.Sampler, window time.Duration, now func() time.Time) *serverWatch {
 	sm.Watch(ctx, sampleEvery(window))
-	return &serverWatch{cpu: startCPU(), sampler: sm}
+	return &serverWatch{cpu: startCPU(now), sampler: sm}
 }
 
 // watchWhenRead starts the CPU meter now and the nodes' sampling once the window's first
 // reading, taken at the window's start on another goroutine (load.beginAt), is in.
-func watchWhenRead(ctx context.Context, first <-chan *nodewatch.Sampler, window time.Duration) *serverWatch {
-	w := &serverWatch{cpu: startCPU(), ready: make(chan struct{})}
+func watchWhenRead(ctx context.Context, first <-chan *nodewatch.Sampler, window time.Duration, now func() time.Time) *serverWatch {
+	w := &serverWatch{cpu: startCPU(now), ready: make(chan struct{})}
 	go func() {
 		w.sampler = <-first
 		w.sampler.Watch(ctx, sampleEvery(window))
