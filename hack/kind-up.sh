@@ -55,12 +55,10 @@ if [[ "$mode" == local ]]; then
 	k wait --for=condition=Ready node --all --timeout=5m
 	k -n kube-system rollout status deployment/coredns --timeout=5m
 	k -n local-path-storage rollout status deployment/local-path-provisioner --timeout=5m
-	# cassbench's manager watches CassandraDatacenters: their CRD, from the module go.mod pins.
-	log "installing cass-operator's CRDs from its Go module"
-	"$GO" mod download github.com/k8ssandra/cass-operator
-	"$KUSTOMIZE" build "$("$GO" list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)/config/crd" |
-		k apply --server-side --force-conflicts -f -
-	log "ready: the cluster runs on images built here. cert-manager, cass-operator and the Cassandra image are not built here yet (issue 32): make kind-deploy installs cassbench"
+	# cass-operator from its own manifests, its image built here (hack/kind-cass-images.sh).
+	log "installing cass-operator $(hack/kind-cass-images.sh operator) from its own manifests"
+	hack/kind-cass-images.sh install
+	log "ready: the cluster and cass-operator run on images built here; the Cassandra image is not built here yet (issue 32): make kind-deploy installs cassbench"
 	exit 0
 fi
 
