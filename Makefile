@@ -399,7 +399,7 @@ kind-down: docker-check $(KIND) ## Delete the kind cluster and its Docker networ
 	$(KIND_ENV) hack/kind-down.sh
 
 .PHONY: test-kind
-test-kind: $(KIND) $(KUSTOMIZE) $(HELM) cass-operator-manifests ## docker-up, kind-up, kind-deploy, the manager's checks, test-e2e where cass-operator runs, then kind-down and docker-down, also on failure; prints each stage's time.
+test-kind: $(KIND) $(KUSTOMIZE) $(HELM) cass-operator-manifests ## docker-up, kind-up (with the datacenter dc1), kind-deploy, the datacenter's and manager's checks, test-e2e, then kind-down and docker-down, also on failure; prints each stage's time.
 	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) HELM=$(HELM) IMG=$(IMG) CASS_OPERATOR_MANIFESTS=$(CASS_OPERATOR_MANIFESTS) hack/kind-test.sh
 
 ##@ Tools
