@@ -365,8 +365,8 @@ KIND_IMAGES ?= auto
 KIND_ENV = KIND=$(KIND) KIND_VERSION=$(KIND_VERSION) KIND_IMAGES=$(KIND_IMAGES) CASSBENCH_CACHE=$(CACHE) GO=$(GO)
 
 .PHONY: kind-up
-kind-up: docker-check $(KIND) $(KUSTOMIZE) ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter (without a registry: the cluster from images built here).
-	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) hack/kind-up.sh
+kind-up: docker-check $(KIND) $(KUSTOMIZE) cass-operator-manifests ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter (without a registry: the cluster from images built here).
+	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) CASS_OPERATOR_MANIFESTS=$(CASS_OPERATOR_MANIFESTS) hack/kind-up.sh
 
 .PHONY: kind-deploy
 kind-deploy: docker-check $(KIND) $(HELM) ## Build $(IMG), load it into kind and install the chart.
@@ -399,8 +399,8 @@ kind-down: docker-check $(KIND) ## Delete the kind cluster and its Docker networ
 	$(KIND_ENV) hack/kind-down.sh
 
 .PHONY: test-kind
-test-kind: $(KIND) $(KUSTOMIZE) $(HELM) ## docker-up, kind-up, kind-deploy, the manager's checks, test-e2e where cass-operator runs, then kind-down and docker-down, also on failure; prints each stage's time.
-	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) HELM=$(HELM) IMG=$(IMG) hack/kind-test.sh
+test-kind: $(KIND) $(KUSTOMIZE) $(HELM) cass-operator-manifests ## docker-up, kind-up (with the datacenter dc1), kind-deploy, the datacenter's and manager's checks, test-e2e, then kind-down and docker-down, also on failure; prints each stage's time.
+	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) HELM=$(HELM) IMG=$(IMG) CASS_OPERATOR_MANIFESTS=$(CASS_OPERATOR_MANIFESTS) hack/kind-test.sh
 
 ##@ Tools
 
