@@ -16,6 +16,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/cli"
+	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/results"
@@ -39,6 +40,8 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	schema.register(fs)
 	var lag lagFlags
 	lag.register(fs)
+	var disrupt disruptFlags
+	disrupt.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
 	output := fs.String("o", "table", "output: table, json or csv (as cassbench results writes them)")
 	processes := fs.Bool("processes", false, "run each writer as a child process, "+writerBinaryName+" (beside this binary or on PATH), instead of a goroutine")
@@ -63,6 +66,10 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
+	}
+	if err := disrupt.check(spec, *processes, localcassandra.DefaultLayout(), conn.Options().Hosts); err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return 2
 	}
 	if w := localWarning(spec); w != "" {
 		fmt.Fprintln(os.Stderr, "warning: "+w)
@@ -96,11 +103,17 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	runID := "local-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	n := spec.Writers.Replicas
 	var sums []*summary.Summary
+	faults, err := disrupt.start(ctx, spec, conn.Datacenter)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
+		return 1
+	}
 	if *processes {
 		sums = runProcesses(ctx, writerBin, spec, &conn, runID, n, *barrier, cli.CSVPath(csv))
 	} else {
-		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv, observer.Tap())
+		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv, observer.Tap(), faults.hook())
 	}
+	faults.finish()
 	stopProfiles()
 
 	name := runID // the barrier's key is unique; the results carry the manifest's name
@@ -111,8 +124,8 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	// The observer looks for the last keys before the results are written, which carry
 	// what it saw.
 	observed := observer.results(observer.finish(ctx))
-	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format, observed)
-	return reportLag(observed, format, code)
+	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format, observed, faults.filler(disrupt.objective))
+	return faults.exitCode(reportLag(observed, format, code))
 }
 
 // loadLocal reads the spec, scaled by scaleBy when set, its CSV file, and with processes
@@ -147,10 +160,11 @@ func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string
 // reportLocal merges what the writers reported, says which failed and whether the target rate
 // was reached, and writes the results as cassbench results would. It returns the exit code.
 func reportLocal(stdout io.Writer, name string, labels map[string]string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format,
-	lag *cbv1.ReplicationLagResults) int {
+	lag *cbv1.ReplicationLagResults, fill func(*cbv1.Results)) int {
 	res := results.Merge(sums)
 	if res != nil {
 		res.ReplicationLag = lag
+		fill(res)
 	}
 	for _, s := range sums {
 		if s.Error != "" {
@@ -204,7 +218,8 @@ func localWarning(spec *cbv1.BenchmarkRunSpec) string {
 // its window (its session, statements or dataset) leaves the others nobody to start with:
 // those still at the start barrier give up at once, naming it, instead of a barrier timeout
 // later.
-func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV, lag *writer.LagTap) []*summary.Summary {
+func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV, lag *writer.LagTap,
+	measuring func(time.Time)) []*summary.Summary {
 	sums := make([]*summary.Summary, n)
 	var early firstEarlyFailure
 	var wg sync.WaitGroup
@@ -213,7 +228,7 @@ func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.Co
 			// Each writer gets its own session, as a pod would.
 			sum, err := writer.Run(ctx, writer.Config{
 				Spec: spec, Conn: conn.Options(), RunID: runID, Index: i, Writers: n,
-				Datacenter: conn.Datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv, Lag: lag,
+				Datacenter: conn.Datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv, Lag: lag, Measuring: measuring,
 			})
 			early.note(i, sum, err)
 			sums[i] = reported(sum)

@@ -18,6 +18,7 @@ const (
 // start, as the run measured them.
 type Observed struct {
 	Name       string
+	Node       int
 	Start, End time.Duration
 }
 

@@ -132,14 +132,14 @@ func Pair(steps []Step) ([]Disruption, error) {
 }
 
 // Check refuses a schedule that the run cannot measure: a step at or past the measured
-// window's length, or on a node that is not one of nodes (the local nodes by number).
+// window's length, or on a node that is not one of nodes (the running local nodes by number).
 func Check(steps []Step, window time.Duration, nodes []int) error {
 	for _, st := range steps {
 		if window > 0 && st.At >= window {
 			return fmt.Errorf("step %q is at or past the end of the measured window (%s)", st, window)
 		}
 		if !slices.Contains(nodes, st.Node) {
-			return fmt.Errorf("step %q: node %d is not a local node (local nodes: %v)", st, st.Node, nodes)
+			return fmt.Errorf("step %q: node %d is not a running local node (running: %v)", st, st.Node, nodes)
 		}
 	}
 	return nil

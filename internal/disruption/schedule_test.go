@@ -61,7 +61,7 @@ func TestCheck(t *testing.T) {
 	if err := Check(steps, 40*time.Second, []int{1, 2}); err == nil || !strings.Contains(err.Error(), `"start-node 2 at 40s" is at or past the end of the measured window (40s)`) {
 		t.Errorf("past the window: %v", err)
 	}
-	if err := Check(steps, time.Minute, []int{1}); err == nil || !strings.Contains(err.Error(), "node 2 is not a local node (local nodes: [1])") {
+	if err := Check(steps, time.Minute, []int{1}); err == nil || !strings.Contains(err.Error(), "node 2 is not a running local node (running: [1])") {
 		t.Errorf("not a local node: %v", err)
 	}
 }

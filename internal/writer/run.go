@@ -47,6 +47,8 @@ type Config struct {
 	CSV *workload.CSV
 	// Lag, when set, gets a sampled share of the acknowledged single-row inserts.
 	Lag *LagTap
+	// Measuring, when set, is told when the measured window starts, on this writer's clock.
+	Measuring func(start time.Time)
 }
 
 // Run runs the writer and returns its summary, which is never nil: when the writer fails, its
@@ -302,6 +304,9 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 	var res phaseResult
 	if !eng.stop.Load() {
 		st.enter(phaseMeasuring, window.Start)
+		if cfg.Measuring != nil {
+			cfg.Measuring(window.Start)
+		}
 		smp := newSampler(st.measured, timelineInterval(durationOf(w.Duration)))
 		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 		go func() { timeline <- smp.run(window.Start, stopSampling) }()
