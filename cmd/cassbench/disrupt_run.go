@@ -25,6 +25,8 @@ type disruptor struct {
 	steps           []disruption.Step
 	keyspace, table string
 	log             io.Writer
+	// act does a step; do, which drives the cluster, unless a test plays it.
+	act func(context.Context, disruption.Step) error
 
 	once     sync.Once
 	started  chan time.Time
@@ -40,6 +42,7 @@ func newDisruptor(ctx context.Context, layout localcassandra.Layout, steps []dis
 	c := &localcassandra.Cluster{Layout: layout, Log: log}
 	d := &disruptor{cluster: c, steps: steps, keyspace: keyspace, table: table, log: log,
 		started: make(chan time.Time, 1), finished: make(chan struct{}), done: make(chan struct{})}
+	d.act = d.do
 	go d.run(ctx)
 	return d
 }
@@ -105,7 +108,7 @@ func (d *disruptor) run(ctx context.Context) {
 			continue
 		}
 		at := time.Since(start)
-		err := d.do(ctx, st)
+		err := d.act(ctx, st)
 		end := time.Since(start)
 		if err != nil {
 			d.fail("%s: %v", st, err)
