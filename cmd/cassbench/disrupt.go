@@ -20,7 +20,9 @@ import (
 type disruptFlags struct {
 	schedule  string
 	objective time.Duration
-	steps     []disruption.Step
+	// steps, and the run's table they flush or compact, once check accepted them.
+	steps           []disruption.Step
+	keyspace, table string
 }
 
 func (d *disruptFlags) register(fs *flag.FlagSet) {
@@ -34,7 +36,7 @@ func (d *disruptFlags) register(fs *flag.FlagSet) {
 // not parse, a run whose window has no length or is a capacity search, writers in child
 // processes (the window's start is told by in-process writers), steps at or past the window's
 // end, and nodes that are not running nodes of the local cluster the run connects to.
-func (d *disruptFlags) check(spec *cbv1.BenchmarkRunSpec, processes bool, layout localcassandra.Layout, hosts []string) error {
+func (d *disruptFlags) check(spec *cbv1.BenchmarkRunSpec, processes bool, layout localcassandra.Layout, hosts []string, datacenter string) error {
 	if d.schedule == "" {
 		if d.objective != 0 {
 			return errors.New("--objective-p99 is for --disrupt, which is not set")
@@ -65,7 +67,11 @@ func (d *disruptFlags) check(spec *cbv1.BenchmarkRunSpec, processes bool, layout
 	if err := disruption.Check(steps, window, layout.RunningNodes()); err != nil {
 		return fmt.Errorf("--disrupt: %w", err)
 	}
-	d.steps = steps
+	schema, err := workload.BuildSchema(spec, datacenter)
+	if err != nil {
+		return fmt.Errorf("--disrupt: the run's table: %w", err)
+	}
+	d.steps, d.keyspace, d.table = steps, schema.Keyspace, schema.Table
 	return nil
 }
 
@@ -87,13 +93,9 @@ func localHosts(layout localcassandra.Layout, hosts []string) error {
 
 // start begins keeping the schedule once the writers' window starts; nil (which does
 // nothing) without --disrupt.
-func (d *disruptFlags) start(ctx context.Context, spec *cbv1.BenchmarkRunSpec, datacenter string) (*disruptor, error) {
+func (d *disruptFlags) start(ctx context.Context) *disruptor {
 	if len(d.steps) == 0 {
-		return nil, nil
+		return nil
 	}
-	schema, err := workload.BuildSchema(spec, datacenter)
-	if err != nil {
-		return nil, fmt.Errorf("--disrupt: the run's table: %w", err)
-	}
-	return newDisruptor(ctx, localcassandra.DefaultLayout(), d.steps, schema.Keyspace, schema.Table, os.Stderr), nil
+	return newDisruptor(ctx, localcassandra.DefaultLayout(), d.steps, d.keyspace, d.table, os.Stderr)
 }

@@ -53,14 +53,14 @@ func TestDisruptRefuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.flags.check(c.spec, c.processes, layout, c.hosts)
+			err := c.flags.check(c.spec, c.processes, layout, c.hosts, "")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want an error containing %q", err, c.want)
 			}
 		})
 	}
 	var none disruptFlags
-	if err := none.check(fixed(), true, layout, nil); err != nil || none.steps != nil {
+	if err := none.check(fixed(), true, layout, nil, ""); err != nil || none.steps != nil {
 		t.Errorf("no --disrupt: %v, steps %v", err, none.steps)
 	}
 }

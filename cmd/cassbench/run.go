@@ -62,14 +62,10 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "cassbench run: -f FILE is required")
 		return 2
 	}
-	spec, csv, writerBin, err := loadLocal(ctx, *file, *scaleBy, *csvFile, *processes, &conn, &lag)
+	spec, csv, writerBin, err := loadLocal(ctx, *file, *scaleBy, *csvFile, *processes, &conn, &lag, &disrupt)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
-	}
-	if err := disrupt.check(spec, *processes, localcassandra.DefaultLayout(), conn.Options().Hosts); err != nil {
-		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
-		return 2
 	}
 	if w := localWarning(spec); w != "" {
 		fmt.Fprintln(os.Stderr, "warning: "+w)
@@ -103,11 +99,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	runID := "local-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	n := spec.Writers.Replicas
 	var sums []*summary.Summary
-	faults, err := disrupt.start(ctx, spec, conn.Datacenter)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
-		return 1
-	}
+	faults := disrupt.start(ctx)
 	if *processes {
 		sums = runProcesses(ctx, writerBin, spec, &conn, runID, n, *barrier, cli.CSVPath(csv))
 	} else {
@@ -116,11 +108,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	faults.finish()
 	stopProfiles()
 
-	name := runID // the barrier's key is unique; the results carry the manifest's name
-	manifest, labels := manifestMeta(*file)
-	if manifest != "" {
-		name = manifest
-	}
+	name, labels := runName(runID, *file)
 	// The observer looks for the last keys before the results are written, which carry
 	// what it saw.
 	observed := observer.results(observer.finish(ctx))
@@ -128,10 +116,21 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	return faults.exitCode(reportLag(observed, format, code))
 }
 
+// runName is the run's name in the results, the manifest's when it has one, else runID (the
+// barrier's key, unique), and the manifest's labels.
+func runName(runID, file string) (string, map[string]string) {
+	manifest, labels := manifestMeta(file)
+	if manifest != "" {
+		return manifest, labels
+	}
+	return runID, labels
+}
+
 // loadLocal reads the spec, scaled by scaleBy when set, its CSV file, and with processes
-// finds the writer binary: a bad file, lag flags it cannot measure with, or no writer binary
-// to start, is refused before setup creates anything.
-func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string, processes bool, conn *cli.ConnFlags, lag *lagFlags) (*cbv1.BenchmarkRunSpec, *workload.CSV, string, error) {
+// finds the writer binary: a bad file, lag flags it cannot measure with, a schedule of faults
+// it cannot keep, or no writer binary to start, is refused before setup creates anything.
+func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string, processes bool, conn *cli.ConnFlags, lag *lagFlags,
+	disrupt *disruptFlags) (*cbv1.BenchmarkRunSpec, *workload.CSV, string, error) {
 	spec, err := loadSpec(file)
 	if err != nil {
 		return nil, nil, "", err
@@ -143,6 +142,9 @@ func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string
 		if spec, err = scaled(ctx, spec, scaleBy, conn); err != nil {
 			return nil, nil, "", err
 		}
+	}
+	if err := disrupt.check(spec, processes, localcassandra.DefaultLayout(), conn.Options().Hosts, conn.Datacenter); err != nil {
+		return nil, nil, "", err
 	}
 	csv, err := cli.LoadCSV(spec, csvFile)
 	if err != nil {
