@@ -124,6 +124,13 @@ type Results struct {
 	// (cassbench run --observe-datacenter; runs in Kubernetes do not observe yet).
 	// +optional
 	ReplicationLag *ReplicationLagResults `json:"replicationLag,omitempty"`
+	// disruptions are the faults the run made inside its window and how it recovered from
+	// each (only cassbench run --disrupt fills them for now; runs in Kubernetes do not
+	// disrupt yet).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Disruptions []DisruptionResult `json:"disruptions,omitempty"`
 }
 
 // ScheduleResults is how an open loop kept to its rate, over all writers.

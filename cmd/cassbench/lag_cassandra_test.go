@@ -118,7 +118,7 @@ func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for _, sum := range runInProcess(ctx, spec, &conn, "lag-down", spec.Writers.Replicas, time.Minute, nil, &tap) {
+		for _, sum := range runInProcess(ctx, spec, &conn, "lag-down", spec.Writers.Replicas, time.Minute, nil, &tap, nil) {
 			if sum.Error != "" {
 				t.Logf("writer %d with dc2 down: %s", sum.Index, sum.Error)
 			}

@@ -42,6 +42,8 @@ type Config struct {
 	CSV *workload.CSV
 	// Lag, when set, gets a sampled share of the acknowledged single-row inserts.
 	Lag *LagTap
+	// Measuring, when set, is told when the measured window starts, on this writer's clock.
+	Measuring func(start time.Time)
 }
 
 // Run runs the writer and returns its summary, which is never nil: when the writer fails, its

@@ -58,6 +58,9 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 func (ld *load) window(ctx context.Context, window phase, early <-chan *nodewatch.Sampler, sum *summary.Summary) phaseResult {
 	w, st := ld.cfg.Spec.Writers, ld.st
 	st.enter(phaseMeasuring, window.Start)
+	if ld.cfg.Measuring != nil {
+		ld.cfg.Measuring(window.Start)
+	}
 	smp := newSampler(st.measured, timelineInterval(durationOf(w.Duration)), ld.cfg.Now)
 	stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 	go func() { timeline <- smp.run(window.Start, stopSampling) }()
