@@ -26,8 +26,9 @@ func lagLines(w *errWriter, l *cbv1.ReplicationLagResults) {
 	w.printf("  keys: %d seen, %d censored (not seen within %s), %d dropped (observer full), %d read errors\n",
 		l.Seen, l.Censored, limit, l.Dropped, l.ReadErrors)
 	if g := l.Lag; g != nil {
-		w.printf("  lag: p50 %s  p90 %s  p99 %s  max %s  (%s)\n", bound(*g, "p50", g.P50), bound(*g, "p90", g.P90),
-			bound(*g, "p99", g.P99), Micros(g.Max), Accuracy(*g))
+		fig := func(name string, v int64) string { return lagFigure(*g, name, v, l.ClockErrorMicros) }
+		w.printf("  lag: p50 %s  p90 %s  p99 %s  max %s  (%s)\n", fig("p50", g.P50), fig("p90", g.P90),
+			fig("p99", g.P99), fig("max", g.Max), Accuracy(*g))
 		w.printf("  bound: each figure may be up to %s above the true lag (read gaps and clock offsets) and %s below it\n",
 			Micros(l.BoundMicros), Micros(l.ClockErrorMicros))
 	}
@@ -35,4 +36,15 @@ func lagLines(w *errWriter, l *cbv1.ReplicationLagResults) {
 		w.printf("  %d of %d keys were not readable in %s within %s: it is unreachable or far behind; its writes wait as hints on the writers' datacenter\n",
 			l.Censored, l.Seen+l.Censored, l.ObservedDatacenter, limit)
 	}
+}
+
+// lagFigure renders one of the lag's figures. A figure below the clocks' error (an
+// acknowledgement and a sighting taken on clocks that may disagree by that much) cannot be
+// told from no lag at all: it reads as at most the figure plus that error ("≤4.35ms"), never
+// as a lag of 0us that the clocks cannot vouch for.
+func lagFigure(g cbv1.Latency, name string, v, clockError int64) string {
+	if clockError > 0 && v < clockError {
+		return "≤" + Micros(v+clockError)
+	}
+	return bound(g, name, v)
 }
