@@ -146,6 +146,13 @@ func newRunSection(run *cbv1.BenchmarkRun, i int) (runSection, error) {
 	if r.Server != nil {
 		s.Tables = append(s.Tables, nodeTable(r.Server))
 	}
+	if t, ok := disruptionTable(r.Disruptions); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	if r.ReplicationLag != nil {
+		t, _ := lagTable(r.ReplicationLag)
+		s.Tables = append(s.Tables, t)
+	}
 	if b := r.Bottleneck; b != nil {
 		s.Bottleneck = b
 		s.WritersLine = fmt.Sprintf("Writers: busiest at %d%% of its CPU, throttled %d%% of periods, scheduler delay p99 %s.",

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -47,4 +48,36 @@ func lagFigure(g cbv1.Latency, name string, v, clockError int64) string {
 		return "≤" + Micros(v+clockError)
 	}
 	return bound(g, name, v)
+}
+
+// lagTable is the replication lag on the page: the keys and the figures with their bounds.
+func lagTable(l *cbv1.ReplicationLagResults) (htmlTable, bool) {
+	t := htmlTable{ID: "replication-lag", Caption: "Replication lag to " + l.ObservedDatacenter,
+		Head: []string{"seen", "censored", "dropped", "read errors", "p50", "p90", "p99", "max"}}
+	class := ""
+	if l.Censored > 0 {
+		class = "nonzero"
+	}
+	cells := []string{fmt.Sprint(l.Seen), fmt.Sprint(l.Censored), fmt.Sprint(l.Dropped), fmt.Sprint(l.ReadErrors), "-", "-", "-", "-"}
+	if g := l.Lag; g != nil {
+		for i, f := range []struct {
+			name string
+			v    int64
+		}{{"p50", g.P50}, {"p90", g.P90}, {"p99", g.P99}, {"max", g.Max}} {
+			cells[4+i] = lagFigure(*g, f.name, f.v, l.ClockErrorMicros)
+		}
+	}
+	t.add(class, cells...)
+	limit := time.Duration(l.LimitMillis) * time.Millisecond
+	t.Notes = append(t.Notes, fmt.Sprintf("The first LOCAL_ONE read in %s that found a row, minus its write's acknowledgement, for %s of the inserts; censored: not seen within %s.",
+		l.ObservedDatacenter, l.SampleShare, limit))
+	if l.Lag != nil {
+		t.Notes = append(t.Notes, fmt.Sprintf("Each figure may be up to %s above the true lag (read gaps and clock offsets) and %s below it.",
+			Micros(l.BoundMicros), Micros(l.ClockErrorMicros)))
+	}
+	if l.Censored > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d of %d keys were not readable in %s within %s: it is unreachable or far behind; its writes wait as hints on the writers' datacenter.",
+			l.Censored, l.Seen+l.Censored, l.ObservedDatacenter, limit))
+	}
+	return t, true
 }
