@@ -44,11 +44,11 @@ func disruptionBands(runs []*cbv1.BenchmarkRun) []band {
 			continue
 		}
 		for _, d := range r.Disruptions {
-			label := d.Name + ": " + recoveryPhrase(d)
+			label := d.Name
 			if len(runs) > 1 {
-				label = run.Name + " " + label
+				label = run.Name + ": " + label
 			}
-			out = append(out, band{from: float64(d.StartMillis) / 1000, to: float64(d.EndMillis) / 1000, label: label})
+			out = append(out, band{from: float64(d.StartMillis) / 1000, to: float64(d.EndMillis) / 1000, label: label, note: recoveryPhrase(d)})
 		}
 	}
 	return out

@@ -53,7 +53,7 @@ func TestThePageShowsDisruptionsAndReplicationLag(t *testing.T) {
 	}
 	for _, pn := range f.panels[:2] {
 		if len(pn.bands) != 1 || pn.bands[0].from != 20 || pn.bands[0].to != 40 ||
-			pn.bands[0].label != "stop-node 2 at 20s; start-node 2 at 40s: recovered 8s after" {
+			pn.bands[0].label != "stop-node 2 at 20s; start-node 2 at 40s" || pn.bands[0].note != "recovered 8s after" {
 			t.Errorf("panel %s bands %+v, want the fault from 20 s to 40 s with its recovery", pn.name, pn.bands)
 		}
 	}

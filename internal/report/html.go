@@ -82,6 +82,9 @@ func HTML(w io.Writer, title string, runs []*cbv1.BenchmarkRun, sweeps []*cbv1.B
 	if f, ok := distributionFigure(runs); ok {
 		page.Charts = append(page.Charts, f.svg())
 	}
+	if f, ok := capacityFigure(runs); ok {
+		page.Charts = append(page.Charts, f.svg())
+	}
 	for i, sw := range sweeps {
 		s, err := newSweepSection(sw, i)
 		if err != nil {

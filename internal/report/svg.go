@@ -178,8 +178,8 @@ type panel struct {
 // band is a stretch of X, from..to, shaded and labelled at its top; a band narrower than
 // bandMinW is drawn that wide, so that an instant fault (a flush) stays visible.
 type band struct {
-	from, to float64
-	label    string
+	from, to    float64
+	label, note string
 }
 
 const (
@@ -278,8 +278,15 @@ func (pn panel) draw(p painter, x axis, x0, x1, py0, py1 float64) {
 	}
 	for _, b := range pn.bands {
 		bx0, bx1 := x.scale(b.from, x0, x1), x.scale(b.to, x0, x1)
-		p.rect(bx0, py0, max(bx1-bx0, bandMinW), py1-py0, paint{fill: bandColor, fillOpacity: 0.12}, b.label)
-		p.text("band", bx0+3, py0+12, clip(b.label, 40), "start", 0)
+		p.rect(bx0, py0, max(bx1-bx0, bandMinW), py1-py0, paint{fill: bandColor, fillOpacity: 0.12}, b.label+": "+b.note)
+		// The label reads from the band's left edge into the panel, or back from its right
+		// edge when the band is in the panel's right half.
+		tx, anchor := bx0+3, "start"
+		if bx0 > (x0+x1)/2 {
+			tx, anchor = max(bx1, bx0+bandMinW)-3, "end"
+		}
+		p.text("band", tx, py0+13, clip(b.label, 44), anchor, 0)
+		p.text("band", tx, py0+27, clip(b.note, 44), anchor, 0)
 	}
 	p.line("axis", x0, py1, x1, py1, stroke{})
 	p.line("axis", x0, py0, x0, py1, stroke{})
