@@ -58,6 +58,8 @@ type BenchmarkRunReconciler struct {
 	ProgressInterval time.Duration
 	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
 	PodStartGrace time.Duration
+	// PricingConfigMap holds the prices (PricingKey) of runs that give none; empty: none.
+	PricingConfigMap types.NamespacedName
 	// decoded keeps the writer reports decoded from ConfigMaps between passes.
 	decoded decodedReports
 }

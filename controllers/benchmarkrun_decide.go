@@ -28,6 +28,9 @@ import (
 type observation struct {
 	run *cbv1.BenchmarkRun
 	now time.Time
+	// pricing is the manager's pricing ConfigMap's, read for a run without prices once its
+	// writers run.
+	pricing defaultPricing
 	// image is the manager's own image: the default, and always allowed.
 	image string
 	// allowedImages are further images runs may name (a trailing * matches a prefix).

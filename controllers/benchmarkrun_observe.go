@@ -65,6 +65,9 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 	if err := r.observeReports(ctx, run, &o); err != nil {
 		return o, err
 	}
+	if err := r.observePricing(ctx, run, &o); err != nil {
+		return o, err
+	}
 	restoring := o.dc != nil && datacenter.Resizing(o.dc) && (!run.DeletionTimestamp.IsZero() || pendingOutcome(run) != nil)
 	if o.dc != nil && r.APIReader != nil && (restoring || waitingForReady(run)) {
 		var pods corev1.PodList
