@@ -76,12 +76,13 @@ type DisruptionRecord struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	PodUID string `json:"podUID,omitempty"`
-	// startTime is when the disruption was made.
+	// startTime is when the disruption was made (to the microsecond: the figures are read off
+	// intervals of the timeline, and a time in whole seconds would move a fault by up to one).
 	// +optional
-	StartTime *metav1.Time `json:"startTime,omitempty"`
+	StartTime *metav1.MicroTime `json:"startTime,omitempty"`
 	// endTime is when it ended: the new pod Ready, or the flush or compaction returned.
 	// +optional
-	EndTime *metav1.Time `json:"endTime,omitempty"`
+	EndTime *metav1.MicroTime `json:"endTime,omitempty"`
 	// message says why the disruption failed or was skipped; empty when it was made.
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
