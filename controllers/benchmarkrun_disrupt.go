@@ -161,13 +161,13 @@ func (d *decider) disrupt(writers []corev1.Pod, space, table string) stageResult
 	open := d.noteEnds(recs)
 	act := d.pendingAction(recs, space, table)
 	start := windowStartEstimate(run, writers)
-	next := time.Duration(0)
+	next, recorded := time.Duration(0), false
 	if act == nil && !start.IsZero() {
-		act, next = d.startDue(recs, start)
+		recorded, next = d.startDue(recs, start)
 	}
 	r.disrupt = act
 	r.record(func(st *cbv1.BenchmarkRunStatus) { st.Disruptions = recs })
-	if open || act != nil {
+	if open || recorded || act != nil {
 		r.requeueAt(disruptPoll)
 	} else if next > 0 {
 		r.requeue(next)
@@ -217,9 +217,9 @@ func (d *decider) pendingAction(recs []cbv1.DisruptionRecord, space, table strin
 }
 
 // startDue records the first disruption that is due (its pod, and for one that removes the
-// pod its UID); the reconciler makes it in the next pass. It returns how long until the next
-// one is due when none is.
-func (d *decider) startDue(recs []cbv1.DisruptionRecord, start time.Time) (*disruptAction, time.Duration) {
+// pod its UID), which the reconciler makes in the next pass, and tells whether it did; when
+// none is due it returns how long until the next one is.
+func (d *decider) startDue(recs []cbv1.DisruptionRecord, start time.Time) (bool, time.Duration) {
 	nodes := nodePods(d.o.dcPods)
 	var next time.Duration
 	now := metav1.NewMicroTime(d.o.now)
@@ -245,9 +245,9 @@ func (d *decider) startDue(recs []cbv1.DisruptionRecord, start time.Time) (*disr
 			recs[i].PodUID = string(p.UID)
 		}
 		// Recorded now, made in the pass after this one's status is stored.
-		return nil, disruptPoll
+		return true, 0
 	}
-	return nil, next
+	return false, next
 }
 
 // settleDisruptions runs before the datacenter is given back: a disruption not made is

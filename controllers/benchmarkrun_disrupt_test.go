@@ -106,7 +106,7 @@ func TestDecideDisrupts(t *testing.T) {
 		"a run waits for a datacenter that does not allow disruptions, naming the annotation": {
 			o:       observed(aRun().Apply(deleteNode2).Obj(), aDC().Obj()),
 			requeue: true, conds: conds(dcReadyCond, "False/DisruptionsNotAllowed"),
-			check:   messageSays(dcReadyCond, `annotate it with cassbench.io/allow-disruptions="true"`)},
+			check: messageSays(dcReadyCond, `annotate it with cassbench.io/allow-disruptions="true"`)},
 		"a run whose datacenter still does not allow disruptions at the deadline fails, untouched": {
 			o:     at(observed(aRun().Apply(deleteNode2).Obj(), aDC().Annotation(cbv1.AllowDisruptionsAnnotation, "false").Obj()), 31*time.Minute),
 			conds: conds(dcReadyCond, "False/PrepareDeadlineExceeded"),
@@ -218,12 +218,12 @@ func TestDecideGivesBackAfterDisruptions(t *testing.T) {
 		"a run waits, touching nothing, until the deleted pod is back and Ready": {
 			o:       withNodes(observed(loaded().Apply(deleteNode2).Apply(measured).Apply(withRecords(open)).Obj(), allowsDisruptions(), done(jobs.ComponentWriter, 0)), whole[0], nodePod(1, "uid-1b", false), whole[2], whole[3], whole[4]),
 			requeue: true, conds: conds(restoredCond, "False/Restoring"),
-			check:   messageSays(restoredCond, "waiting for the datacenter to be whole again after the run's disruptions")},
+			check: messageSays(restoredCond, "waiting for the datacenter to be whole again after the run's disruptions")},
 		"a run waits until the datacenter has all its pods": {
 			o:       withNodes(observed(loaded().Apply(deleteNode2).Apply(measured).Apply(withRecords(made)).Obj(), allowsDisruptions(), done(jobs.ComponentWriter, 0)), whole[:4]...),
 			requeue: true, conds: conds(restoredCond, "False/Restoring"), check: messageSays(restoredCond, "4 of 5 pods exist")},
 		"a run gives the datacenter back at the deadline even if it is not whole": {
-			o: at(withNodes(observed(loaded().Apply(deleteNode2).Apply(measured).Apply(withRecords(open)).Obj(), allowsDisruptions(), done(jobs.ComponentWriter, 0)), whole[:4]...), 2*time.Hour),
+			o:  at(withNodes(observed(loaded().Apply(deleteNode2).Apply(measured).Apply(withRecords(open)).Obj(), allowsDisruptions(), done(jobs.ComponentWriter, 0)), whole[:4]...), 2*time.Hour),
 			dc: restored, conds: conds(restoredCond, "True/Restored")},
 		"a disruption not made before the writers finished is skipped, and has no figures": {
 			o:  withNodes(observed(loaded().Apply(deleteNode2).Apply(measured).Obj(), allowsDisruptions(), done(jobs.ComponentWriter, 0)), whole...),
