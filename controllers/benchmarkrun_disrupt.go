@@ -270,12 +270,15 @@ func (d *decider) settleDisruptions(expired bool) stageResult {
 	for i, rec := range recs {
 		made := rec.StartTime != nil && (removesPod(run.Spec.Disruptions[i].Kind) && d.podGone(rec) || rec.EndTime != nil)
 		if !made && rec.Message == "" {
-			recs[i].Message = "not made: the writers had finished before its time"
+			recs[i].Message = "skipped: the writers were not running at its time"
 			recs[i].EndTime = &now
 		}
 	}
 	open := d.noteEnds(recs)
-	whole, why := d.whole()
+	whole, why := true, ""
+	if removedAPod(recs) {
+		whole, why = d.whole()
+	}
 	r.record(func(st *cbv1.BenchmarkRunStatus) {
 		st.Disruptions = recs
 		fillDisruptionFigures(st)
@@ -291,6 +294,17 @@ func (d *decider) settleDisruptions(expired bool) stageResult {
 	}
 	r.done = true
 	return r
+}
+
+// removedAPod tells whether a disruption deleted a pod: only then is the datacenter's
+// strength the run's to wait for.
+func removedAPod(recs []cbv1.DisruptionRecord) bool {
+	for _, rec := range recs {
+		if rec.PodUID != "" && rec.Message == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // podGone tells whether the pod a disruption recorded was deleted (or is being): it was made.

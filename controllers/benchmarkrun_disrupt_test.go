@@ -225,12 +225,17 @@ func TestDecideGivesBackAfterDisruptions(t *testing.T) {
 		"a run gives the datacenter back at the deadline even if it is not whole": {
 			o:  at(withNodes(observed(loaded().Apply(deleteNode2).Apply(measured).Apply(withRecords(open)).Obj(), allowsDisruptions(), done(jobs.ComponentWriter, 0)), whole[:4]...), 2*time.Hour),
 			dc: restored, conds: conds(restoredCond, "True/Restored")},
+		"a run that failed before its writers gives the datacenter back without waiting for pods it never read": {
+			o:  observed(failed(recorded().Patched(5, 5).Apply(deleteNode2), dcReadyCond, cbv1.ReasonPrepareDeadlineExceeded).Obj(), allowsDisruptions()),
+			dc: restored, conds: conds(restoredCond, "True/Restored"),
+			check: recordsSay(cbv1.DisruptionRecord{Name: "DeletePod 2 at 20s", EndTime: tm(5 * time.Minute),
+				Message: "skipped: the writers were not running at its time"})},
 		"a disruption not made before the writers finished is skipped, and has no figures": {
 			o:  withNodes(observed(loaded().Apply(deleteNode2).Apply(measured).Obj(), allowsDisruptions(), done(jobs.ComponentWriter, 0)), whole...),
 			dc: restored, conds: conds(restoredCond, "True/Restored"),
 			check: func(t *testing.T, s step) {
 				recordsSay(cbv1.DisruptionRecord{Name: "DeletePod 2 at 20s", EndTime: tm(5 * time.Minute),
-					Message: "not made: the writers had finished before its time"})(t, s)
+					Message: "skipped: the writers were not running at its time"})(t, s)
 				if len(s.status.Results.Disruptions) != 0 {
 					t.Errorf("results.disruptions = %+v, want none", s.status.Results.Disruptions)
 				}
