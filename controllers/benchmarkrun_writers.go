@@ -72,6 +72,8 @@ func (d *decider) load(t jobs.Target) stageResult {
 		r.set(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, msg+note)
 		p := progress(run, lastStart(pods), d.o.now, d.o.progressInterval)
 		r.record(func(st *cbv1.BenchmarkRunStatus) { st.Progress = p })
+		space, table := runTable(run, d.o.dc)
+		r.merge(d.disrupt(pods, space, table))
 		r.requeue(min(d.o.progressInterval, deadline.Sub(d.o.now)))
 		return r
 	}
