@@ -236,7 +236,7 @@ func TestCheckNodeAcrossReleases(t *testing.T) {
 			want: "node 127.0.0.1 (Cassandra 4.0.19): compaction_throughput is 64 (as compaction_throughput_mb_per_sec, in MiB/s), wanted 48MiB/s"},
 		"a later release's option": {version: "4.0.19", values: v40,
 			yaml: `{"sstable": {"selected_format": "bti"}}`,
-			want: `setting "sstable.selected_format" is not a setting of Cassandra 4.0.19 (node 127.0.0.1 (Cassandra 4.0.19))`},
+			want: `setting "sstable.selected_format" is not a setting of Cassandra 4.0.19 (node 127.0.0.1); the options this release knows`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
