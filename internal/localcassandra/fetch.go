@@ -34,11 +34,8 @@ func (c *Cluster) Fetch(ctx context.Context) error {
 	if err := lock.Wait(ctx, Exclusive, 30*time.Minute, nil); err != nil {
 		return err
 	}
-	if err := c.fetchJava(ctx); err != nil {
+	if err := c.fetchJava(ctx); err != nil || c.fetched() {
 		return err
-	}
-	if c.fetched() {
-		return nil
 	}
 	if _, err := exec.LookPath("mvn"); err != nil {
 		return fmt.Errorf("mvn not found (needed once to fetch cassandra-all from Maven Central)")

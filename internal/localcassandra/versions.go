@@ -27,7 +27,7 @@ func (r Release) String() string { return fmt.Sprintf("%d.%d", r.Major, r.Minor)
 func ParseRelease(version string) (Release, error) {
 	parts := strings.SplitN(version, ".", 3)
 	var r Release
-	var err1, err2 error = fmt.Errorf("no major"), fmt.Errorf("no minor")
+	err1, err2 := fmt.Errorf("no major"), fmt.Errorf("no minor")
 	if len(parts) >= 2 {
 		r.Major, err1 = strconv.Atoi(parts[0])
 		minor, _, _ := strings.Cut(parts[1], "-")
