@@ -284,6 +284,12 @@ func (d *decider) find(jobs.Target) stageResult {
 	run, o := d.run, d.o
 	key := datacenter.Key(run)
 	var r stageResult
+	if len(run.Spec.Datacenters) > 0 {
+		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, "spec.datacenters: this manager does not yet take several datacenters "+
+			"for one run; benchmark each datacenter with spec.datacenterRef, or measure replication lag with cassbench run "+
+			"--datacenter and --observe-datacenter; no datacenter was changed")
+		return r
+	}
 	if o.notWatched {
 		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, fmt.Sprintf(
 			"CassandraDatacenter %s is in namespace %s, which this manager does not watch (--watch-namespaces); "+

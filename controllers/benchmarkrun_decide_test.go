@@ -51,6 +51,9 @@ func TestDecideFindsAndTakesTheDatacenter(t *testing.T) {
 		"a run on a datacenter in a namespace the manager does not watch fails": {
 			o:     with(observed(aRun().Obj(), nil), func(o *observation) { o.notWatched = true }),
 			conds: conds(dcReadyCond, "False/InvalidSpec")},
+		"a run across several datacenters fails before it looks for any, until this manager takes several": {
+			o:     observed(aRun().Datacenters(cbv1.RunDatacenter{Name: "dc1", Writers: 1}, cbv1.RunDatacenter{Name: "dc2"}).Obj(), nil),
+			conds: conds(dcReadyCond, "False/InvalidSpec")},
 		"a run waits for a datacenter that has not opted in": {
 			o:       observed(aRun().Obj(), aDC().Apply(func(dc *cassdcapi.CassandraDatacenter) { dc.Annotations = nil }).Obj()),
 			requeue: true, conds: conds(dcReadyCond, "False/DatacenterNotOptedIn")},

@@ -27,9 +27,12 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 	o := observation{run: run, now: r.Clock.Now(), image: r.Image, allowedImages: r.AllowedImages, progressInterval: r.ProgressInterval,
 		podStartGrace: r.PodStartGrace}
 	key := datacenter.Key(run)
-	if len(r.WatchNamespaces) > 0 && !slices.Contains(r.WatchNamespaces, key.Namespace) {
+	switch {
+	case len(run.Spec.Datacenters) > 0:
+		// find refuses the run before it looks for any datacenter.
+	case len(r.WatchNamespaces) > 0 && !slices.Contains(r.WatchNamespaces, key.Namespace):
 		o.notWatched = true
-	} else {
+	default:
 		dc := &cassdcapi.CassandraDatacenter{}
 		err := r.Get(ctx, key, dc)
 		switch {
