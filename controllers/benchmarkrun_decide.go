@@ -39,6 +39,12 @@ type observation struct {
 	notWatched bool
 	// dc is the run's datacenter, nil when it does not exist.
 	dc *cassdcapi.CassandraDatacenter
+	// named are the datacenters of a run across several, in the order of spec.datacenters,
+	// nil for one that does not exist or is not watched.
+	named []*cassdcapi.CassandraDatacenter
+	// clusterDCs are the CassandraDatacenters the manager sees, read when the run names
+	// datacenters in schema.replication.datacenters, which must be of the run's cluster.
+	clusterDCs []cassdcapi.CassandraDatacenter
 	// holderAlive tells whether the run or sweep named in the datacenter's lock, if another,
 	// still needs it.
 	holderAlive bool
@@ -296,6 +302,16 @@ func (d *decider) find(jobs.Target) stageResult {
 	run, o := d.run, d.o
 	key := datacenter.Key(run)
 	var r stageResult
+	if len(run.Spec.Datacenters) > 0 {
+		if msg := clusterMismatch(run, o); msg != "" {
+			r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, msg+"; no datacenter was changed")
+			return r
+		}
+		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, "spec.datacenters: this manager does not yet take several datacenters "+
+			"for one run; benchmark each datacenter with spec.datacenterRef, or measure replication lag with cassbench run "+
+			"--datacenter and --observe-datacenter; no datacenter was changed")
+		return r
+	}
 	if o.notWatched {
 		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, fmt.Sprintf(
 			"CassandraDatacenter %s is in namespace %s, which this manager does not watch (--watch-namespaces); "+

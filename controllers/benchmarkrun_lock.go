@@ -36,6 +36,15 @@ func (d *decider) lock(jobs.Target) stageResult {
 			return lending.Take{}, false
 		},
 		func(in *lending.TakeInput) (lending.Take, bool) {
+			if len(run.Spec.Schema.Replication.Datacenters) == 0 {
+				return lending.Take{}, false
+			}
+			if msg := datacenter.ReplicationOutsideCluster(run, in.DC.Spec.ClusterName, d.o.clusterDCs); msg != "" {
+				return in.Refuse(cbv1.ReasonInvalidSpec, msg)
+			}
+			return lending.Take{}, false
+		},
+		func(in *lending.TakeInput) (lending.Take, bool) {
 			if reason, msg := datacenter.Unsuitable(run, in.DC); reason != "" {
 				return in.Refuse(reason, msg)
 			}
@@ -97,4 +106,17 @@ func lentBy(sw *cbv1.BenchmarkSweep, dc *cassdcapi.CassandraDatacenter) bool {
 	}
 	holder, locked := datacenter.LockHolder(dc)
 	return locked && holder == datacenter.SweepHolder(types.NamespacedName{Namespace: sw.Namespace, Name: sw.Name})
+}
+
+// clusterMismatch names what keeps the datacenters of a run across several from serving it
+// together once they all exist: one of another cluster, or a replication map naming a
+// datacenter outside theirs.
+func clusterMismatch(run *cbv1.BenchmarkRun, o observation) string {
+	if msg := datacenter.OtherCluster(run, o.named); msg != "" {
+		return msg
+	}
+	if len(run.Spec.Schema.Replication.Datacenters) == 0 || len(o.named) == 0 || o.named[0] == nil {
+		return ""
+	}
+	return datacenter.ReplicationOutsideCluster(run, o.named[0].Spec.ClusterName, o.clusterDCs)
 }

@@ -27,9 +27,14 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 	o := observation{run: run, now: r.Clock.Now(), image: r.Image, allowedImages: r.AllowedImages, progressInterval: r.ProgressInterval,
 		podStartGrace: r.PodStartGrace}
 	key := datacenter.Key(run)
-	if len(r.WatchNamespaces) > 0 && !slices.Contains(r.WatchNamespaces, key.Namespace) {
+	switch {
+	case len(run.Spec.Datacenters) > 0:
+		if err := r.observeNamed(ctx, run, &o); err != nil {
+			return o, err
+		}
+	case len(r.WatchNamespaces) > 0 && !slices.Contains(r.WatchNamespaces, key.Namespace):
 		o.notWatched = true
-	} else {
+	default:
 		dc := &cassdcapi.CassandraDatacenter{}
 		err := r.Get(ctx, key, dc)
 		switch {
@@ -38,6 +43,11 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 			return o, fmt.Errorf("getting CassandraDatacenter %s: %w", key, err)
 		default:
 			o.dc = dc
+		}
+	}
+	if o.dc != nil && len(run.Spec.Schema.Replication.Datacenters) > 0 {
+		if err := r.observeCluster(ctx, &o); err != nil {
+			return o, err
 		}
 	}
 	if o.dc != nil {
@@ -252,4 +262,42 @@ func (r *BenchmarkRunReconciler) queueHead(ctx context.Context, run *cbv1.Benchm
 		}
 	}
 	return client.ObjectKeyFromObject(&queue[0]), position, nil
+}
+
+// observeNamed reads the datacenters of a run across several, and the cluster's when the run
+// names datacenters in its keyspace's replication.
+func (r *BenchmarkRunReconciler) observeNamed(ctx context.Context, run *cbv1.BenchmarkRun, o *observation) error {
+	o.named = make([]*cassdcapi.CassandraDatacenter, len(run.Spec.Datacenters))
+	for i, d := range run.Spec.Datacenters {
+		key := types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
+		if key.Namespace == "" {
+			key.Namespace = run.Namespace
+		}
+		if len(r.WatchNamespaces) > 0 && !slices.Contains(r.WatchNamespaces, key.Namespace) {
+			continue
+		}
+		dc := &cassdcapi.CassandraDatacenter{}
+		if err := r.Get(ctx, key, dc); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("getting CassandraDatacenter %s: %w", key, err)
+		}
+		o.named[i] = dc
+	}
+	if len(run.Spec.Schema.Replication.Datacenters) == 0 {
+		return nil
+	}
+	return r.observeCluster(ctx, o)
+}
+
+// observeCluster lists the CassandraDatacenters the manager sees, among which are those of
+// the run's cluster.
+func (r *BenchmarkRunReconciler) observeCluster(ctx context.Context, o *observation) error {
+	var list cassdcapi.CassandraDatacenterList
+	if err := r.List(ctx, &list); err != nil {
+		return fmt.Errorf("listing CassandraDatacenters: %w", err)
+	}
+	o.clusterDCs = list.Items
+	return nil
 }

@@ -135,18 +135,30 @@ type CSVSource struct {
 }
 
 // Replication of the benchmark keyspace.
+// +kubebuilder:validation:XValidation:rule="!has(self.datacenters) || (has(self.strategy) && self.strategy == 'NetworkTopologyStrategy')",message="schema.replication.datacenters sets a factor per datacenter, which only NetworkTopologyStrategy takes: set schema.replication.strategy to NetworkTopologyStrategy"
 type Replication struct {
 	// strategy is the replication class.
 	// +optional
 	// +kubebuilder:default=SimpleStrategy
 	Strategy ReplicationStrategy `json:"strategy,omitempty"`
 
-	// factor is the number of replicas (in this datacenter, for NetworkTopologyStrategy).
+	// factor is the number of replicas (in this datacenter, for NetworkTopologyStrategy; in each
+	// datacenter of spec.datacenters, unless datacenters sets them).
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=32
 	Factor int32 `json:"factor,omitempty"`
+
+	// datacenters sets the NetworkTopologyStrategy factor per datacenter of the cluster
+	// (multidc_types.go), in place of factor: e.g. dc1 3 and dc2 3. A datacenter listed here
+	// must be a CassandraDatacenter of the run's cluster; it need not be one the run takes.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Datacenters []DatacenterReplication `json:"datacenters,omitempty"`
 }
 
 // TableSpec is exactly one of a built-in profile or a CREATE TABLE statement.

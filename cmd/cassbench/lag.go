@@ -34,9 +34,13 @@ func (l *lagFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&l.poll, "lag-poll", 10*time.Millisecond, "with --observe-datacenter: the pause between two reads of one key (part of the stated bound)")
 }
 
-// check refuses what cannot measure lag, naming the option.
+// check refuses what cannot measure lag, naming the option, and a spec across datacenters,
+// whose placement a local run does not follow.
 func (l *lagFlags) check(spec *cbv1.BenchmarkRunSpec, local string, processes bool) error {
 	switch {
+	case len(spec.Datacenters) > 0:
+		return errors.New("spec.datacenters places writers and observers per datacenter, which cassbench run does not do: " +
+			"name one datacenter in spec.datacenterRef, the writers' with --datacenter and the observers' with --observe-datacenter")
 	case l.observe == "":
 		return nil
 	case local == "":

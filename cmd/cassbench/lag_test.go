@@ -32,6 +32,8 @@ func TestLagFlagsRefuseWhatCannotBeMeasured(t *testing.T) {
 		"no poll":          {flags: lagFlags{observe: "dc2", sample: 0.5, limit: time.Second}, local: "dc1", spec: spec(1, 1), want: "--lag-poll"},
 		"batches":          {flags: ok, local: "dc1", spec: spec(4, 1), want: "workload.batchSize is 4"},
 		"no inserts":       {flags: ok, local: "dc1", spec: spec(1, 0), want: "workload.writeRatio"},
+		"several datacenters": {flags: lagFlags{}, spec: &cbv1.BenchmarkRunSpec{Datacenters: []cbv1.RunDatacenter{{Name: "dc1", Writers: 1}, {Name: "dc2"}}},
+			want: "spec.datacenters places writers and observers per datacenter"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := tc.flags.check(tc.spec, tc.local, tc.processes)

@@ -108,7 +108,7 @@ func TestRunSpec(t *testing.T) {
 
 func TestDefaultRunSpec(t *testing.T) {
 	in := &cbv1.BenchmarkRunSpec{
-		DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
+		DatacenterRef: &cbv1.DatacenterReference{Name: "dc1"},
 		Workload:      cbv1.WorkloadSpec{ReadRatio: 1},
 		Writers:       cbv1.WritersSpec{Replicas: 2},
 	}

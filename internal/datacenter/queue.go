@@ -27,9 +27,14 @@ func Queue(runs []cbv1.BenchmarkRun) []cbv1.BenchmarkRun {
 
 // Key is the namespaced name of the datacenter a run refers to.
 func Key(run *cbv1.BenchmarkRun) types.NamespacedName {
-	ns := run.Spec.DatacenterRef.Namespace
+	ref := run.Spec.DatacenterRef
+	if ref == nil {
+		// A run across several datacenters (spec.datacenters) has no one datacenter.
+		return types.NamespacedName{Namespace: run.Namespace}
+	}
+	ns := ref.Namespace
 	if ns == "" {
 		ns = run.Namespace
 	}
-	return types.NamespacedName{Namespace: ns, Name: run.Spec.DatacenterRef.Name}
+	return types.NamespacedName{Namespace: ns, Name: ref.Name}
 }

@@ -69,7 +69,7 @@ func TestDurations(t *testing.T) {
 func TestQueueDepths(t *testing.T) {
 	run := func(name, dcNamespace, reason string, finished bool) cbv1.BenchmarkRun {
 		r := cbv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"},
-			Spec: cbv1.BenchmarkRunSpec{DatacenterRef: cbv1.DatacenterReference{Name: "dc1", Namespace: dcNamespace}}}
+			Spec: cbv1.BenchmarkRunSpec{DatacenterRef: &cbv1.DatacenterReference{Name: "dc1", Namespace: dcNamespace}}}
 		if reason != "" {
 			r.Status.Conditions = append(r.Status.Conditions, cond(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, reason, 1))
 		}

@@ -16,7 +16,7 @@ import (
 
 func template() *cbv1.BenchmarkRunSpec {
 	return &cbv1.BenchmarkRunSpec{
-		DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
+		DatacenterRef: &cbv1.DatacenterReference{Name: "dc1"},
 		Datacenter: &cbv1.DatacenterTuning{Config: &cbv1.DatacenterConfig{
 			CassandraYaml: &runtime.RawExtension{Raw: []byte(`{"concurrent_reads":64,"concurrent_writes":32}`)},
 		}},

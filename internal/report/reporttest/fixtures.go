@@ -34,7 +34,7 @@ func Run(namespace string) *cbv1.BenchmarkRun {
 		TypeMeta:   metav1.TypeMeta{APIVersion: cbv1.GroupVersion.String(), Kind: "BenchmarkRun"},
 		ObjectMeta: metav1.ObjectMeta{Name: "ip-by-city-8", Namespace: namespace},
 		Spec: cbv1.BenchmarkRunSpec{
-			DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
+			DatacenterRef: &cbv1.DatacenterReference{Name: "dc1"},
 			// Every field the CRD defaults is set, as in a stored object: the JSON document
 			// carries the spec, and the cluster's must render like this one.
 			Deadlines: cbv1.Deadlines{Prepare: &metav1.Duration{Duration: 30 * time.Minute}},

@@ -34,7 +34,7 @@ func MakeBenchmarkRun(name, namespace string) *BenchmarkRunBuilder {
 		},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: cbv1.BenchmarkRunSpec{
-			DatacenterRef: cbv1.DatacenterReference{Name: "dc1"},
+			DatacenterRef: &cbv1.DatacenterReference{Name: "dc1"},
 			Writers: cbv1.WritersSpec{
 				Replicas: 1,
 				Duration: &metav1.Duration{Duration: 10 * time.Second},
@@ -289,5 +289,13 @@ func (b *BenchmarkRunBuilder) Deleting(at time.Time) *BenchmarkRunBuilder {
 // Apply changes what no other method does, for a case of its own.
 func (b *BenchmarkRunBuilder) Apply(f func(*cbv1.BenchmarkRun)) *BenchmarkRunBuilder {
 	f(b.Obj())
+	return b
+}
+
+// Datacenters makes the run one across several datacenters of a cluster, in place of its
+// datacenterRef.
+func (b *BenchmarkRunBuilder) Datacenters(dcs ...cbv1.RunDatacenter) *BenchmarkRunBuilder {
+	b.Spec.DatacenterRef = nil
+	b.Spec.Datacenters = dcs
 	return b
 }
