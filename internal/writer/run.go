@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if cfg.Spec.Capacity != nil {
 		stepsErr = ld.steps(ctx, begin, sum)
 	} else {
-		ld.measure(ctx, begin, sum)
+		stepsErr = ld.measure(ctx, begin, sum)
 	}
 	ld.st.enter(phaseDone, time.Now())
 	stop()
@@ -144,6 +144,9 @@ type load struct {
 	verifiers []*verifier
 	// nodes holds the first snapshots of the nodes this writer watches, once read.
 	nodes *nodewatch.Sampler
+	// lateRead is how long after the window's start its first reading of the nodes ended,
+	// when it ended after it (load.afterWarmup).
+	lateRead time.Duration
 }
 
 // newLoad builds the workload, connects, prepares the statements (so that a missing table
@@ -272,23 +275,27 @@ func (ld *load) pace(p phase) phase {
 }
 
 // measure runs the warm-up and the measured window from begin, with the timeline and the
-// server's figures sampled alongside, and writes what the window measured into sum.
-func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summary) {
+// server's figures sampled alongside, and writes what the window measured into sum. Its
+// error is the barrier between the warm-up and the window failing.
+func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summary) error {
 	w, cfg, st, eng := ld.cfg.Spec.Writers, ld.cfg, ld.st, ld.eng
 	wall := wallClock(cfg.Now)
-	warmup := durationOf(w.Warmup)
-	var early <-chan *nodewatch.Sampler
-	if warmup > 0 {
+	start := begin
+	if warmup := durationOf(w.Warmup); warmup > 0 {
 		st.enter(phaseWarmup, begin)
-		if ld.nodes == nil {
-			early = ld.beginAt(ctx, begin.Add(warmup))
-		}
 		eng.run(ld.pace(phase{Start: begin, End: begin.Add(warmup), Limit: -1}), st.warm)
+		var err error
+		if start, err = ld.afterWarmup(ctx); err != nil {
+			if ctx.Err() == nil {
+				return err
+			}
+			eng.stop.Store(true) // interrupted: Run says so, and no window starts
+		}
 	}
 	for _, v := range ld.verifiers {
 		v.reset() // the window counts its own reads only
 	}
-	window := phase{Start: begin.Add(warmup), Limit: -1}
+	window := phase{Start: start, Limit: -1}
 	if d := durationOf(w.Duration); d > 0 {
 		window.End = window.Start.Add(d)
 	}
@@ -305,20 +312,15 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 		smp := newSampler(st.measured, timelineInterval(durationOf(w.Duration)))
 		stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 		go func() { timeline <- smp.run(window.Start, stopSampling) }()
-		var watching *serverWatch
-		if early != nil {
-			// The window's load starts now; the sampling once the first reading is in.
-			watching = watchWhenRead(ctx, early, window.End.Sub(window.Start))
-		} else {
-			if ld.nodes == nil {
-				ld.nodes = beginWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table)
-			}
-			watching = startWatch(ctx, ld.nodes, window.End.Sub(window.Start))
+		if ld.nodes == nil {
+			ld.nodes = beginWatch(ctx, ld.session, cfg, ld.schema.Keyspace, ld.schema.Table)
 		}
+		watching := startWatch(ctx, ld.nodes, window.End.Sub(window.Start))
 		res = eng.run(ld.pace(window), st.measured)
 		close(stopSampling)
 		sum.Timeline = <-timeline
 		sum.Server, sum.CPU = watching.stop(ctx, ld.concurrency, ld.rate, ld.end(ctx))
+		ld.noteLateRead(sum.Server)
 	} else {
 		// A writer stopped before its window still ends, so the others do not wait for it.
 		_ = ld.end(ctx)(false)
@@ -349,19 +351,7 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 			sum.Schedule.DrainMicros = res.Last.Sub(window.End).Microseconds()
 		}
 	}
-}
-
-// beginAt reads this writer's nodes for the window's start at start, the common instant every
-// writer's window begins at after the warm-up, while this writer's warm-up still runs: read
-// after the warm-up returned, the counters would miss what every writer sent while this one
-// drained its last warm-up requests, and this writer's window would wait for the reading.
-func (ld *load) beginAt(ctx context.Context, start time.Time) <-chan *nodewatch.Sampler {
-	out := make(chan *nodewatch.Sampler, 1)
-	go func() {
-		sleepCtx(ctx, time.Until(start))
-		out <- beginWatch(ctx, ld.session, ld.cfg, ld.schema.Keyspace, ld.schema.Table)
-	}()
-	return out
+	return nil
 }
 
 // wallClock maps a reading of the monotonic clock to the writer's wall clock as now tells
