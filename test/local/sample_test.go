@@ -15,10 +15,10 @@ import (
 )
 
 // A sample run end to end: the datacenter grows from one node to two and is tuned
-// (concurrent_writes 32 -> 64, heap 512M -> 768M) by real restarts, three writers warm it up
-// and load it at a fixed rate, the results match what an independent client counts in the
-// table and what the nodes count of it over the window, and the datacenter is back to one
-// node and its original config afterwards.
+// (concurrent_writes 32 -> 64, heap 512M -> 768M) by real restarts, three writers load it at a
+// fixed rate, the results match what an independent client counts in the table and what the
+// nodes count of it over the window, and the datacenter is back to one node and its original
+// config afterwards.
 func TestSampleRunTunesMeasuresAndRestores(t *testing.T) {
 	const name = "sample"
 	env, ctx := scenario(t, name)
@@ -26,7 +26,7 @@ func TestSampleRunTunesMeasuresAndRestores(t *testing.T) {
 		Size(2).
 		CassandraYaml(map[string]any{"concurrent_writes": 64}).
 		JvmOptions(map[string]any{"max_heap_size": "768M", "initial_heap_size": "768M"}).
-		Writers(3).Concurrency(8).Rate(600).Warmup(3 * time.Second).Duration(20 * time.Second).
+		Writers(3).Concurrency(8).Rate(600).Duration(20 * time.Second).
 		Obj()
 	create(ctx, t, env, run)
 
@@ -100,8 +100,8 @@ func TestSampleRunTunesMeasuresAndRestores(t *testing.T) {
 // processes and read each node's CPU, GC and SSTables from its management API's metrics
 // endpoint, as on cass-operator pods (the played agent's, mgmtapi.Metrics): every node's
 // figures are there, none said to be missing. At RF 1 the mutations the nodes applied over
-// the window are the writes completed in it: the nodes are read for the window's start after
-// every writer's warm-up drained, before any window write.
+// the window are the writes completed in it: the nodes are read for the window's start
+// before any window write (after a warm-up, once every writer's drained).
 func checkServerFigures(t *testing.T, res *cbv1.Results) {
 	t.Helper()
 	if res.Server == nil || len(res.Server.Nodes) == 0 {
