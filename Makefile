@@ -134,7 +134,7 @@ DEMO ?= config/samples/kind-demo.yaml
 # authentication that make test leaves: a node of it kept but not started shows as down, and
 # setup then waits for schema agreement with it in vain.
 demo: ## Start a local Cassandra node and run $(DEMO) against it, without Kubernetes.
-	hack/cassandra.sh start --nodes 1 --reset
+	$(GO) run ./cmd/cassbench local-cassandra start --nodes 1 --reset
 	$(GO) run ./cmd/cassbench run -f $(DEMO) --hosts 127.0.0.1
 
 ##@ Test
@@ -185,11 +185,11 @@ test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operat
 # more JVMs starting on the same cores starved the shared nodes of the other packages' tests
 # until their writers' connections timed out. Those run one package at a time (-p 1).
 TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec|TestVerdictWritersWhenOneRequestInFlight
-ALONE_TESTS := TestClusterLifecycle|TestTwoDatacentersOfOneCluster|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota|TestServerEvidenceOnAPlainJavaNode|TestReplicationLagAcrossTwoDatacenters|TestRunMeasuresReplicationLagToAnotherDatacenter
+ALONE_TESTS := TestClusterLifecycle|TestTwoDatacentersOfOneCluster|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota|TestServerEvidenceOnAPlainJavaNode|TestReplicationLagAcrossTwoDatacenters|TestRunMeasuresReplicationLagToAnotherDatacenter|TestDirectStaysInTheLocalDatacenter|TestRunStopsAndStartsANodeInsideItsWindow
 .PHONY: test-timing
 test-timing: ## Run alone the real-Cassandra tests that measure time or start a cluster of their own (make test runs them last).
 	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/
-	CASSBENCH_ALONE_TESTS=1 $(GO) test -count=1 -p 1 -timeout 15m -run '^($(ALONE_TESTS))$$' -v ./internal/localcassandra/ ./internal/testutil/cassandra/ ./internal/writer/ ./internal/replag/ ./cmd/cassbench/
+	CASSBENCH_ALONE_TESTS=1 $(GO) test -count=1 -p 1 -timeout 15m -run '^($(ALONE_TESTS))$$' -v ./internal/localcassandra/ ./internal/cql/ ./internal/testutil/cassandra/ ./internal/writer/ ./internal/replag/ ./cmd/cassbench/
 
 # Decoders of bytes from pods and files (issue 24): `go test` runs each fuzzer's seed corpus
 # (testdata/fuzz and f.Add) in make test; this target fuzzes each one for FUZZTIME, one after
@@ -219,7 +219,7 @@ test-integration: $(RELEASE_TOOLS) envtest-assets cass-operator-crds chromium $(
 		$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh integration)
 
 .PHONY: test-cassandra
-test-cassandra: ## Run the packages that need a real Cassandra (started by hack/cassandra.sh; Java 17).
+test-cassandra: ## Run the packages that need a real Cassandra (started by internal/localcassandra; Java 17).
 	$(GO) test -count=1 -timeout 30m $$(hack/test-tiers.sh cassandra)
 	$(MAKE) test-timing
 
@@ -365,8 +365,8 @@ KIND_IMAGES ?= auto
 KIND_ENV = KIND=$(KIND) KIND_VERSION=$(KIND_VERSION) KIND_IMAGES=$(KIND_IMAGES) CASSBENCH_CACHE=$(CACHE) GO=$(GO)
 
 .PHONY: kind-up
-kind-up: docker-check $(KIND) $(KUSTOMIZE) ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter (without a registry: the cluster from images built here).
-	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) hack/kind-up.sh
+kind-up: docker-check $(KIND) $(KUSTOMIZE) cass-operator-manifests ## Create the kind cluster with cert-manager, cass-operator and a 1-node Cassandra 5.0 datacenter (without a registry: the cluster from images built here).
+	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) CASS_OPERATOR_MANIFESTS=$(CASS_OPERATOR_MANIFESTS) hack/kind-up.sh
 
 .PHONY: kind-deploy
 kind-deploy: docker-check $(KIND) $(HELM) ## Build $(IMG), load it into kind and install the chart.
@@ -399,8 +399,8 @@ kind-down: docker-check $(KIND) ## Delete the kind cluster and its Docker networ
 	$(KIND_ENV) hack/kind-down.sh
 
 .PHONY: test-kind
-test-kind: $(KIND) $(KUSTOMIZE) $(HELM) ## docker-up, kind-up, kind-deploy, the manager's checks, test-e2e where cass-operator runs, then kind-down and docker-down, also on failure; prints each stage's time.
-	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) HELM=$(HELM) IMG=$(IMG) hack/kind-test.sh
+test-kind: $(KIND) $(KUSTOMIZE) $(HELM) cass-operator-manifests ## docker-up, kind-up (with the datacenter dc1), kind-deploy, the datacenter's and manager's checks, test-e2e, then kind-down and docker-down, also on failure; prints each stage's time.
+	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) HELM=$(HELM) IMG=$(IMG) CASS_OPERATOR_MANIFESTS=$(CASS_OPERATOR_MANIFESTS) hack/kind-test.sh
 
 ##@ Tools
 

@@ -2,6 +2,10 @@ module github.com/cassbench/cassbench
 
 go 1.26.3
 
+// hack/cassandra.sh runs `cassbench local-cassandra` through `go tool cassbench`: Go builds it
+// once per version of its sources into its build cache and passes its exit status on.
+tool github.com/cassbench/cassbench/cmd/cassbench
+
 require (
 	github.com/DataDog/sketches-go v1.4.8
 	github.com/HdrHistogram/hdrhistogram-go v1.1.2 // HdrHistogram encoding for cassbench results --hdr-log (internal/hdrlog)

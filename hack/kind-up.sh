@@ -55,29 +55,26 @@ if [[ "$mode" == local ]]; then
 	k wait --for=condition=Ready node --all --timeout=5m
 	k -n kube-system rollout status deployment/coredns --timeout=5m
 	k -n local-path-storage rollout status deployment/local-path-provisioner --timeout=5m
-	# cassbench's manager watches CassandraDatacenters: their CRD, from the module go.mod pins.
-	log "installing cass-operator's CRDs from its Go module"
+	# cass-operator from its own manifests, and the Cassandra images through its image config,
+	# all built here (hack/kind-cass-images.sh).
+	log "installing cass-operator from its own manifests, with images built here"
+	hack/kind-cass-images.sh install
+else
+	log "installing cert-manager $CERT_MANAGER_VERSION (cass-operator's webhook certificates)"
+	k apply --server-side --force-conflicts -f \
+		"https://github.com/cert-manager/cert-manager/releases/download/${CERT_MANAGER_VERSION}/cert-manager.yaml"
+	k -n cert-manager wait --for=condition=Available deployment --all --timeout=5m
+
+	# cass-operator's config/deployments/default watches only its own namespace;
+	# config/deployments/cluster is the same install watching all of them, so datacenters and runs
+	# can live in any namespace, as in a real cluster. Taken from the Go module go.mod pins.
+	log "installing cass-operator from its Go module"
 	"$GO" mod download github.com/k8ssandra/cass-operator
-	"$KUSTOMIZE" build "$("$GO" list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)/config/crd" |
+	cass_operator_dir=$("$GO" list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)
+	"$KUSTOMIZE" build "$cass_operator_dir/config/deployments/cluster" |
 		k apply --server-side --force-conflicts -f -
-	log "ready: the cluster runs on images built here. cert-manager, cass-operator and the Cassandra image are not built here yet (issue 32): make kind-deploy installs cassbench"
-	exit 0
+	k -n cass-operator wait --for=condition=Available deployment --all --timeout=5m
 fi
-
-log "installing cert-manager $CERT_MANAGER_VERSION (cass-operator's webhook certificates)"
-k apply --server-side --force-conflicts -f \
-	"https://github.com/cert-manager/cert-manager/releases/download/${CERT_MANAGER_VERSION}/cert-manager.yaml"
-k -n cert-manager wait --for=condition=Available deployment --all --timeout=5m
-
-# cass-operator's config/deployments/default watches only its own namespace;
-# config/deployments/cluster is the same install watching all of them, so datacenters and runs
-# can live in any namespace, as in a real cluster. Taken from the Go module go.mod pins.
-log "installing cass-operator from its Go module"
-"$GO" mod download github.com/k8ssandra/cass-operator
-cass_operator_dir=$("$GO" list -m -f '{{.Dir}}' github.com/k8ssandra/cass-operator)
-"$KUSTOMIZE" build "$cass_operator_dir/config/deployments/cluster" |
-	k apply --server-side --force-conflicts -f -
-k -n cass-operator wait --for=condition=Available deployment --all --timeout=5m
 
 log "creating the datacenter dc1 in $DEMO_NAMESPACE"
 k create namespace "$DEMO_NAMESPACE" --dry-run=client -o yaml | k apply -f -

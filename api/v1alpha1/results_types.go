@@ -120,6 +120,17 @@ type Results struct {
 	// cost is what the window cost at spec.pricing; nil without prices.
 	// +optional
 	Cost *CostResults `json:"cost,omitempty"`
+	// replicationLag is what an observer in another datacenter saw of the writers' inserts
+	// (cassbench run --observe-datacenter; runs in Kubernetes do not observe yet).
+	// +optional
+	ReplicationLag *ReplicationLagResults `json:"replicationLag,omitempty"`
+	// disruptions are the faults the run made inside its window and how it recovered from
+	// each (only cassbench run --disrupt fills them for now; runs in Kubernetes do not
+	// disrupt yet).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Disruptions []DisruptionResult `json:"disruptions,omitempty"`
 }
 
 // ScheduleResults is how an open loop kept to its rate, over all writers.

@@ -94,7 +94,10 @@ type WritersSpec struct {
 	// driverIO chooses how the writers' requests reach the nodes: Batched sends whatever
 	// requests queued while a send was under way in one write, routes each request to its
 	// replica itself, and executes single-row inserts on connections of its own, past the
-	// driver's request path (cassbench's own layer, the cheaper in client CPU); Stock leaves
+	// driver's request path (cassbench's own layer, the cheaper in client CPU), each sent to
+	// the first reachable replica of its key in the benchmarked datacenter by the keyspace's
+	// replication (racks included) and never to a node that holds none; an insert with no
+	// such replica goes through the driver and is counted in writePaths. Stock leaves
 	// all of it to the driver as it ships, to rule that layer out of a result. Either way
 	// every write carries the writer's clock as its timestamp, as the driver stamps its
 	// requests by default, so which of two writes to a key wins never depends on the path

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -120,32 +119,34 @@ func (r *lagRun) Tap() *writer.LagTap {
 	return r.tap
 }
 
-// finish waits for the keys still pending (at most the limit), prints what was observed and
-// returns it.
-func (r *lagRun) finish(ctx context.Context, w io.Writer) (replag.Result, error) {
+// finish waits for the keys still pending (at most the limit) and returns what was observed.
+func (r *lagRun) finish(ctx context.Context) replag.Result {
 	if r == nil {
-		return replag.Result{}, nil
+		return replag.Result{}
 	}
 	defer r.session.Close()
 	ctx, cancel := context.WithTimeout(ctx, r.flags.limit+10*time.Second)
 	defer cancel()
-	res := r.obs.Finish(ctx)
-	return res, res.Write(w, r.flags.observe, r.flags.limit)
+	return r.obs.Finish(ctx)
 }
 
-// reportLag prints the replication lag after the results: below the table, or on stderr
-// beside JSON and CSV, which stay what cassbench results writes. It returns the exit code.
-func reportLag(ctx context.Context, r *lagRun, stdout io.Writer, format report.Format, code int) int {
+// results is what the observer saw as the run's results keep it; nil when no lag was asked
+// for.
+func (r *lagRun) results(res replag.Result) *cbv1.ReplicationLagResults {
 	if r == nil {
+		return nil
+	}
+	return res.Results(r.flags.observe, r.flags.sample, r.flags.limit)
+}
+
+// reportLag prints the replication lag on stderr beside JSON and CSV, which carry it in
+// their results as cassbench results writes them; the table prints it itself. It returns the
+// exit code.
+func reportLag(lag *cbv1.ReplicationLagResults, format report.Format, code int) int {
+	if lag == nil || format == report.Table {
 		return code
 	}
-	w := stdout
-	if format != report.Table {
-		w = os.Stderr
-	} else {
-		fmt.Fprintln(w)
-	}
-	if _, err := r.finish(ctx, w); err != nil {
+	if err := report.LagText(os.Stderr, lag); err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return max(code, 1)
 	}

@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,8 +15,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/cli"
 	"github.com/cassbench/cassbench/internal/replag"
+	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/testutil/cassandra"
 	"github.com/cassbench/cassbench/internal/writer"
 )
@@ -47,8 +49,6 @@ spec:
     duration: 3s
 `
 
-var lagKeys = regexp.MustCompile(`keys: (\d+) seen, (\d+) censored`)
-
 // cassbench run --datacenter dc1 --observe-datacenter dc2 reads a sampled share of the
 // writers' acknowledged inserts back in dc2 and prints their replication lag below the table,
 // every key seen; with dc2's only node stopped while the writers write, the keys written
@@ -63,17 +63,23 @@ func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
 	}
 	connArgs := []string{"--hosts", strings.Join(c.Hosts, ","), "--port", strconv.Itoa(c.Port), "--datacenter", "dc1"}
 	var out bytes.Buffer
-	code := runMain(ctx, append([]string{"-f", file, "--observe-datacenter", "dc2", "--lag-sample", "0.05"}, connArgs...), &out)
-	t.Logf("cassbench run:\n%s", out.String())
+	code := runMain(ctx, append([]string{"-f", file, "--observe-datacenter", "dc2", "--lag-sample", "0.05", "-o", "json"}, connArgs...), &out)
+	t.Logf("cassbench run -o json:\n%s", out.String())
 	if code != 0 {
 		t.Fatalf("cassbench run --observe-datacenter dc2 exited %d", code)
 	}
-	m := lagKeys.FindStringSubmatch(out.String())
-	if m == nil {
-		t.Fatalf("no replication lag in the output")
+	var doc struct {
+		Results *cbv1.Results `json:"results"`
 	}
-	if seen, censored := m[1], m[2]; seen == "0" || censored != "0" || !strings.Contains(out.String(), "lag: p50 ") {
-		t.Errorf("both up: %s keys seen, %s censored; want some seen with their percentiles and none censored", seen, censored)
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Results == nil || doc.Results.ReplicationLag == nil {
+		t.Fatalf("no replication lag in the results")
+	}
+	if l := doc.Results.ReplicationLag; l.ObservedDatacenter != "dc2" || l.SampleShare != "0.05" || l.Seen == 0 || l.Censored != 0 ||
+		l.Lag == nil || l.Lag.Max < l.Lag.P50 || l.Lag.Max <= 0 || l.BoundMicros < l.ClockErrorMicros {
+		t.Errorf("both up: replication lag %+v (lag %+v); want dc2 at 0.05, some keys seen with their percentiles and bound, none censored", l, l.Lag)
 	}
 
 	// dc2 goes down after the observer connected, as it would in the middle of a run.
@@ -112,7 +118,7 @@ func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for _, sum := range runInProcess(ctx, spec, &conn, "lag-down", spec.Writers.Replicas, time.Minute, nil, &tap) {
+		for _, sum := range runInProcess(ctx, spec, &conn, "lag-down", spec.Writers.Replicas, time.Minute, nil, &tap, nil) {
 			if sum.Error != "" {
 				t.Logf("writer %d with dc2 down: %s", sum.Index, sum.Error)
 			}
@@ -125,18 +131,23 @@ func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
 	}
 	c.StopNode(t, 2)
 	<-done
-	var report bytes.Buffer
-	res, err := lag.finish(ctx, &report)
-	t.Logf("dc2 down:\n%s", report.String())
-	if err != nil {
+	res := lag.finish(ctx)
+	var text bytes.Buffer
+	if err := report.LagText(&text, lag.results(res)); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("dc2 down:\n%s", text.String())
 	// Keys acknowledged before the node stopped may have been seen; those after cannot be.
 	if res.Censored == 0 || res.Lag.Count() != uint64(res.Seen) || res.ReadErrors == 0 {
 		t.Errorf("dc2 down: %d seen, %d censored, %d lags, %d read errors; want keys censored, a lag for each seen one alone, and failed reads",
 			res.Seen, res.Censored, res.Lag.Count(), res.ReadErrors)
 	}
-	if !strings.Contains(report.String(), "were not readable in dc2 within 3s") {
+	// Failed reads back off (replag's maxErrorPause): in a 3 s limit a key is read at most
+	// about ten times however fast the failures come (188 a key before the back-off).
+	if keys := res.Seen + res.Censored; res.ReadErrors > 16*keys {
+		t.Errorf("dc2 down: %d failed reads for %d keys: the observer does not back off", res.ReadErrors, keys)
+	}
+	if !strings.Contains(text.String(), "were not readable in dc2 within 3s") {
 		t.Errorf("dc2 down: the report does not say that dc2's keys were not readable")
 	}
 }

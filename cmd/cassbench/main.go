@@ -28,6 +28,9 @@ Usage:
   cassbench gate DIR         exit 1 when the newest run of an experiment regressed (CI)
   cassbench validate FILE... check BenchmarkRun and BenchmarkSweep manifests as the API server
                              would admit them, without a cluster (- reads stdin)
+  cassbench local-cassandra CMD
+                             a real Cassandra 5.0 cluster on this machine, to run against
+                             (start, stop, status, nodetool; -h lists them all)
   cassbench version          version, commit and its date (-o json)
 
 Run "cassbench COMMAND -h" for a command's flags. Flags override the CASSBENCH_* variables
@@ -61,6 +64,8 @@ func main() {
 		code = gateCommand(ctx, args)
 	case "validate":
 		code = validateCommand(ctx, args)
+	case "local-cassandra":
+		code = localCassandraCommand(ctx, args, os.Stdout, os.Stderr)
 	case "version", "--version":
 		code = versionCommand(args)
 	case "-h", "--help", "help":

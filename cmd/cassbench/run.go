@@ -16,6 +16,7 @@ import (
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/cli"
+	"github.com/cassbench/cassbench/internal/localcassandra"
 	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/report"
 	"github.com/cassbench/cassbench/internal/results"
@@ -39,6 +40,8 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	schema.register(fs)
 	var lag lagFlags
 	lag.register(fs)
+	var disrupt disruptFlags
+	disrupt.register(fs)
 	file := fs.String("f", "", "BenchmarkRun manifest or spec (YAML or JSON)")
 	output := fs.String("o", "table", "output: table, json or csv (as cassbench results writes them)")
 	processes := fs.Bool("processes", false, "run each writer as a child process, "+writerBinaryName+" (beside this binary or on PATH), instead of a goroutine")
@@ -59,7 +62,7 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "cassbench run: -f FILE is required")
 		return 2
 	}
-	spec, csv, writerBin, err := loadLocal(ctx, *file, *scaleBy, *csvFile, *processes, &conn, &lag)
+	spec, csv, writerBin, err := loadLocal(ctx, *file, *scaleBy, *csvFile, *processes, &conn, &lag, &disrupt)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cassbench run: %v\n", err)
 		return 1
@@ -96,26 +99,38 @@ func runMain(ctx context.Context, args []string, stdout io.Writer) int {
 	runID := "local-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	n := spec.Writers.Replicas
 	var sums []*summary.Summary
+	faults := disrupt.start(ctx)
 	if *processes {
 		sums = runProcesses(ctx, writerBin, spec, &conn, runID, n, *barrier, cli.CSVPath(csv))
 	} else {
-		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv, observer.Tap())
+		sums = runInProcess(ctx, spec, &conn, runID, n, *barrier, csv, observer.Tap(), faults.hook())
 	}
+	faults.finish()
 	stopProfiles()
 
-	name := runID // the barrier's key is unique; the results carry the manifest's name
-	manifest, labels := manifestMeta(*file)
+	name, labels := runName(runID, *file)
+	// The observer looks for the last keys before the results are written, which carry
+	// what it saw.
+	observed := observer.results(observer.finish(ctx))
+	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format, observed, faults.filler(disrupt.objective))
+	return faults.exitCode(reportLag(observed, format, code))
+}
+
+// runName is the run's name in the results, the manifest's when it has one, else runID (the
+// barrier's key, unique), and the manifest's labels.
+func runName(runID, file string) (string, map[string]string) {
+	manifest, labels := manifestMeta(file)
 	if manifest != "" {
-		name = manifest
+		return manifest, labels
 	}
-	code := reportLocal(stdout, name, labels, spec, setupReport, sums, format)
-	return reportLag(ctx, observer, stdout, format, code)
+	return runID, labels
 }
 
 // loadLocal reads the spec, scaled by scaleBy when set, its CSV file, and with processes
-// finds the writer binary: a bad file, lag flags it cannot measure with, or no writer binary
-// to start, is refused before setup creates anything.
-func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string, processes bool, conn *cli.ConnFlags, lag *lagFlags) (*cbv1.BenchmarkRunSpec, *workload.CSV, string, error) {
+// finds the writer binary: a bad file, lag flags it cannot measure with, a schedule of faults
+// it cannot keep, or no writer binary to start, is refused before setup creates anything.
+func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string, processes bool, conn *cli.ConnFlags, lag *lagFlags,
+	disrupt *disruptFlags) (*cbv1.BenchmarkRunSpec, *workload.CSV, string, error) {
 	spec, err := loadSpec(file)
 	if err != nil {
 		return nil, nil, "", err
@@ -127,6 +142,9 @@ func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string
 		if spec, err = scaled(ctx, spec, scaleBy, conn); err != nil {
 			return nil, nil, "", err
 		}
+	}
+	if err := disrupt.check(spec, processes, localcassandra.DefaultLayout(), conn.Options().Hosts, conn.Datacenter); err != nil {
+		return nil, nil, "", err
 	}
 	csv, err := cli.LoadCSV(spec, csvFile)
 	if err != nil {
@@ -143,8 +161,13 @@ func loadLocal(ctx context.Context, file string, scaleBy float64, csvFile string
 
 // reportLocal merges what the writers reported, says which failed and whether the target rate
 // was reached, and writes the results as cassbench results would. It returns the exit code.
-func reportLocal(stdout io.Writer, name string, labels map[string]string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format) int {
+func reportLocal(stdout io.Writer, name string, labels map[string]string, spec *cbv1.BenchmarkRunSpec, setupReport *summary.SetupReport, sums []*summary.Summary, format report.Format,
+	lag *cbv1.ReplicationLagResults, fill func(*cbv1.Results)) int {
 	res := results.Merge(sums)
+	if res != nil {
+		res.ReplicationLag = lag
+		fill(res)
+	}
 	for _, s := range sums {
 		if s.Error != "" {
 			fmt.Fprintf(os.Stderr, "writer %d failed: %s\n", s.Index, s.Error)
@@ -197,7 +220,8 @@ func localWarning(spec *cbv1.BenchmarkRunSpec) string {
 // its window (its session, statements or dataset) leaves the others nobody to start with:
 // those still at the start barrier give up at once, naming it, instead of a barrier timeout
 // later.
-func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV, lag *writer.LagTap) []*summary.Summary {
+func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.ConnFlags, runID string, n int32, barrier time.Duration, csv *workload.CSV, lag *writer.LagTap,
+	measuring func(time.Time)) []*summary.Summary {
 	sums := make([]*summary.Summary, n)
 	var early firstEarlyFailure
 	var wg sync.WaitGroup
@@ -206,7 +230,7 @@ func runInProcess(ctx context.Context, spec *cbv1.BenchmarkRunSpec, conn *cli.Co
 			// Each writer gets its own session, as a pod would.
 			sum, err := writer.Run(ctx, writer.Config{
 				Spec: spec, Conn: conn.Options(), RunID: runID, Index: i, Writers: n,
-				Datacenter: conn.Datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv, Lag: lag,
+				Datacenter: conn.Datacenter, BarrierTimeout: barrier, GiveUp: early.get, Progress: os.Stderr, CSV: csv, Lag: lag, Measuring: measuring,
 			})
 			early.note(i, sum, err)
 			sums[i] = reported(sum)

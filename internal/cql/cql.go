@@ -164,7 +164,11 @@ func ConnectDirect(o Options) (*gocql.Session, *Direct, error) {
 	if err != nil {
 		return nil, nil, explain(o, err)
 	}
-	return s, newDirect(o, c), nil
+	d := newDirect(o, c)
+	if d != nil {
+		d.meta = s.KeyspaceMetadata
+	}
+	return s, d, nil
 }
 
 // explain turns the driver's nested session errors into one sentence naming the cause.

@@ -40,6 +40,10 @@ type Direct struct {
 	user, password string
 	local          string
 	conns          int
+	// keyspace is the session's, for statements that name none; meta reads a keyspace's
+	// replication (the session's schema metadata).
+	keyspace string
+	meta     func(keyspace string) (*gocql.KeyspaceMetadata, error)
 	// setup bounds dialling, the handshake and preparing.
 	setup time.Duration
 
@@ -59,12 +63,17 @@ const maxStatements = 8
 // every NotSentError is one.
 var ErrNoRoute = errors.New("cql: no direct connection to a replica")
 
-// ringPools is the driver's ring with each entry's pool and whether it is a host the
-// requests may go to (its datacenter), computed once per ring.
+// ringPools is the driver's ring with each entry's pool, and for each statement the replicas
+// of each range (replicaTable), computed once per ring: the driver replaces its ring on every
+// topology, status or keyspace event, so a new replication is read on the next request.
 type ringPools struct {
-	ring    *tokenRing
-	pools   []*hostPool
-	allowed []bool
+	ring  *tokenRing
+	pools []*hostPool
+	// local[i] says hosts[i] is in the local datacenter, or there is none.
+	local []bool
+
+	tableMu sync.Mutex
+	tables  [maxStatements]atomic.Pointer[replicaTable]
 }
 
 // newDirect returns a Direct for the session configured by c, or nil when the session does
@@ -76,29 +85,35 @@ func newDirect(o Options, c *gocql.ClusterConfig) *Direct {
 		return nil
 	}
 	return &Direct{
-		policy: p, dialer: d, user: o.Username, password: o.Password, local: o.LocalDatacenter,
+		policy: p, dialer: d, user: o.Username, password: o.Password, local: o.LocalDatacenter, keyspace: o.Keyspace,
 		conns: max(c.NumConns, 1), setup: max(c.ConnectTimeout, 10*time.Second), pools: map[string]*hostPool{},
 	}
 }
 
-// Prepare registers query for direct execution; each connection prepares it on first use.
-func (x *Direct) Prepare(query string) (*Statement, error) {
+// Prepare registers query, on a table of keyspace (the session's when empty), for direct
+// execution; each connection prepares it on first use. Its requests go to the replicas of
+// their key by keyspace's replication.
+func (x *Direct) Prepare(keyspace, query string) (*Statement, error) {
+	if keyspace == "" {
+		keyspace = x.keyspace
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, st := range x.stmts {
-		if st.query == query {
+		if st.query == query && st.keyspace == keyspace {
 			return st, nil
 		}
 	}
 	if len(x.stmts) == maxStatements {
 		return nil, fmt.Errorf("cql: more than %d statements for direct execution", maxStatements)
 	}
-	st := &Statement{x: x, index: len(x.stmts), query: query}
+	st := &Statement{x: x, index: len(x.stmts), query: query, keyspace: keyspace}
 	x.stmts = append(x.stmts, st)
 	return st, nil
 }
 
-// Warm opens the connections to every node of the ring, waiting for them up to the connect
+// Warm opens the connections to every node of the ring (of the local datacenter, when one is
+// set: no request goes elsewhere), waiting for them up to the connect
 // timeout, so the first requests do not go through the driver for want of them.
 func (x *Direct) Warm(ctx context.Context) {
 	ring := x.policy.ring.Load()
@@ -107,13 +122,18 @@ func (x *Direct) Warm(ctx context.Context) {
 	}
 	rp := x.pools4(ring)
 	deadline := time.Now().Add(x.setup)
-	for _, p := range rp.pools {
+	for j, p := range rp.pools {
 		for i := range p.slots {
-			p.redial(i)
+			if rp.local[j] {
+				p.redial(i)
+			}
 		}
 	}
-	for _, p := range rp.pools {
+	for j, p := range rp.pools {
 		for i := range p.slots {
+			if !rp.local[j] {
+				break
+			}
 			for p.dialing[i].Load() && time.Now().Before(deadline) && ctx.Err() == nil {
 				time.Sleep(10 * time.Millisecond)
 			}
@@ -151,7 +171,7 @@ func (x *Direct) pools4(ring *tokenRing) *ringPools {
 	if rp := x.cur.Load(); rp != nil && rp.ring == ring {
 		return rp
 	}
-	rp := &ringPools{ring: ring, pools: make([]*hostPool, len(ring.hosts)), allowed: make([]bool, len(ring.hosts))}
+	rp := &ringPools{ring: ring, pools: make([]*hostPool, len(ring.hosts)), local: make([]bool, len(ring.hosts))}
 	kept := make(map[string]*hostPool, len(x.pools))
 	for i, h := range ring.hosts {
 		addr := h.ConnectAddressAndPort()
@@ -163,7 +183,7 @@ func (x *Direct) pools4(ring *tokenRing) *ringPools {
 			kept[addr] = p
 		}
 		rp.pools[i] = p
-		rp.allowed[i] = x.local == "" || h.DataCenter() == x.local
+		rp.local[i] = x.local == "" || h.DataCenter() == x.local
 	}
 	for addr, p := range x.pools {
 		if kept[addr] == nil {
@@ -173,37 +193,6 @@ func (x *Direct) pools4(ring *tokenRing) *ringPools {
 	x.pools = kept
 	x.cur.Store(rp)
 	return rp
-}
-
-// pick returns a live connection to the first replica of r's token that is up, walking the
-// ring as replicas are placed (in the local datacenter when one is set); or nil and why
-// none could take the request.
-func (x *Direct) pick(r *Route, slot int) (*dconn, Fallback) {
-	ring := x.policy.ring.Load()
-	if ring == nil || r == nil || r.key == nil {
-		return nil, FallbackNoRoute
-	}
-	rp := x.pools4(ring)
-	n := len(ring.hosts)
-	first := ring.owner(r.token)
-	why := FallbackNoRoute
-	for k := range n {
-		j := first + k
-		if j >= n {
-			j -= n
-		}
-		if !rp.allowed[j] || !ring.hosts[j].IsUp() {
-			continue
-		}
-		p := rp.pools[j]
-		if c := p.conn(slot); c != nil {
-			return c, 0
-		}
-		if f := p.failure.Load(); f != 0 && why == FallbackNoRoute {
-			why = Fallback(f - 1)
-		}
-	}
-	return nil, why
 }
 
 // hostPool is a node's direct connections, one per slot; a dead one is dialled again in the
@@ -306,9 +295,10 @@ func tlsClient(ctx context.Context, raw net.Conn, addr string, base *tls.Config)
 // Statement is a query registered for direct execution; each connection keeps the id its
 // node gave it.
 type Statement struct {
-	x     *Direct
-	index int
-	query string
+	x        *Direct
+	index    int
+	query    string
+	keyspace string
 }
 
 // Request is one load goroutine's execution of a Statement: its frame buffer, its call and
@@ -336,27 +326,36 @@ func (st *Statement) NewRequest(cons gocql.Consistency, slot, arity int) *Reques
 	return &Request{st: st, cons: uint16(cons), slot: slot, call: newCall(), buf: make([]byte, 0, 256), Values: make([][]byte, arity)}
 }
 
-// Exec runs the statement with q's values on the first replica of r's token, until its
-// answer or until deadline is done (context.DeadlineExceeded), preparing it on that
-// connection first when needed. An error for which IsNotSent holds means it was not sent:
-// no direct connection could take it, for the reason it gives, and the caller should send it
-// another way.
+// Exec runs the statement with q's values on the first replica of r's token that is up (see
+// pick), until its answer or until deadline is done (context.DeadlineExceeded), preparing it
+// on that connection first when needed. A connection with every stream waiting passes the
+// request to the replica's next connection, then to the next replica. An error for which
+// NotSent holds means it was not sent: no direct connection could take it, for the reason it
+// gives, and the caller should send it another way.
 func (q *Request) Exec(deadline *Deadline, r *Route) error {
-	c, why := q.st.x.pick(r, q.slot)
+	skip := 0
+	c, why := q.st.x.pick(r, q.st, q.slot, skip)
 	if c == nil {
 		return notSent[why]
 	}
-	for again := true; ; again = false {
+	reprepared := false
+	for {
 		id, err := c.prepare(q.st, deadline.Done())
 		if err == nil {
 			q.encode(id)
 			err = c.roundTrip(q.call, q.buf, deadline.Done())
 		}
 		if errors.Is(err, errStreamsExhausted) {
-			return notSent[FallbackStreams]
+			// Not sent on c: the next connection may take it.
+			skip++
+			if c, _ = q.st.x.pick(r, q.st, q.slot, skip); c == nil {
+				return notSent[FallbackStreams]
+			}
+			continue
 		}
-		if se, ok := err.(*ServerError); ok && again && se.code == errUnprepared { //nolint:errorlint // the connection returns it unwrapped; errors.As would allocate
+		if se, ok := err.(*ServerError); ok && !reprepared && se.code == errUnprepared { //nolint:errorlint // the connection returns it unwrapped; errors.As would allocate
 			// The node lost it (a restart keeps no prepared statements in memory).
+			reprepared = true
 			c.forget(q.st, id)
 			continue
 		}

@@ -41,7 +41,7 @@ func directSession(t *testing.T) (*gocql.Session, *Direct) {
 // and a route for one goroutine.
 func directInsert(t *testing.T, x *Direct) (*Statement, *Deadline, *Request, *Route) {
 	t.Helper()
-	st, err := x.Prepare(`INSERT INTO it_direct.t (k, v) VALUES (?, ?)`)
+	st, err := x.Prepare("it_direct", `INSERT INTO it_direct.t (k, v) VALUES (?, ?)`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func directInsert(t *testing.T, x *Direct) (*Statement, *Deadline, *Request, *Ro
 // system.peers, and a value Cassandra refuses comes back as its error, classified by code.
 func TestDirectInsertsReachTheOwnerOfTheirKey(t *testing.T) {
 	s, x := directSession(t)
-	_, dl, req, r := directInsert(t, x)
+	st, dl, req, r := directInsert(t, x)
 	owners := ringFromNodes(t, s)
 	const n = 500
 	sentTo := map[string]int{}
@@ -63,7 +63,7 @@ func TestDirectInsertsReachTheOwnerOfTheirKey(t *testing.T) {
 		key := bigintKey(k)
 		r.SetKey(key)
 		req.Values[0], req.Values[1] = key, []byte("value-"+strconv.FormatInt(k, 10))
-		c, _ := x.pick(r, 0)
+		c, _ := x.pick(r, st, 0, 0)
 		if c == nil {
 			t.Fatalf("no direct connection for key %d", k)
 		}

@@ -4,8 +4,8 @@
 // JMX 127.0.0.1:7199+i).
 //
 // Tests (internal/testutil/cassandra, test/local), `make demo`, `make local-cluster` and
-// hack/bench-writer.sh reach it either in process or through cmd/local-cassandra, which
-// hack/cassandra.sh runs with the same command line it always had.
+// hack/bench-writer.sh reach it either in process or through `cassbench local-cassandra`,
+// which hack/cassandra.sh runs with the same command line it always had.
 //
 // Layout (CACHE = $CASSBENCH_CACHE, default ~/.cache/cassbench):
 //

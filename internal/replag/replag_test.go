@@ -61,3 +61,29 @@ func TestResultBound(t *testing.T) {
 		t.Errorf("Bound = %d, want 5700", got)
 	}
 }
+
+// A key whose reads fail waits twice as long after each failure, up to maxErrorPause, and
+// goes back to Poll once a read answers (found or not).
+func TestFailedReadsBackOff(t *testing.T) {
+	o := &Observer{cfg: Config{Poll: 10 * time.Millisecond}}
+	p := &pending{}
+	var got []time.Duration
+	for range 9 {
+		p.failed++
+		got = append(got, o.pause(p))
+	}
+	want := []time.Duration{20, 40, 80, 160, 320, 640, 1000, 1000, 1000}
+	for i := range want {
+		if got[i] != want[i]*time.Millisecond {
+			t.Fatalf("pauses after 1..9 failures: %v, want %v ms", got, want)
+		}
+	}
+	p.failed = 0
+	if d := o.pause(p); d != 10*time.Millisecond {
+		t.Errorf("after a read that answered: %v, want the 10ms poll", d)
+	}
+	slow := &Observer{cfg: Config{Poll: 3 * time.Second}}
+	if d := slow.pause(&pending{failed: 4}); d != 3*time.Second {
+		t.Errorf("a poll above the cap: %v, want the poll itself", d)
+	}
+}

@@ -74,6 +74,14 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 	loadLines(w, run)
 
 	failureLines(w, r)
+	if r.ReplicationLag != nil {
+		w.printf("\n")
+		lagLines(w, r.ReplicationLag)
+	}
+	if len(r.Disruptions) > 0 {
+		w.printf("\n")
+		disruptionLines(w, r.Disruptions)
+	}
 
 	if len(r.PerWriter) > 0 {
 		w.printf("\n")

@@ -38,7 +38,7 @@ type searcher struct {
 func (ld *load) search(ctx context.Context, store capacityStore, first time.Time) *summary.Capacity {
 	spec := *ld.cfg.Spec.Capacity
 	sr := &searcher{ld: ld, store: store, spec: spec, obj: objectiveOf(spec.Objective),
-		targets: nodewatch.Targets(ld.session, ld.schema.Keyspace, ld.schema.Table), parts: int(spec.Intervals)}
+		targets: nodewatch.Targets(ld.conn.session, ld.conn.schema.Keyspace, ld.conn.schema.Table), parts: int(spec.Intervals)}
 	sr.part = durationOf(ld.cfg.Spec.Writers.Duration) / time.Duration(sr.parts)
 	s := capacity.Search{Start: *ld.cfg.Spec.Writers.Rate, Precision: float64(spec.PrecisionPercent) / 100, MaxSteps: int(spec.MaxSteps), Growth: 2}
 	out := &summary.Capacity{}
@@ -68,7 +68,7 @@ func (ld *load) search(ctx context.Context, store capacityStore, first time.Time
 		}
 		out.Steps = append(out.Steps, step)
 		fmt.Fprintf(ld.cfg.Progress, "capacity: step %d at %d ops/s: %s\n", len(out.Steps), rate, stepLine(step))
-		at = time.Now().Add(startLead)
+		at = sr.ld.now().Add(startLead)
 	}
 	out.Ops, out.Missed = s.Low, s.High
 	if k := knees[s.High]; k != nil {
@@ -88,12 +88,12 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 	for {
 		before := sr.snapshots(ctx)
 		// The writers must find the plan before its start: reading the nodes took time.
-		at = later(at, time.Now().Add(startLead))
+		at = later(at, sr.ld.now().Add(startLead))
 		r := round{Rate: rate, At: sr.ld.toCassandra(at), Parts: sr.parts, Part: sr.part}
 		if err := sr.store.plan(ctx, sr.round, r); err != nil {
 			return st, nil, fmt.Errorf("planning round %d: %w", sr.round, err)
 		}
-		sleepCtx(ctx, time.Until(at.Add(time.Duration(sr.parts)*sr.part)))
+		sleepCtx(ctx, at.Add(time.Duration(sr.parts)*sr.part).Sub(sr.ld.now()))
 		got, err := sr.collect(ctx, sr.round)
 		if err != nil {
 			return st, nil, err
@@ -108,7 +108,7 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 		if spread*100 <= float64(sr.spec.P99SpreadPercent) || int(st.Runs) > int(ptrOr(sr.spec.MaxExtensions, 0)) || ctx.Err() != nil {
 			break
 		}
-		at = time.Now().Add(startLead)
+		at = sr.ld.now().Add(startLead)
 	}
 	f := capacity.FiguresOf(wholes)
 	st.Operations, st.Timeouts, st.Missed = f.Operations, f.Timeouts, f.Missed
@@ -125,13 +125,13 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 // collect waits for every writer's records of round n: its parts and the whole round.
 func (sr *searcher) collect(ctx context.Context, n int) (roundRows, error) {
 	want := int(sr.ld.cfg.Writers) * (sr.parts + 1)
-	deadline := time.Now().Add(sr.ld.setupTimeout() + 30*time.Second)
+	deadline := sr.ld.now().Add(sr.ld.setupTimeout() + 30*time.Second)
 	for {
 		rows, err := sr.store.rows(ctx, n, sr.parts)
 		if err == nil && rows.count >= want {
 			return rows, nil
 		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
+		if ctx.Err() != nil || sr.ld.now().After(deadline) {
 			if err == nil {
 				err = fmt.Errorf("%d of %d writers' records came in", rows.count, want)
 			}
@@ -172,7 +172,7 @@ func (sr *searcher) verdict(ctx context.Context, whole []*summary.Summary, befor
 func (sr *searcher) snapshots(ctx context.Context) map[string]*nodewatch.Snapshot {
 	out := map[string]*nodewatch.Snapshot{}
 	for _, t := range sr.targets {
-		if s, err := nodewatch.Read(ctx, sr.ld.session, t, sr.ld.cfg.Now()); err == nil {
+		if s, err := nodewatch.Read(ctx, sr.ld.conn.session, t, sr.ld.cfg.Now()); err == nil {
 			out[t.Node] = s
 		}
 	}

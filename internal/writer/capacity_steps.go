@@ -25,7 +25,7 @@ func (ld *load) steps(ctx context.Context, begin time.Time, sum *summary.Summary
 	warmup := durationOf(cfg.Spec.Writers.Warmup)
 	if warmup > 0 {
 		st.enter(phaseWarmup, begin)
-		eng.run(ld.paceAt(phase{Start: begin, End: begin.Add(warmup), Limit: -1}, ld.rate), st.warm)
+		eng.run(ld.paceAt(phase{Start: begin, End: begin.Add(warmup), Limit: -1}, ld.shape.rate), st.warm)
 	}
 	store := ld.capacityStore()
 	searchCtx, stopSearch := context.WithCancel(ctx)
@@ -54,7 +54,7 @@ func (ld *load) steps(ctx context.Context, begin time.Time, sum *summary.Summary
 		all.add(res)
 	}
 	writes.Wait()
-	ld.summarizeAll(sum, all)
+	ld.summarizeWindow(sum, all)
 	if found != nil {
 		if err != nil {
 			stopSearch()
@@ -72,13 +72,13 @@ func (ld *load) round(r round, writes *sync.WaitGroup, record func(int, []byte))
 	share := Share(r.Rate, cfg.Writers, cfg.Index)
 	start := ld.fromCassandra(r.At)
 	end := start.Add(time.Duration(r.Parts) * r.Part)
-	roundStats := newPhaseStats(ld.concurrency)
+	roundStats := newPhaseStats(ld.shape.concurrency)
 	done := make(chan struct{})
 	writes.Go(func() {
 		for p := range r.Parts {
 			select {
 			case <-done:
-			case <-time.After(time.Until(start.Add(time.Duration(p+1) * r.Part))):
+			case <-time.After(start.Add(time.Duration(p+1) * r.Part).Sub(ld.now())):
 			}
 			sk := sketch.New()
 			for i := range roundStats {
@@ -95,7 +95,7 @@ func (ld *load) round(r round, writes *sync.WaitGroup, record func(int, []byte))
 	if share > 0 {
 		res = eng.run(ld.paceAt(phase{Start: start, End: end, Limit: -1}, share), roundStats)
 	} else {
-		sleepCtx(context.Background(), time.Until(end))
+		sleepCtx(context.Background(), end.Sub(ld.now()))
 	}
 	close(done)
 	whole := ld.stepSummary(roundStats, res, share)
@@ -110,44 +110,12 @@ func (ld *load) round(r round, writes *sync.WaitGroup, record func(int, []byte))
 func (ld *load) stepSummary(ps phaseStats, res phaseResult, share int64) *summary.Summary {
 	cfg := ld.cfg
 	s := &summary.Summary{Version: summary.Version, Index: cfg.Index, Writers: cfg.Writers,
-		OffsetMillis: ld.clock.Offset.Milliseconds(), OffsetErrorMillis: ld.clock.Error.Milliseconds()}
+		OffsetMillis: ld.met.offset.Offset.Milliseconds(), OffsetErrorMillis: ld.met.offset.Error.Milliseconds()}
 	ld.summarizeStats(s, ps, res)
 	if share > 0 {
-		lag, late1ms, lateTenth := summarizePace(ps)
-		s.Lag = lag
-		s.Schedule = &summary.Schedule{Target: share, Due: res.Due, Missed: res.Missed, Backlog: res.Backlog, Late1ms: late1ms, Late10pct: lateTenth}
+		s.Lag, s.Schedule = schedule(ps, res, share)
 	}
 	return s
-}
-
-// summarizeStats writes the counts and sketches of ps, and the span res measured, into s.
-func (ld *load) summarizeStats(s *summary.Summary, ps phaseStats, res phaseResult) {
-	wall := wallClock(ld.cfg.Now)
-	if !res.First.IsZero() {
-		s.Start, s.End = wall(res.First).UnixMilli(), wall(res.Last).UnixMilli()
-		s.SpanMicros = res.Last.Sub(res.First).Microseconds()
-	}
-	wl := ld.cfg.Spec.Workload
-	if wl.WriteRatio > 0 || wl.ReadRatio == 0 && len(wl.Operations) == 0 {
-		s.Writes = summarize(ps.kind(Write))
-	}
-	if wl.ReadRatio > 0 {
-		s.Reads = summarize(ps.kind(Read))
-	}
-	for _, k := range ld.kinds {
-		s.Kinds = append(s.Kinds, summarizeKind(Kind(k), ps.kind(Kind(k))))
-	}
-}
-
-// summarizeAll writes the whole search's figures into sum: every round's operations, over
-// the span from the first round's first send to the last round's last completion.
-func (ld *load) summarizeAll(sum *summary.Summary, all phaseResult) {
-	ld.summarizeStats(sum, ld.st.measured, all)
-	for _, v := range ld.verifiers {
-		if sum.Reads != nil {
-			sum.Reads.Mismatches += v.mismatches
-		}
-	}
 }
 
 // add extends r by a later phase's result.
@@ -163,29 +131,8 @@ func (r *phaseResult) add(later phaseResult) {
 	r.Backlog = later.Backlog
 }
 
-// paceAt makes a phase an open loop at rate, spread over the writers as pace does.
-func (ld *load) paceAt(p phase, rate int64) phase {
-	if rate <= 0 {
-		return p
-	}
-	p.Rate = rate
-	p.Poisson, p.Seed = ld.cfg.Spec.Writers.Arrivals == cbv1.ArrivalsPoisson, uint64(ld.cfg.Index)
-	p.Start = p.Start.Add(time.Second * time.Duration(ld.cfg.Index) / time.Duration(rate*int64(ld.cfg.Writers)))
-	return p
-}
-
-// fromCassandra turns an instant on Cassandra's clock into one on this writer's monotonic
-// clock; toCassandra the other way.
-func (ld *load) fromCassandra(at time.Time) time.Time {
-	return time.Now().Add(at.Add(ld.clock.Offset).Sub(ld.cfg.Now()))
-}
-
-func (ld *load) toCassandra(mono time.Time) time.Time {
-	return ld.cfg.Now().Add(time.Until(mono)).Add(-ld.clock.Offset)
-}
-
 func (ld *load) capacityStore() capacityStore {
-	return capacityStore{session: ld.session, keyspace: ld.schema.Keyspace, run: ld.cfg.RunID,
+	return capacityStore{session: ld.conn.session, keyspace: ld.conn.schema.Keyspace, run: ld.cfg.RunID, now: ld.cfg.Now,
 		consistency: BarrierConsistency(ld.cfg.Spec.Schema.Replication.Factor), timeout: ld.setupTimeout()}
 }
 

@@ -49,6 +49,8 @@ type capacityStore struct {
 	run         string
 	consistency gocql.Consistency
 	timeout     time.Duration
+	// now is the writer's clock.
+	now func() time.Time
 }
 
 func (c capacityStore) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -79,7 +81,7 @@ func (c capacityStore) planned(ctx context.Context, n int) (round, bool, error) 
 
 // awaitPlan polls for round n until it is planned or limit passes.
 func (c capacityStore) awaitPlan(ctx context.Context, n int, limit time.Duration) (round, error) {
-	deadline := time.Now().Add(limit)
+	deadline := c.now().Add(limit)
 	for {
 		r, ok, err := c.planned(ctx, n)
 		if ok {
@@ -88,7 +90,7 @@ func (c capacityStore) awaitPlan(ctx context.Context, n int, limit time.Duration
 		if ctx.Err() != nil {
 			return r, ctx.Err()
 		}
-		if time.Now().After(deadline) {
+		if c.now().After(deadline) {
 			if err == nil {
 				err = fmt.Errorf("not planned within %s (did writer 0, which runs the search, fail?)", limit)
 			}

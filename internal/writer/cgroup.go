@@ -23,6 +23,7 @@ const schedMetric = "/sched/latencies:seconds"
 // and the cgroup's limit, the cgroup's throttling, and the Go scheduler's delay. These say
 // whether the writer, rather than the cluster, was the limit.
 type cpuMeter struct {
+	now        func() time.Time
 	start      time.Time
 	cpu0       time.Duration
 	periods0   int64
@@ -30,14 +31,14 @@ type cpuMeter struct {
 	sched0     *metrics.Float64Histogram
 }
 
-func startCPU() *cpuMeter {
-	m := &cpuMeter{start: time.Now(), cpu0: processCPU(), sched0: schedHistogram()}
+func startCPU(now func() time.Time) *cpuMeter {
+	m := &cpuMeter{now: now, start: now(), cpu0: processCPU(), sched0: schedHistogram()}
 	m.periods0, m.throttled0 = throttling()
 	return m
 }
 
 func (m *cpuMeter) stop() *summary.WriterCPU {
-	wall := time.Since(m.start)
+	wall := m.now().Sub(m.start)
 	out := &summary.WriterCPU{Procs: int32(runtime.GOMAXPROCS(0))}
 	if wall > 0 {
 		out.UsedMillicores = int64(float64(processCPU()-m.cpu0) / float64(wall) * 1000)

@@ -8,6 +8,14 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
+// A writer has one clock, Config.Now, and every time the load reads goes through it: when a
+// phase starts, when an operation is sent and completes, the rows' write timestamps, the
+// barriers, the summary's window. Tests offset it to play a writer whose clock is off
+// Cassandra's (timestamp_integration_test.go, truth_integration_test.go); it must advance as
+// time.Now does, because the writer sleeps until its readings and times durations by them. An
+// offset time.Now keeps Go's monotonic reading, so durations between readings are unaffected
+// by the offset or by steps of the system's wall clock.
+
 // ClockOffset is a writer's clock against Cassandra's.
 type ClockOffset struct {
 	// Offset is the writer's clock minus Cassandra's: positive when the writer is ahead.
@@ -55,4 +63,16 @@ func measureOffset(ctx context.Context, s *gocql.Session, now func() time.Time, 
 // before its window: a replication-lag observer corrects its first sights by it.
 func MeasureOffset(ctx context.Context, s *gocql.Session, now func() time.Time, timeout time.Duration) (ClockOffset, error) {
 	return measureOffset(ctx, s, now, timeout)
+}
+
+// fromCassandra turns an instant on Cassandra's clock into one on this writer's clock, with
+// the monotonic reading the load is timed by; toCassandra the other way.
+func (ld *load) fromCassandra(at time.Time) time.Time {
+	now := ld.now()
+	return now.Add(at.Add(ld.met.offset.Offset).Sub(now))
+}
+
+func (ld *load) toCassandra(t time.Time) time.Time {
+	now := ld.now()
+	return now.Add(t.Sub(now)).Add(-ld.met.offset.Offset)
 }

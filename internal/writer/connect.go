@@ -20,18 +20,18 @@ const connectWindow = 2 * time.Minute
 
 // connectRetrying connects, retrying with a growing, jittered pause while the failure is
 // one of the cluster not answering in time or refusing the connection, for at most
-// connectWindow (or limit, when shorter and set). Wrong credentials or a missing keyspace are
-// returned at once.
-func connectRetrying(ctx context.Context, o cql.Options, limit time.Duration) (*gocql.Session, *cql.Direct, error) {
+// connectWindow (or limit, when shorter and set), as now tells time. Wrong credentials or a
+// missing keyspace are returned at once.
+func connectRetrying(ctx context.Context, o cql.Options, limit time.Duration, now func() time.Time) (*gocql.Session, *cql.Direct, error) {
 	window := connectWindow
 	if limit > 0 {
 		window = min(window, limit)
 	}
-	deadline := time.Now().Add(window)
+	deadline := now().Add(window)
 	pause := time.Second
 	for {
 		s, d, err := cql.ConnectDirect(o)
-		if err == nil || !retryableConnect(err) || ctx.Err() != nil || time.Now().Add(pause).After(deadline) {
+		if err == nil || !retryableConnect(err) || ctx.Err() != nil || now().Add(pause).After(deadline) {
 			return s, d, err
 		}
 		sleepCtx(ctx, pause/2+rand.N(pause))
@@ -55,7 +55,7 @@ func retryableConnect(err error) bool {
 
 // ConnectRetrying is connectRetrying for a caller that wants the session alone (setup).
 func ConnectRetrying(ctx context.Context, o cql.Options, limit time.Duration) (*gocql.Session, error) {
-	s, d, err := connectRetrying(ctx, o, limit)
+	s, d, err := connectRetrying(ctx, o, limit, time.Now)
 	if d != nil {
 		d.Close()
 	}

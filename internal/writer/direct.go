@@ -24,7 +24,7 @@ func (c *cqlOp) goDirect(d *cql.Direct, gen *workload.Generator, cons gocql.Cons
 	if d == nil || c.insert == nil || c.insertKey == nil || len(meta.insert.BindColumns) != len(c.rows[0]) {
 		return
 	}
-	st, err := d.Prepare(gen.InsertCQL())
+	st, err := d.Prepare(meta.insert.Keyspace, gen.InsertCQL())
 	if err != nil {
 		return
 	}
@@ -97,8 +97,8 @@ func (ld *load) reportPaths(p *summary.Paths) {
 	cfg := ld.cfg
 	fmt.Fprintf(cfg.Progress, "writer %d/%d: the direct path left %d of %d inserts to the driver (no route %d, dial error %d, handshake %d, auth challenge %d, streams exhausted %d)",
 		cfg.Index, cfg.Writers, p.FellBack(), p.Direct+p.FellBack(), p.NoRoute, p.Dial, p.Handshake, p.Auth, p.Streams)
-	if ld.direct != nil {
-		if err := ld.direct.LastSetupError(); err != nil {
+	if ld.conn.direct != nil {
+		if err := ld.conn.direct.LastSetupError(); err != nil {
 			fmt.Fprintf(cfg.Progress, "; last: %v", err)
 		}
 	}

@@ -49,6 +49,8 @@ type engine struct {
 	ops     []operation
 	retries int
 	backoff Backoff
+	// now is the writer's clock; time.Now when nil.
+	now func() time.Time
 	// seq numbers operations across phases so warm-up and window never reuse rows.
 	seq  atomic.Int64
 	stop atomic.Bool
@@ -91,6 +93,10 @@ func (ps phaseStats) addTo(t *[numKinds]totals) {
 
 // run drives one phase to its end and returns when every operation it started is done.
 func (e *engine) run(p phase, stats phaseStats) phaseResult {
+	now := e.now
+	if now == nil {
+		now = time.Now
+	}
 	var wg sync.WaitGroup
 	var ticket atomic.Int64
 	var tt *timetable
@@ -108,9 +114,9 @@ func (e *engine) run(p phase, stats phaseStats) phaseResult {
 			defer wg.Done()
 			rnd := rand.New(rand.NewPCG(uint64(i), uint64(p.Start.UnixNano())))
 			if tt != nil {
-				spans[i] = e.paced(p, tt, op, stats[i], rnd)
+				spans[i] = e.paced(p, tt, op, stats[i], rnd, now)
 			} else {
-				spans[i] = e.closed(p, op, stats[i], &ticket, rnd)
+				spans[i] = e.closed(p, op, stats[i], &ticket, rnd, now)
 			}
 		}()
 	}
@@ -144,7 +150,7 @@ func (s *span) sent(t time.Time) {
 }
 
 // closed runs operations back to back until the phase ends.
-func (e *engine) closed(p phase, op operation, stats [numKinds]*opStats, ticket *atomic.Int64, rnd *rand.Rand) span {
+func (e *engine) closed(p phase, op operation, stats [numKinds]*opStats, ticket *atomic.Int64, rnd *rand.Rand, now func() time.Time) span {
 	var sp span
 	var x sample
 	for !e.stop.Load() {
@@ -152,14 +158,14 @@ func (e *engine) closed(p phase, op operation, stats [numKinds]*opStats, ticket 
 		if p.Limit >= 0 && k >= p.Limit {
 			return sp
 		}
-		send := time.Now()
+		send := now()
 		if !p.End.IsZero() && !send.Before(p.End) {
 			return sp
 		}
 		sp.sent(send)
 		x = sample{}
 		kind := e.do(op, &x, rnd)
-		sp.last = time.Now()
+		sp.last = now()
 		x.response = sp.last.Sub(send)
 		x.service = x.response
 		stats[kind].record(&x)
@@ -169,24 +175,24 @@ func (e *engine) closed(p phase, op operation, stats [numKinds]*opStats, ticket 
 
 // paced runs an open loop's operations at their intended starts, waking for each on time
 // (see sleeper), until the timetable has none left.
-func (e *engine) paced(p phase, tt *timetable, op operation, stats [numKinds]*opStats, rnd *rand.Rand) span {
+func (e *engine) paced(p phase, tt *timetable, op operation, stats [numKinds]*opStats, rnd *rand.Rand, now func() time.Time) span {
 	var sp span
 	var x sample
-	sl := newSleeper()
+	sl := newSleeper(now)
 	defer sl.close()
 	tenth := time.Second / time.Duration(10*p.Rate)
 	for !e.stop.Load() {
-		intended, ok := tt.take(time.Now())
+		intended, ok := tt.take(now())
 		if !ok {
 			return sp
 		}
 		sl.until(intended)
-		send := time.Now()
+		send := now()
 		sp.sent(send)
 		x = sample{paced: true, lag: send.Sub(intended)}
 		x.lateTenth = x.lag > tenth
 		kind := e.do(op, &x, rnd)
-		sp.last = time.Now()
+		sp.last = now()
 		x.response, x.service = sp.last.Sub(intended), sp.last.Sub(send)
 		stats[kind].record(&x)
 	}

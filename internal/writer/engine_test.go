@@ -210,7 +210,7 @@ func TestSamplerTimeline(t *testing.T) {
 	var sent atomic.Int64
 	e := &engine{ops: ops(2, countingOp{delay: time.Millisecond, sent: &sent, err: errors.New("boom")})}
 	ps := newPhaseStats(2)
-	smp := newSampler(ps, 100*time.Millisecond)
+	smp := newSampler(ps, 100*time.Millisecond, time.Now)
 	stop, tl := make(chan struct{}), make(chan *summary.Timeline, 1)
 	start := time.Now()
 	go func() { tl <- smp.run(start, stop) }()

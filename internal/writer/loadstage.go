@@ -46,21 +46,22 @@ func (ld *load) loadStage(ctx context.Context, sum *summary.Summary) error {
 	if err != nil {
 		return fmt.Errorf("load stage: %w", err)
 	}
-	sleepCtx(ctx, time.Until(begin))
-	eng := &engine{retries: ld.eng.retries, backoff: ld.eng.backoff}
-	for range ld.concurrency {
-		eng.ops = append(eng.ops, newLoadOp(ld.session, ld.gen, ld.writeCL, ld.meta.insert, ld.deadlines.New(), ld.cfg.Now))
+	sleepCtx(ctx, begin.Sub(ld.now()))
+	eng := &engine{retries: ld.eng.retries, backoff: ld.eng.backoff, now: ld.cfg.Now}
+	for range ld.shape.concurrency {
+		eng.ops = append(eng.ops, newLoadOp(ld.conn.session, ld.mix.gen, ld.mix.writeCL, ld.mix.meta.insert, ld.conn.deadlines.New(), ld.cfg.Now))
 	}
 	stopped := context.AfterFunc(ctx, func() { eng.stop.Store(true) })
 	defer stopped()
-	stats := newPhaseStats(ld.concurrency)
-	started := time.Now()
+	stats := newPhaseStats(ld.shape.concurrency)
+	started := ld.now()
 	ld.st.loading = stats
 	ld.st.enter(phaseLoading, started)
 	eng.run(phase{Start: started, Limit: want}, stats)
-	took := time.Since(started)
-	ld.st.enter(phaseWaiting, time.Now())
-	ld.loadTook = took
+	ended := ld.now()
+	took := ended.Sub(started)
+	ld.st.enter(phaseWaiting, ended)
+	ld.met.loadTook = took
 	ops := summarize(stats.kind(Write))
 	sum.Load = &summary.Load{Rows: ops.OK, Wanted: want, Failed: ops.Failed(), Bytes: ops.Bytes, Millis: took.Milliseconds()}
 	fmt.Fprintf(cfg.Progress, "writer %d/%d: loaded %d of %d rows in %s (%d failed)\n", cfg.Index, cfg.Writers, ops.OK, want, took.Round(time.Millisecond), sum.Load.Failed)
@@ -73,8 +74,8 @@ func (ld *load) loadStage(ctx context.Context, sum *summary.Summary) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, ld.setupTimeout())
 	defer cancel()
-	return dataset.Record(rctx, ld.session, ld.schema.Keyspace, ld.schema.Table, dataset.Entry{
-		Writer: cfg.Index, Writers: cfg.Writers, Rows: want, Fields: dataset.FieldMap(workload.DatasetFields(spec)), LoadedAt: time.Now(),
+	return dataset.Record(rctx, ld.conn.session, ld.conn.schema.Keyspace, ld.conn.schema.Table, dataset.Entry{
+		Writer: cfg.Index, Writers: cfg.Writers, Rows: want, Fields: dataset.FieldMap(workload.DatasetFields(spec)), LoadedAt: ld.now(),
 	})
 }
 

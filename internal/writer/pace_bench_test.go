@@ -14,7 +14,7 @@ func BenchmarkPacer(b *testing.B) {
 		name  string
 		sleep func(time.Time)
 	}{
-		{"timerfd", newSleeper().until},
+		{"timerfd", newSleeper(time.Now).until},
 		{"time.Sleep", func(t time.Time) { time.Sleep(time.Until(t)) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {

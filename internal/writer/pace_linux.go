@@ -18,20 +18,22 @@ type sleeper struct {
 	fd  int
 	f   *os.File
 	buf [8]byte
+	// now is the writer's clock.
+	now func() time.Time
 }
 
-func newSleeper() *sleeper {
+func newSleeper(now func() time.Time) *sleeper {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
-		return &sleeper{fd: -1}
+		return &sleeper{fd: -1, now: now}
 	}
 	// A non-blocking descriptor becomes pollable: reads park the goroutine, not the thread.
-	return &sleeper{fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}
+	return &sleeper{fd: fd, f: os.NewFile(uintptr(fd), "timerfd"), now: now}
 }
 
 // until returns at t, or at once when t has passed.
 func (s *sleeper) until(t time.Time) {
-	d := time.Until(t)
+	d := t.Sub(s.now())
 	if d <= 0 {
 		return
 	}
@@ -45,7 +47,7 @@ func (s *sleeper) until(t time.Time) {
 		return
 	}
 	if _, err := s.f.Read(s.buf[:]); err != nil {
-		time.Sleep(time.Until(t))
+		time.Sleep(t.Sub(s.now()))
 	}
 }
 

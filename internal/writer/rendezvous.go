@@ -16,13 +16,13 @@ func (ld *load) meet(ctx context.Context, sum *summary.Summary) (time.Time, erro
 	if durationOf(ld.cfg.Spec.Writers.Warmup) == 0 {
 		// Nobody sends before the common start: the nodes' counters read now are the
 		// window's start, whatever the others' arrival times.
-		ld.nodes = beginWatch(ctx, ld.session, ld.cfg, ld.schema.Keyspace, ld.schema.Table)
+		ld.met.nodes = beginWatch(ctx, ld.conn.session, ld.cfg, ld.conn.schema.Keyspace, ld.conn.schema.Table)
 	}
-	begin, err := ld.barrier(ctx, ld.cfg.RunID, ld.cfg.BarrierTimeout+ld.loadTook)
+	begin, err := ld.barrier(ctx, ld.cfg.RunID, ld.cfg.BarrierTimeout+ld.met.loadTook)
 	if err != nil {
 		return time.Time{}, err
 	}
-	sleepCtx(ctx, time.Until(begin))
+	sleepCtx(ctx, begin.Sub(ld.now()))
 	return begin, nil
 }
 
@@ -37,13 +37,13 @@ const windowSuffix = "/window"
 // mutations over the window are the window's writes. Read while the others still sent, they
 // missed the writes applied while they were read (19 of 10,000 at 500 ops/s).
 func (ld *load) afterWarmup(ctx context.Context) (time.Time, error) {
-	start, err := ld.barrier(ctx, ld.cfg.RunID+windowSuffix, ld.cfg.BarrierTimeout+ld.timeout)
+	start, err := ld.barrier(ctx, ld.cfg.RunID+windowSuffix, ld.cfg.BarrierTimeout+ld.shape.timeout)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("between the warm-up and the window: %w", err)
 	}
-	ld.nodes = beginWatch(ctx, ld.session, ld.cfg, ld.schema.Keyspace, ld.schema.Table)
-	ld.lateRead = time.Since(start)
-	sleepCtx(ctx, time.Until(start))
+	ld.met.nodes = beginWatch(ctx, ld.conn.session, ld.cfg, ld.conn.schema.Keyspace, ld.conn.schema.Table)
+	ld.met.lateRead = ld.now().Sub(start)
+	sleepCtx(ctx, start.Sub(ld.now()))
 	return start, nil
 }
 
@@ -51,10 +51,10 @@ func (ld *load) afterWarmup(ctx context.Context) (time.Time, error) {
 // window started (the poll that found the barrier's decision came after startLead), so the
 // counters may hold some of the window's first writes.
 func (ld *load) noteLateRead(srv *summary.Server) {
-	if srv == nil || ld.lateRead <= 0 {
+	if srv == nil || ld.met.lateRead <= 0 {
 		return
 	}
-	note := fmt.Sprintf("the nodes were read for the window's start %d ms after it started", ld.lateRead.Milliseconds())
+	note := fmt.Sprintf("the nodes were read for the window's start %d ms after it started", ld.met.lateRead.Milliseconds())
 	if srv.Error != "" {
 		note = srv.Error + "; " + note
 	}
@@ -64,35 +64,34 @@ func (ld *load) noteLateRead(srv *summary.Server) {
 
 // measureClock measures this writer's clock against Cassandra's, once.
 func (ld *load) measureClock(ctx context.Context, sum *summary.Summary) {
-	if ld.clocked {
+	if ld.met.measured {
 		return
 	}
 	cfg := ld.cfg
-	clock, err := measureOffset(ctx, ld.session, cfg.Now, ld.setupTimeout())
+	clock, err := measureOffset(ctx, ld.conn.session, cfg.Now, ld.setupTimeout())
 	if err != nil {
 		fmt.Fprintf(cfg.Progress, "writer %d/%d: not correcting for clock offset: %v\n", cfg.Index, cfg.Writers, err)
 	}
-	ld.clock, ld.clocked = clock, true
+	ld.met.offset, ld.met.measured = clock, true
 	sum.OffsetMillis, sum.OffsetErrorMillis = clock.Offset.Round(time.Millisecond).Milliseconds(), clock.Error.Round(time.Millisecond).Milliseconds()
 }
 
 // barrier waits at the barrier run for the other writers and returns the common start on
 // this writer's monotonic clock.
 func (ld *load) barrier(ctx context.Context, run string, timeout time.Duration) (time.Time, error) {
-	cfg := ld.cfg
 	start, err := ld.barrierOf(run, timeout).Wait(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
-	return time.Now().Add(start.Add(ld.clock.Offset).Sub(cfg.Now())), nil
+	return ld.fromCassandra(start), nil
 }
 
 func (ld *load) barrierOf(run string, timeout time.Duration) Barrier {
 	cfg := ld.cfg
 	return Barrier{
-		Session: ld.session, Keyspace: ld.schema.Keyspace, Run: run, Index: cfg.Index, Writers: cfg.Writers,
+		Session: ld.conn.session, Keyspace: ld.conn.schema.Keyspace, Run: run, Index: cfg.Index, Writers: cfg.Writers,
 		Consistency: BarrierConsistency(cfg.Spec.Schema.Replication.Factor),
-		Timeout:     timeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: ld.clock.Offset,
+		Timeout:     timeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: ld.met.offset.Offset,
 		GiveUp: cfg.GiveUp,
 	}
 }

@@ -37,9 +37,9 @@ func beginWatch(ctx context.Context, s *gocql.Session, cfg Config, keyspace, tab
 
 // startWatch starts the CPU meter and the nodes' sampling over the window, from the snapshots
 // sm took.
-func startWatch(ctx context.Context, sm *nodewatch.Sampler, window time.Duration) *serverWatch {
+func startWatch(ctx context.Context, sm *nodewatch.Sampler, window time.Duration, now func() time.Time) *serverWatch {
 	sm.Watch(ctx, sampleEvery(window))
-	return &serverWatch{cpu: startCPU(), sampler: sm}
+	return &serverWatch{cpu: startCPU(now), sampler: sm}
 }
 
 // stop ends both and returns the figures for the summary; server is nil when this writer

@@ -23,10 +23,12 @@ type sampler struct {
 	tl        summary.Timeline
 	ops, errs int64
 	prev, cur *sketch.Sketch
+	// now is the writer's clock.
+	now func() time.Time
 }
 
-func newSampler(stats phaseStats, interval time.Duration) *sampler {
-	return &sampler{stats: stats, tl: summary.Timeline{IntervalMillis: interval.Milliseconds()}, prev: sketch.New(), cur: sketch.New()}
+func newSampler(stats phaseStats, interval time.Duration, now func() time.Time) *sampler {
+	return &sampler{stats: stats, tl: summary.Timeline{IntervalMillis: interval.Milliseconds()}, prev: sketch.New(), cur: sketch.New(), now: now}
 }
 
 func (s *sampler) sample() {
@@ -52,7 +54,7 @@ func (s *sampler) sample() {
 func (s *sampler) run(start time.Time, stop <-chan struct{}) *summary.Timeline {
 	interval := time.Duration(s.tl.IntervalMillis) * time.Millisecond
 	next := start.Add(interval)
-	t := time.NewTimer(time.Until(next))
+	t := time.NewTimer(next.Sub(s.now()))
 	defer t.Stop()
 	for {
 		select {
@@ -63,7 +65,7 @@ func (s *sampler) run(start time.Time, stop <-chan struct{}) *summary.Timeline {
 		case <-t.C:
 			s.sample()
 			next = next.Add(interval)
-			t.Reset(time.Until(next))
+			t.Reset(next.Sub(s.now()))
 		}
 	}
 }

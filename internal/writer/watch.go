@@ -79,8 +79,8 @@ func report(ctx context.Context, cfg Config, st *state, window time.Duration) {
 		select {
 		case <-ctx.Done():
 			return
-		case now := <-t.C:
-			p.print(now)
+		case <-t.C:
+			p.print(cfg.Now())
 		}
 	}
 }

@@ -54,3 +54,7 @@ func stopPrivate(t testing.TB, l localcassandra.Layout) {
 		delete(used, l.Dir)
 	}
 }
+
+// Layout is where the cluster's nodes and lock files live, for commands under test that find
+// the local cluster through CASSBENCH_CASSANDRA_DIR and CASSBENCH_CASSANDRA_OFFSET.
+func (c *Cluster) Layout() localcassandra.Layout { return c.layout }

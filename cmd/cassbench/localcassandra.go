@@ -1,5 +1,3 @@
-// Command local-cassandra runs the local Cassandra cluster of internal/localcassandra;
-// hack/cassandra.sh builds and runs it with the same command line.
 package main
 
 import (
@@ -9,29 +7,29 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"slices"
 	"strconv"
-	"syscall"
 
 	"github.com/cassbench/cassbench/internal/localcassandra"
 )
 
-const usage = `Runs a real Apache Cassandra 5.0 cluster on this machine's loopback addresses, built from
+const localCassandraUsage = `Usage: cassbench local-cassandra COMMAND (hack/cassandra.sh COMMAND is the same)
+
+Runs a real Apache Cassandra 5.0 cluster on this machine's loopback addresses, built from
 org.apache.cassandra:cassandra-all and its runtime dependencies on Maven Central (no tarball,
 no Docker). Node i listens on 127.0.0.i (CQL 9042, storage 7000, JMX 127.0.0.1:7199+i).
 
-  hack/cassandra.sh fetch                       # download jars + write a base cassandra.yaml (idempotent)
-  hack/cassandra.sh start [--nodes N] [--datacenters D] [--heap 512M] [--set key=value ...] [--jvm-opt OPT ...]
-                          [--auth] [--timeout 180] [--reset]
-  hack/cassandra.sh check <start options>       # exit 0 if the stored cluster config equals these options
-  hack/cassandra.sh stop [--node i] [--kill] [--force]
-  hack/cassandra.sh restart --node i [--set key=value ...] [--heap H] [--jvm-opt OPT ...] [--timeout S]
-  hack/cassandra.sh pause --node i | resume --node i   # SIGSTOP / SIGCONT node i's JVM (a frozen node)
-  hack/cassandra.sh status
-  hack/cassandra.sh wipe [--force]              # stop all nodes and delete all node directories
-  hack/cassandra.sh nodetool [--node i] ARGS... # org.apache.cassandra.tools.NodeTool against node i
-  hack/cassandra.sh use <start options> -- CMD ARGS...  # run CMD as a user of the cluster (below)
+  fetch                       # download jars + write a base cassandra.yaml (idempotent)
+  start [--nodes N] [--datacenters D] [--heap 512M] [--set key=value ...] [--jvm-opt OPT ...]
+        [--auth] [--timeout 180] [--reset]
+  check <start options>       # exit 0 if the stored cluster config equals these options
+  stop [--node i] [--kill] [--force]
+  restart --node i [--set key=value ...] [--heap H] [--jvm-opt OPT ...] [--timeout S]
+  pause --node i | resume --node i   # SIGSTOP / SIGCONT node i's JVM (a frozen node)
+  status
+  wipe [--force]              # stop all nodes and delete all node directories
+  nodetool [--node i] ARGS... # org.apache.cassandra.tools.NodeTool against node i
+  use <start options> -- CMD ARGS...  # run CMD as a user of the cluster (below)
 
 Layout (CACHE = ${CASSBENCH_CACHE:-$HOME/.cache/cassbench}):
   CACHE/cassandra/<version>/lib/*.jar             cassandra-all + runtime deps (incl. jamm agent)
@@ -64,17 +62,17 @@ locks elsewhere than CACHE/cassandra) and CASSBENCH_CASSANDRA_OFFSET=k (node i o
 JMX port 7199+k+i): a second cluster beside the shared one.
 `
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
-
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// localCassandraCommand runs the local Cassandra cluster of internal/localcassandra, which
+// cassbench run, the tests and the benchmark scripts run against. hack/cassandra.sh is the
+// same command under the name the tests, the scripts and .ci/run call.
+func localCassandraCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, named(localCassandraUsage))
 		return 2
+	}
+	if slices.Contains([]string{"-h", "--help", "help"}, args[0]) {
+		fmt.Fprint(stdout, named(localCassandraUsage))
+		return 0
 	}
 	c := localcassandra.New(stderr)
 	c.UsersLockHeld = os.Getenv("CASSBENCH_USERS_LOCK_HELD") != ""
@@ -87,28 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	switch cmd {
-	case "fetch":
-		if err := c.Fetch(ctx); err != nil {
-			return fail(err)
-		}
-		fmt.Fprintln(stdout, c.Dist())
-		return 0
-	case "status":
-		c.Status(ctx, stdout)
-		return 0
-	case "nodetool":
-		node := 1
-		if len(args) >= 2 && args[0] == "--node" {
-			n, err := strconv.Atoi(args[1])
-			if err != nil || n < 1 {
-				return fail(fmt.Errorf("--node must be a node number"))
-			}
-			node, args = n, args[2:]
-		}
-		return exitStatus(c.Nodetool(ctx, node, stdout, stderr, args...), fail)
-	}
-	if cmd == "use" {
-		return use(ctx, c, args, stdout, stderr, fail)
+	case "fetch", "status", "nodetool", "use":
+		return localCassandraQuery(ctx, c, cmd, args, stdout, stderr, fail)
 	}
 	o, err := localcassandra.ParseOptions(args)
 	if err != nil {
@@ -142,7 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = c.Resume(o.Node)
 		}
 	default:
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, named(localCassandraUsage))
 		return 2
 	}
 	if err != nil {
@@ -151,8 +129,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// use runs the command after "--" as a user of the cluster; the exit status is the command's.
-func use(ctx context.Context, c *localcassandra.Cluster, args []string, stdout, stderr io.Writer, fail func(error) int) int {
+// localCassandraQuery runs the commands that take no start options.
+func localCassandraQuery(ctx context.Context, c *localcassandra.Cluster, cmd string, args []string, stdout, stderr io.Writer, fail func(error) int) int {
+	switch cmd {
+	case "fetch":
+		if err := c.Fetch(ctx); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(stdout, c.Dist())
+		return 0
+	case "status":
+		c.Status(ctx, stdout)
+		return 0
+	case "nodetool":
+		node := 1
+		if len(args) >= 2 && args[0] == "--node" {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 1 {
+				return fail(fmt.Errorf("--node must be a node number"))
+			}
+			node, args = n, args[2:]
+		}
+		return exitStatus(c.Nodetool(ctx, node, stdout, stderr, args...), fail)
+	}
+	return useCluster(ctx, c, args, stdout, stderr, fail)
+}
+
+// useCluster runs the command after "--" as a user of the cluster; the exit status is the command's.
+func useCluster(ctx context.Context, c *localcassandra.Cluster, args []string, stdout, stderr io.Writer, fail func(error) int) int {
 	sep := slices.Index(args, "--")
 	if sep < 0 || sep == len(args)-1 {
 		return fail(fmt.Errorf("usage: use [start options] -- CMD [ARGS]"))
