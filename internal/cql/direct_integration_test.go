@@ -47,7 +47,28 @@ func directInsert(t *testing.T, x *Direct) (*Statement, *Deadline, *Request, *Ro
 	}
 	ds := NewDeadlines(5 * time.Second)
 	t.Cleanup(ds.Stop)
-	return st, ds.New(), st.NewRequest(gocql.One, 0, 2), NewRoute()
+	r := NewRoute()
+	routable(t, x, st, r)
+	return st, ds.New(), st.NewRequest(gocql.One, 0, 2), r
+}
+
+// routable waits until x knows the replicas of st's keyspace. The keyspace was just created
+// through the driver's session, whose schema metadata learns of it from the nodes' schema
+// events a moment later; until then Direct sends nothing and reads the keyspace again a
+// second later (replicaRetry).
+func routable(t *testing.T, x *Direct, st *Statement, r *Route) {
+	t.Helper()
+	r.SetKey(bigintKey(0))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if c, _ := x.pick(r, st, 0, 0); c != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no direct connection for keyspace %s after 30s: %v", st.keyspace, x.LastSetupError())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Every insert sent directly is in the table afterwards, each was sent to the node that owns
@@ -65,7 +86,7 @@ func TestDirectInsertsReachTheOwnerOfTheirKey(t *testing.T) {
 		req.Values[0], req.Values[1] = key, []byte("value-"+strconv.FormatInt(k, 10))
 		c, _ := x.pick(r, st, 0, 0)
 		if c == nil {
-			t.Fatalf("no direct connection for key %d", k)
+			t.Fatalf("no direct connection for key %d: %v", k, x.LastSetupError())
 		}
 		sentTo[c.addr]++
 		dl.Arm()

@@ -97,6 +97,7 @@ func insertDirectly(t *testing.T, c *cassandra.Cluster, host, local, table strin
 	ds := NewDeadlines(20 * time.Second)
 	defer ds.Stop()
 	dl, req, r := ds.New(), st.NewRequest(gocql.LocalOne, 0, 2), NewRoute()
+	routable(t, x, st, r)
 	for k := range n {
 		key := bigintKey(k)
 		r.SetKey(key)
