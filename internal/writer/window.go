@@ -21,6 +21,8 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 		var err error
 		if start, err = ld.afterWarmup(ctx); err != nil {
 			if ctx.Err() == nil {
+				// The others may have met without this writer: they do not wait for its end.
+				_ = ld.end(ctx)(false)
 				return err
 			}
 			eng.stop.Store(true) // interrupted: Run says so, and no window starts
