@@ -23,6 +23,9 @@ func (ld *load) meet(ctx context.Context, sum *summary.Summary) (time.Time, erro
 		return time.Time{}, err
 	}
 	sleepCtx(ctx, begin.Sub(ld.now()))
+	if ld.met.nodes != nil {
+		ld.met.nodes.WindowStarts()
+	}
 	return begin, nil
 }
 
@@ -44,6 +47,7 @@ func (ld *load) afterWarmup(ctx context.Context) (time.Time, error) {
 	ld.met.nodes = beginWatch(ctx, ld.conn.session, ld.cfg, ld.conn.schema.Keyspace, ld.conn.schema.Table)
 	ld.met.lateRead = ld.now().Sub(start)
 	sleepCtx(ctx, start.Sub(ld.now()))
+	ld.met.nodes.WindowStarts()
 	return start, nil
 }
 
