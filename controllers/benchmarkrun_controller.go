@@ -25,6 +25,7 @@ import (
 	"github.com/cassbench/cassbench/internal/conditions"
 	"github.com/cassbench/cassbench/internal/datacenter"
 	"github.com/cassbench/cassbench/internal/lending"
+	"github.com/cassbench/cassbench/internal/nodeops"
 )
 
 // datacenterIndex indexes runs by the namespace/name of the datacenter they refer to.
@@ -58,6 +59,10 @@ type BenchmarkRunReconciler struct {
 	ProgressInterval time.Duration
 	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
 	PodStartGrace time.Duration
+	// PricingConfigMap holds the prices (PricingKey) of runs that give none; empty: none.
+	PricingConfigMap types.NamespacedName
+	// NodeOps reaches the management API of the datacenter's pods for spec.disruptions.
+	NodeOps nodeops.Client
 	// decoded keeps the writer reports decoded from ConfigMaps between passes.
 	decoded decodedReports
 }
@@ -67,7 +72,7 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=cassbench.io,resources=benchmarkruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cassandra.datastax.com,resources=cassandradatacenters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile observes the run and what it touches, decides the next step and performs it.
@@ -152,6 +157,11 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 		}
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return status, fmt.Errorf("creating Job %s: %w", job.Name, err)
+		}
+	}
+	if a := s.disrupt; a != nil {
+		if err := r.makeDisruption(ctx, a, &status); err != nil {
+			return status, err
 		}
 	}
 	if s.removeFinalizer {

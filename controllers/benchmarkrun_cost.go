@@ -7,15 +7,28 @@ import (
 	"github.com/cassbench/cassbench/internal/cost"
 )
 
-// priceResults gives r its cost at the run's prices, from the datacenter's resource requests
-// and size while the run holds it and the writers' requests; nothing without prices.
-func priceResults(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, r *cbv1.Results) {
-	if r == nil || run.Spec.Pricing == nil || dc == nil {
+// priceResults gives r its cost at the run's prices, or at the manager's (fallback) when the
+// run gives none, from the datacenter's resource requests and size while the run holds it and
+// the writers' requests; nothing without prices, and a note where the manager's could not be
+// read.
+func priceResults(run *cbv1.BenchmarkRun, fallback defaultPricing, dc *cassdcapi.CassandraDatacenter, r *cbv1.Results) {
+	if r == nil || dc == nil {
 		return
 	}
-	r.Cost = cost.Of(run.Spec.Pricing, cost.Priced{
+	p, by := run.Spec.Pricing, "spec.pricing"
+	if p == nil {
+		p, by = fallback.pricing, fallback.by
+	}
+	if p == nil {
+		if fallback.note != "" {
+			r.Cost = cost.NotPriced(fallback.by, fallback.note)
+		}
+		return
+	}
+	r.Cost = cost.Of(p, cost.Priced{
 		Nodes: dc.Spec.Size, Node: dc.Spec.Resources,
 		Writers: run.Spec.Writers.Replicas, Writer: run.Spec.Writers.Resources,
 		OpsPerSecond: r.OpsPerSecond,
 	})
+	r.Cost.PricedBy = by
 }

@@ -28,6 +28,9 @@ import (
 type observation struct {
 	run *cbv1.BenchmarkRun
 	now time.Time
+	// pricing is the manager's pricing ConfigMap's, read for a run without prices once its
+	// writers run.
+	pricing defaultPricing
 	// image is the manager's own image: the default, and always allowed.
 	image string
 	// allowedImages are further images runs may name (a trailing * matches a prefix).
@@ -84,6 +87,8 @@ type step struct {
 	// createStage is the condition a refusal of create fails.
 	createStage  string
 	requeueAfter time.Duration
+	// disrupt is the disruption to make (benchmarkrun_disrupt.go).
+	disrupt *disruptAction
 }
 
 // decide chooses the next step. It is pure: the observation is not changed.
@@ -124,6 +129,7 @@ type stageResult struct {
 	createStage   string
 	deleteForeign *batchv1.Job
 	requeueAfter  time.Duration
+	disrupt       *disruptAction
 	done          bool
 }
 
@@ -162,6 +168,9 @@ func (r *stageResult) merge(o stageResult) {
 	if o.reports != nil {
 		r.reports = o.reports
 	}
+	if o.disrupt != nil {
+		r.disrupt = o.disrupt
+	}
 	r.requeueAt(o.requeueAfter)
 }
 
@@ -199,6 +208,9 @@ func (d *decider) apply(r stageResult) bool {
 	}
 	if r.deleteForeign != nil {
 		d.s.deleteForeign = r.deleteForeign
+	}
+	if r.disrupt != nil {
+		d.s.disrupt = r.disrupt
 	}
 	if r.requeueAfter > 0 && (d.s.requeueAfter == 0 || r.requeueAfter < d.s.requeueAfter) {
 		d.s.requeueAfter = r.requeueAfter
@@ -293,6 +305,9 @@ func (d *decider) find(jobs.Target) stageResult {
 	in := d.takeInput()
 	if t, ok := lending.Exists(&in); ok {
 		return d.taken(t)
+	}
+	if r, refused := d.disruptionsAllowed(&in); refused {
+		return r
 	}
 	dc := o.dc
 	target, reason, msg := jobs.ResolveTarget(run, dc, o.image, o.allowedImages)

@@ -65,8 +65,11 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 	if err := r.observeReports(ctx, run, &o); err != nil {
 		return o, err
 	}
+	if err := r.observePricing(ctx, run, &o); err != nil {
+		return o, err
+	}
 	restoring := o.dc != nil && datacenter.Resizing(o.dc) && (!run.DeletionTimestamp.IsZero() || pendingOutcome(run) != nil)
-	if o.dc != nil && r.APIReader != nil && (restoring || waitingForReady(run)) {
+	if o.dc != nil && r.APIReader != nil && (restoring || waitingForReady(run) || disrupting(run)) {
 		var pods corev1.PodList
 		if err := r.APIReader.List(ctx, &pods, client.InNamespace(o.dc.Namespace), client.MatchingLabels(o.dc.GetDatacenterLabels())); err != nil {
 			return o, fmt.Errorf("listing the pods of CassandraDatacenter %s: %w", key, err)
@@ -75,6 +78,13 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 		o.dcPods = pods.Items
 	}
 	return o, nil
+}
+
+// disrupting tells whether the run has disruptions to make or to wait for: from its writers'
+// Job until the datacenter is given back.
+func disrupting(run *cbv1.BenchmarkRun) bool {
+	return len(run.Spec.Disruptions) > 0 && !lending.Finished(run) &&
+		meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionSchemaReady) != nil
 }
 
 // waitingForReady tells whether the run has patched its datacenter and waits for cass-operator

@@ -55,6 +55,11 @@ func (d *decider) giveBack(since time.Time) stageResult {
 		r.requeue(deadline.Sub(d.o.now))
 		return r
 	}
+	settled := d.settleDisruptions(expired)
+	r.merge(settled)
+	if !settled.done {
+		return r
+	}
 	// A datacenter the manager does not watch was never read: it is nil, as a deleted one.
 	plan := planRestore(run, d.o.dc, d.o.lender, d.o.dcPendingPods, expired)
 	r.dc = plan.Change

@@ -115,7 +115,7 @@ func phase(run *cbv1.BenchmarkRun) cbv1.Phase {
 		switch c.Reason {
 		case cbv1.ReasonDatacenterBusy:
 			return cbv1.PhaseQueued
-		case cbv1.ReasonDatacenterNotFound, cbv1.ReasonDatacenterNotOptedIn, cbv1.ReasonNamespaceNotAllowed:
+		case cbv1.ReasonDatacenterNotFound, cbv1.ReasonDatacenterNotOptedIn, cbv1.ReasonNamespaceNotAllowed, cbv1.ReasonDisruptionsNotAllowed:
 			return cbv1.PhasePending
 		}
 		return cbv1.PhasePreparing

@@ -39,7 +39,7 @@ func (d *decider) load(t jobs.Target) stageResult {
 	rows := compactReports(run.Name, full)
 	summaries, problems := readSummaries(full)
 	merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(d.o.dc)})
-	priceResults(run, d.o.dc, merged)
+	priceResults(run, d.o.pricing, d.o.dc, merged)
 	active, succeeded, failed := jobs.Counts(job)
 	writers := &cbv1.WritersStatus{JobName: job.Name, Replicas: n, Active: active, Succeeded: succeeded, Failed: failed}
 	r.record(func(st *cbv1.BenchmarkRunStatus) {
@@ -72,6 +72,8 @@ func (d *decider) load(t jobs.Target) stageResult {
 		r.set(cbv1.ConditionWritersComplete, metav1.ConditionFalse, cbv1.ReasonWritersRunning, msg+note)
 		p := progress(run, lastStart(pods), d.o.now, d.o.progressInterval)
 		r.record(func(st *cbv1.BenchmarkRunStatus) { st.Progress = p })
+		space, table := runTable(run, d.o.dc)
+		r.merge(d.disrupt(pods, space, table))
 		r.requeue(min(d.o.progressInterval, deadline.Sub(d.o.now)))
 		return r
 	}

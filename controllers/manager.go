@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -44,7 +45,9 @@ type Options struct {
 	ProgressInterval time.Duration
 	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
 	PodStartGrace time.Duration
-	Clock         clock.PassiveClock
+	// PricingConfigMap holds the prices (PricingKey) of runs that give none; empty: none.
+	PricingConfigMap types.NamespacedName
+	Clock            clock.PassiveClock
 	// SkipNameValidation lets one process build the manager more than once (tests restart it).
 	SkipNameValidation bool
 	// WatchNamespaces limits the cache, and so everything the manager sees, to these
@@ -138,6 +141,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		WatchNamespaces:  o.WatchNamespaces,
 		ProgressInterval: o.ProgressInterval,
 		PodStartGrace:    o.PodStartGrace,
+		PricingConfigMap: o.PricingConfigMap,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("registering the BenchmarkRun controller: %w", err)

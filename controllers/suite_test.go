@@ -48,12 +48,13 @@ func startManager(t testing.TB, cfg *rest.Config) *manager {
 	return startManagerWith(t, cfg, controllers.Options{MetricsAddr: "0"})
 }
 
-// startManagerWith is startManager with the test's metrics address (plain HTTP).
+// startManagerWith is startManager with the test's metrics address (plain HTTP) and pricing
+// ConfigMap.
 func startManagerWith(t testing.TB, cfg *rest.Config, o controllers.Options) *manager {
 	t.Helper()
 	mgr, err := controllers.NewManager(cfg, controllers.Options{
 		MetricsAddr: o.MetricsAddr, ProbeAddr: "0", Image: testImage, ProgressInterval: 500 * time.Millisecond,
-		SkipNameValidation: true,
+		SkipNameValidation: true, PricingConfigMap: o.PricingConfigMap,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,15 @@
 # is the node's, not the client's: on a small machine the node is the bottleneck for both.
 #
 #   hack/bench-writer.sh [--duration 20s] [--concurrency "128"] [--threads "1 2"] [--rounds 3]
+#                        [--rate "5000 10000"] [--rate-concurrency 128]
 #                        [--node-warmup 10s|0] [--no-latte] [--profile] [--baseline REV] [--stock]
+#
+# --rate adds open-loop points: at each rate (operations per second) the writer runs with
+# writers.rate and up to --rate-concurrency in flight, latte with `run -r RATE` and as many
+# in flight, so both ask the node for the same work and only the client's own cost differs.
+# Those runs are reported with their schedule lag p50 (the writer's; latte's report has none).
+# Every run is reported with the machine's one-minute load average as it ended: on a shared
+# machine, CPU-seconds per write move less with load than throughput does, but not nothing.
 #
 # --stock also runs the writer with writers.driverIO: Stock (the driver's own sends and
 # routing, without cassbench's batching layer) in every round: cassbench/stock in the report.
@@ -43,6 +51,8 @@ RUN_LATTE=1
 PROFILE=0
 BASELINE=""
 STOCK=0
+RATES=""
+RATE_CONCURRENCY=128
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
@@ -54,6 +64,8 @@ while [[ $# -gt 0 ]]; do
     --profile) PROFILE=1; shift ;;
     --baseline) BASELINE="$2"; shift 2 ;;
     --stock) STOCK=1; shift ;;
+    --rate) RATES="$2"; shift 2 ;;
+    --rate-concurrency) RATE_CONCURRENCY="$2"; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "bench-writer: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -130,11 +142,15 @@ if [[ $RUN_LATTE == 1 && ! -x $LATTE ]]; then
   fi
 fi
 
-# spec_for C writes the writer's specs for C requests in flight: spec-C (batched I/O) and
-# spec-stock-C, admitted as a pod is given them.
+# spec_for C [RATE] writes the writer's specs for C requests in flight (at RATE operations per
+# second, when given): spec-C (batched I/O) and spec-stock-C, or spec-C-rRATE and
+# spec-stock-C-rRATE, admitted as a pod is given them.
 spec_for() {
-  local c=$1
-  cat >"$OUT/spec-$c.yaml" <<EOF
+  local c=$1 rate=${2:-} name=$1 rateField=""
+  if [[ -n $rate ]]; then
+    name="$c-r$rate" rateField=", rate: $rate"
+  fi
+  cat >"$OUT/spec-$name.yaml" <<EOF
 apiVersion: cassbench.io/v1alpha1
 kind: BenchmarkRun
 metadata: {name: bench-writer}
@@ -142,14 +158,15 @@ spec:
   datacenterRef: {name: local}
   schema: {keyspace: bench_writer, recreate: true, table: {profile: key-value}}
   workload: {valueSize: {min: 100, max: 100}}
-  writers: {replicas: 1, concurrency: $c, duration: $DURATION, connectionsPerHost: 1}
+  writers: {replicas: 1, concurrency: $c, duration: $DURATION, connectionsPerHost: 1$rateField}
 EOF
-  sed "s/connectionsPerHost: 1}/connectionsPerHost: 1, driverIO: Stock}/" "$OUT/spec-$c.yaml" >"$OUT/spec-stock-$c.yaml"
-  for s in "spec-$c" "spec-stock-$c"; do
+  sed "s/connectionsPerHost: 1/connectionsPerHost: 1, driverIO: Stock/" "$OUT/spec-$name.yaml" >"$OUT/spec-stock-$name.yaml"
+  for s in "spec-$name" "spec-stock-$name"; do
     "$OUT/cassbench" validate -o json "$OUT/$s.yaml" >"$OUT/$s.admitted.json"
   done
 }
 for c in $CONCURRENCIES; do spec_for "$c"; done
+for rate in $RATES; do spec_for "$RATE_CONCURRENCY" "$rate"; done
 # The first concurrency's spec sets up the table, warms the node up and is profiled.
 read -r FIRST_C _ <<<"$CONCURRENCIES"
 cp "$OUT/spec-$FIRST_C.yaml" "$OUT/spec.yaml"
@@ -194,62 +211,82 @@ if [[ $NODE_WARMUP != 0 ]]; then
 fi
 
 # --- the runs --------------------------------------------------------------------------------
-# Each run appends "client threads concurrency round writes failed cpu-seconds peak-rss-kib"
-# to runs.txt.
+# Each run appends "client threads concurrency round writes failed cpu-seconds peak-rss-kib
+# rate load lag-p50-µs" to runs.txt.
 RUNS="$OUT/runs.txt"
 : >"$RUNS"
 
-# run_cassbench THREADS CONCURRENCY ROUND [CLIENT WRITER-COMMAND...]
+# load1 prints the machine's one-minute load average.
+load1() { cut -d' ' -f1 /proc/loadavg; }
+
+# run_cassbench THREADS CONCURRENCY RATE ROUND [CLIENT WRITER-COMMAND...] (RATE 0: closed loop)
 run_cassbench() {
-  local t=$1 c=$2 r=$3 client=${4:-cassbench}
-  local writer=("${@:5}")
-  [[ ${#writer[@]} -gt 0 ]] || writer=("$OUT/cassbench-writer" -f "$OUT/spec-$c.admitted.json")
+  local t=$1 c=$2 rate=$3 r=$4 client=${5:-cassbench}
+  local writer=("${@:6}") name=$c
+  (( rate == 0 )) || name="$c-r$rate"
+  [[ ${#writer[@]} -gt 0 ]] || writer=("$OUT/cassbench-writer" -f "$OUT/spec-$name.admitted.json")
   "$OUT/cassbench" setup -f "$OUT/spec.yaml" "${USER_ARGS[@]}" --termination-log "" >"$OUT/setup.json" 2>"$OUT/setup.log" ||
     { cat "$OUT/setup.log" >&2; exit 1; }
-  GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/$client-$t-$c-$r.time" \
-    "${writer[@]}" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$c-$r" \
-    --metrics-addr "" --termination-log "" >"$OUT/$client-$t-$c-$r.json" 2>"$OUT/$client-$t-$c-$r.log"
+  GOMAXPROCS=$t /usr/bin/time -f "%U %S %M" -o "$OUT/$client-$t-$name-$r.time" \
+    "${writer[@]}" "${USER_ARGS[@]}" --run-id "bench-$$-$client-$t-$name-$r" \
+    --metrics-addr "" --termination-log "" >"$OUT/$client-$t-$name-$r.json" 2>"$OUT/$client-$t-$name-$r.log"
+  local load
+  load=$(load1)
   check_node "$client"
-  "$OUT/benchwriter" record -client "$client" -threads "$t" -concurrency "$c" -round "$r" \
-    -time "$OUT/$client-$t-$c-$r.time" -result "$OUT/$client-$t-$c-$r.json" >>"$RUNS"
+  "$OUT/benchwriter" record -client "$client" -threads "$t" -concurrency "$c" -rate "$rate" -round "$r" -load "$load" \
+    -time "$OUT/$client-$t-$name-$r.time" -result "$OUT/$client-$t-$name-$r.json" >>"$RUNS"
 }
 
-# run_latte THREADS CONCURRENCY ROUND
+# run_latte THREADS CONCURRENCY RATE ROUND (RATE 0: closed loop)
 run_latte() {
-  local t=$1 c=$2 r=$3
+  local t=$1 c=$2 rate=$3 r=$4 name=$2 rateArgs=()
+  if (( rate != 0 )); then
+    name="$c-r$rate" rateArgs=(-r "$rate")
+  fi
   # latte writes a log file into its working directory: keep it with the reports.
   (
     cd "$OUT"
     "$LATTE" schema latte.rn "${LATTE_AUTH[@]}" "$NODE1" >latte-schema.log 2>&1
-    /usr/bin/time -f "%U %S %M" -o "latte-$t-$c-$r.time" \
-      "$LATTE" run latte.rn -d "$DURATION" -w 0 -t "$t" -p $((c / t)) -c 1 -q \
-      -o "latte-$t-$c-$r.json" "${LATTE_AUTH[@]}" "$NODE1" >"latte-$t-$c-$r.log" 2>&1
+    /usr/bin/time -f "%U %S %M" -o "latte-$t-$name-$r.time" \
+      "$LATTE" run latte.rn -d "$DURATION" -w 0 -t "$t" -p $((c / t)) -c 1 -q ${rateArgs[@]+"${rateArgs[@]}"} \
+      -o "latte-$t-$name-$r.json" "${LATTE_AUTH[@]}" "$NODE1" >"latte-$t-$name-$r.log" 2>&1
   )
+  local load
+  load=$(load1)
   check_node latte
-  "$OUT/benchwriter" record -client latte -latte -threads "$t" -concurrency "$c" -round "$r" \
-    -time "$OUT/latte-$t-$c-$r.time" -result "$OUT/latte-$t-$c-$r.json" >>"$RUNS"
+  "$OUT/benchwriter" record -client latte -latte -threads "$t" -concurrency "$c" -rate "$rate" -round "$r" -load "$load" \
+    -time "$OUT/latte-$t-$name-$r.time" -result "$OUT/latte-$t-$name-$r.json" >>"$RUNS"
 }
 
-for c in $CONCURRENCIES; do
+# The points, "concurrency rate": closed loops (rate 0) first.
+POINTS=()
+for c in $CONCURRENCIES; do POINTS+=("$c 0"); done
+for rate in $RATES; do POINTS+=("$RATE_CONCURRENCY $rate"); done
+for point in "${POINTS[@]}"; do
+  read -r c rate <<<"$point"
+  name=$c at=""
+  if (( rate != 0 )); then
+    name="$c-r$rate" at=" at $rate ops/s"
+  fi
   for t in $THREADS; do
     if (( c % t != 0 )); then
       log "skipping $c in flight over $t threads: latte's requests in flight are per thread"
       continue
     fi
     for r in $(seq 1 "$ROUNDS"); do
-      log "$t thread(s), $c in flight, round $r of $ROUNDS: cassbench writer for $DURATION"
-      run_cassbench "$t" "$c" "$r"
+      log "$t thread(s), $c in flight$at, round $r of $ROUNDS: cassbench writer for $DURATION"
+      run_cassbench "$t" "$c" "$rate" "$r"
       if [[ -n $BASELINE ]]; then
-        log "$t thread(s), $c in flight, round $r of $ROUNDS: baseline writer ($BASELINE)"
-        run_cassbench "$t" "$c" "$r" baseline "${BASELINE_WRITER[@]}" "$(baseline_spec "$c")"
+        log "$t thread(s), $c in flight$at, round $r of $ROUNDS: baseline writer ($BASELINE)"
+        run_cassbench "$t" "$c" "$rate" "$r" baseline "${BASELINE_WRITER[@]}" "$(baseline_spec "$name")"
       fi
       if [[ $STOCK == 1 ]]; then
-        log "$t thread(s), $c in flight, round $r of $ROUNDS: the writer with the driver's stock I/O"
-        run_cassbench "$t" "$c" "$r" stock "$OUT/cassbench-writer" -f "$OUT/spec-stock-$c.admitted.json"
+        log "$t thread(s), $c in flight$at, round $r of $ROUNDS: the writer with the driver's stock I/O"
+        run_cassbench "$t" "$c" "$rate" "$r" stock "$OUT/cassbench-writer" -f "$OUT/spec-stock-$name.admitted.json"
       fi
       if [[ $RUN_LATTE == 1 ]]; then
-        log "$t thread(s), $c in flight, round $r of $ROUNDS: latte $LATTE_VERSION"
-        run_latte "$t" "$c" "$r"
+        log "$t thread(s), $c in flight$at, round $r of $ROUNDS: latte $LATTE_VERSION"
+        run_latte "$t" "$c" "$rate" "$r"
       fi
     done
   done
@@ -259,7 +296,8 @@ W_RUNTIME=$(grep -h '^runtime:' "$OUT"/cassbench-*.log | tail -n 1 || true)
 # --- report ----------------------------------------------------------------------------------
 {
   echo
-  echo "table: bigint key, 100-byte blob; $DURATION per run; one connection; in flight: $CONCURRENCIES"
+  echo "table: bigint key, 100-byte blob; $DURATION per run; one connection; in flight: $CONCURRENCIES${RATES:+; open loop at $RATES ops/s with up to $RATE_CONCURRENCY in flight}"
+  echo "command: hack/bench-writer.sh ${ARGS[*]-}; $(nproc) cores; node 1 at $NODE1"
   "$OUT/benchwriter" report -runs "$RUNS" -latte-version "$LATTE_VERSION"
   [[ $RUN_LATTE == 1 ]] || echo "latte: not run"
   [[ -n $W_RUNTIME ]] && echo "cassbench writer (last run) $W_RUNTIME"

@@ -29,6 +29,10 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.deadlines) || !has(self.deadlines.run) || !has(self.writers.requestTimeout) || self.writers.requestTimeout < self.deadlines.run",message="writers.requestTimeout must be shorter than deadlines.run: one request would outlast the whole run"
 // +kubebuilder:validation:XValidation:rule="!has(self.capacity) || has(self.writers.rate)",message="capacity searches from writers.rate: set writers.rate to the first rate to try"
 // +kubebuilder:validation:XValidation:rule="!has(self.capacity) || has(self.writers.duration)",message="capacity runs each step for writers.duration: set writers.duration, not writers.operations"
+// +kubebuilder:validation:XValidation:rule="!has(self.disruptions) || has(self.writers.duration)",message="disruptions are timed inside the measured window: set writers.duration, not writers.operations",fieldPath=".disruptions"
+// +kubebuilder:validation:XValidation:rule="!has(self.disruptions) || !has(self.writers.duration) || self.disruptions.all(d, d.at < self.writers.duration)",message="every disruptions[].at must fall inside the measured window: make it shorter than writers.duration",fieldPath=".disruptions"
+// +kubebuilder:validation:XValidation:rule="!has(self.disruptions) || !has(self.datacenter) || !has(self.datacenter.size) || self.disruptions.all(d, d.node <= self.datacenter.size)",message="every disruptions[].node must be one of the datacenter's nodes, 1 to datacenter.size",fieldPath=".disruptions"
+// +kubebuilder:validation:XValidation:rule="!has(self.disruptions) || !has(self.capacity)",message="disruptions and capacity do not mix: a search's steps would each be judged with a fault inside some of them; run the disruptions in a run of their own",fieldPath=".disruptions"
 type BenchmarkRunSpec struct {
 	// datacenterRef names the cass-operator CassandraDatacenter to benchmark. The datacenter must
 	// carry the annotation cassbench.io/allow-benchmarks.
@@ -82,6 +86,13 @@ type BenchmarkRunSpec struct {
 	// pricing gives every result a cost per million operations (cost_types.go).
 	// +optional
 	Pricing *Pricing `json:"pricing,omitempty"`
+	// disruptions are faults the controller makes at times inside the measured window
+	// (disruption_spec_types.go); results.disruptions gets each one's recovery figures. The
+	// datacenter must carry cassbench.io/allow-disruptions="true".
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Disruptions []Disruption `json:"disruptions,omitempty"`
 }
 
 // Baselines are the runs a run is judged against.
@@ -176,6 +187,11 @@ type BenchmarkRunStatus struct {
 	// results merged from every writer that reported.
 	// +optional
 	Results *Results `json:"results,omitempty"`
+	// disruptions records what the controller did for each of spec.disruptions, in order.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Disruptions []DisruptionRecord `json:"disruptions,omitempty"`
 
 	// writerReports keep a row for each writer's pod that reported, stored the first time it
 	// is read, so that results survive the pod (a node drain, garbage collection) and are

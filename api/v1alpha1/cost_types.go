@@ -57,4 +57,9 @@ type CostResults struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Note string `json:"note,omitempty"`
+	// pricedBy names where the prices came from: spec.pricing, or the manager's pricing
+	// ConfigMap as namespace/name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=320
+	PricedBy string `json:"pricedBy,omitempty"`
 }

@@ -117,7 +117,9 @@ type Results struct {
 	// capacity is what a capacity search found (spec.capacity).
 	// +optional
 	Capacity *CapacityResults `json:"capacity,omitempty"`
-	// cost is what the window cost at spec.pricing; nil without prices.
+	// cost is what the window cost at spec.pricing, or, when the run gives none, at the
+	// prices of the manager's pricing ConfigMap (the chart's pricing values); nil without
+	// prices.
 	// +optional
 	Cost *CostResults `json:"cost,omitempty"`
 	// replicationLag is what an observer in another datacenter saw of the writers' inserts

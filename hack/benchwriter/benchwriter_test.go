@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cassbench/cassbench/internal/sketch"
 )
 
 func TestParseTime(t *testing.T) {
@@ -96,22 +99,31 @@ cassbench 1 128 3 90000 1 10.000 40960
 latte 1 128 3 100000 0 16.000 22528
 baseline 1 128 3 120000 0 10.000 40960
 cassbench 1 8 1 50000 0 4.000 30720
+cassbench 1 128 1 50000 0 5.000 20480 5000 10.50 40
+latte 1 128 1 50000 0 10.000 10240 5000 11.50 -
+cassbench 1 128 2 50000 0 4.000 20480 5000 12.00 60
+latte 1 128 2 50000 0 4.000 10240 5000 9.00 -
 `
-	want := `client           threads in flight round     writes   failed    CPU-s  writes/CPU-s  peak RSS MiB
-cassbench              1       128     1     100000        0    10.00         10000          40.0
-latte 0.29.0           1       128     1     100000        2    20.00          5000          20.0
-baseline               1       128     1     100000        0    10.00         10000          40.0
-cassbench              1       128     2     120000        0    10.00         12000          50.0
-latte 0.29.0           1       128     2     100000        0    25.00          4000          20.0
-baseline               1       128     2     100000        0    10.00         10000          40.0
-cassbench              1       128     3      90000        1    10.00          9000          40.0
-latte 0.29.0           1       128     3     100000        0    16.00          6250          22.0
-baseline               1       128     3     120000        0    10.00         12000          40.0
-cassbench              1         8     1      50000        0     4.00         12500          30.0
+	want := `client           threads in flight    rate round     writes   failed    CPU-s  writes/CPU-s  peak RSS MiB   load  lag p50 µs
+cassbench              1       128       -     1     100000        0    10.00         10000          40.0      -           -
+latte 0.29.0           1       128       -     1     100000        2    20.00          5000          20.0      -           -
+baseline               1       128       -     1     100000        0    10.00         10000          40.0      -           -
+cassbench              1       128       -     2     120000        0    10.00         12000          50.0      -           -
+latte 0.29.0           1       128       -     2     100000        0    25.00          4000          20.0      -           -
+baseline               1       128       -     2     100000        0    10.00         10000          40.0      -           -
+cassbench              1       128       -     3      90000        1    10.00          9000          40.0      -           -
+latte 0.29.0           1       128       -     3     100000        0    16.00          6250          22.0      -           -
+baseline               1       128       -     3     120000        0    10.00         12000          40.0      -           -
+cassbench              1         8       -     1      50000        0     4.00         12500          30.0      -           -
+cassbench              1       128    5000     1      50000        0     5.00         10000          20.0   10.5          40
+latte 0.29.0           1       128    5000     1      50000        0    10.00          5000          10.0   11.5           -
+cassbench              1       128    5000     2      50000        0     4.00         12500          20.0   12.0          60
+latte 0.29.0           1       128    5000     2      50000        0     4.00         12500          10.0    9.0           -
 
-medians per (requests in flight, threads):
+medians per (requests in flight, threads, rate):
      8 in flight, 1 thread(s): cassbench 12500 writes/CPU-s, 30.0 MiB
-   128 in flight, 1 thread(s): cassbench 10000 writes/CPU-s, 50.0 MiB; latte 5000 writes/CPU-s, 22.0 MiB; cassbench/latte 2.00 (per round: 2.00 3.00 1.44); baseline 10000 writes/CPU-s; cassbench/baseline 1.000 (per round: 1.000 1.200 0.750)
+   128 in flight, 1 thread(s): cassbench 10000 writes/CPU-s, 50.0 MiB; latte 5000 writes/CPU-s, 22.0 MiB; cassbench/latte 2.00 (per round: 2.00 3.00 1.44; median 2.00, range 1.44–3.00); baseline 10000 writes/CPU-s; cassbench/baseline 1.000 (per round: 1.000 1.200 0.750)
+   128 in flight at 5000 ops/s, 1 thread(s): cassbench 11250 writes/CPU-s, 20.0 MiB, schedule lag p50 50 µs; latte 8750 writes/CPU-s, 10.0 MiB; cassbench/latte 1.29 (per round: 2.00 1.00; median 1.50, range 1.00–2.00); load average 9.0–12.0 (median 11.0)
 `
 	dir := t.TempDir()
 	path := filepath.Join(dir, "runs.txt")
@@ -138,17 +150,29 @@ func TestRecord(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{"w.time": "9.50 0.50 40960\n", "w.json": `{"w":{"ok":100000,"una":4,"a":{}}}`,
 		"l.time": "19.99 0.01 20480\n", "l.json": `{"result":{"request_count":100002,"error_count":2}}`}
+	// An open loop's summary: schedule lags of 40 µs three times and 900 µs once.
+	lag := sketch.New()
+	for _, v := range []float64{40, 40, 40, 900} {
+		lag.Add(v)
+	}
+	lagJSON, err := json.Marshal(lag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["wr.json"] = `{"w":{"ok":100000,"a":{}},"lag":` + string(lagJSON) + `}`
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for args, want := range map[string]string{
-		"-client cassbench -threads 2 -concurrency 128 -round 3 -time w.time -result w.json":    "cassbench 2 128 3 100000 4 10.000 40960\n",
-		"-client latte -threads 2 -concurrency 128 -round 3 -time l.time -result l.json -latte": "latte 2 128 3 100000 2 20.000 20480\n",
+		"-client cassbench -threads 2 -concurrency 128 -round 3 -time w.time -result w.json":                          "cassbench 2 128 3 100000 4 10.000 40960 0 - -\n",
+		"-client latte -threads 2 -concurrency 128 -round 3 -time l.time -result l.json -latte":                       "latte 2 128 3 100000 2 20.000 20480 0 - -\n",
+		"-client cassbench -threads 1 -concurrency 128 -rate 5000 -round 1 -load 7.25 -time w.time -result wr.json":   "cassbench 1 128 1 100000 0 10.000 40960 5000 7.25 40\n",
+		"-client latte -threads 1 -concurrency 128 -rate 5000 -round 1 -load 7.25 -time l.time -result l.json -latte": "latte 1 128 1 100000 2 20.000 20480 5000 7.25 -\n",
 	} {
 		var out, errOut bytes.Buffer
-		a := strings.Fields(strings.NewReplacer("w.", dir+"/w.", "l.", dir+"/l.").Replace(args))
+		a := strings.Fields(strings.NewReplacer("w.", dir+"/w.", "wr.", dir+"/wr.", "l.", dir+"/l.").Replace(args))
 		if code := run(append([]string{"record"}, a...), nil, &out, &errOut); code != 0 || out.String() != want {
 			t.Errorf("record %s: exit %d, %q (%s); want %q", args, code, out.String(), errOut.String(), want)
 		}

@@ -3,13 +3,14 @@
 // behind into one row of the runs file, reports the runs with their medians and the ratios
 // between clients, and splits a CPU profile into the shares the report names.
 //
-//	benchwriter record -client C -threads T -concurrency N -round R -time FILE -result FILE [-latte]
+//	benchwriter record -client C -threads T -concurrency N [-rate R] -round R [-load L] -time FILE -result FILE [-latte]
 //	benchwriter report -runs FILE -latte-version V
 //	go tool pprof -top -cum -nodecount 100000 BIN PROFILE | benchwriter shares
 //
-// record prints "client threads concurrency round writes failed cpu-seconds peak-rss-kib"
-// from /usr/bin/time -f "%U %S %M" and the client's result (the writer's summary, or latte's
-// JSON report with -latte), for the script to append to the runs file.
+// record prints "client threads concurrency round writes failed cpu-seconds peak-rss-kib rate
+// load lag-p50-µs" from /usr/bin/time -f "%U %S %M", the load average the script read and the
+// client's result (the writer's summary, or latte's JSON report with -latte), for the script
+// to append to the runs file.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 )
 
@@ -55,6 +57,8 @@ func recordCommand(args []string, stdout io.Writer) error {
 	fs.IntVar(&r.threads, "threads", 0, "threads the client ran with")
 	fs.IntVar(&r.concurrency, "concurrency", 0, "requests in flight")
 	fs.IntVar(&r.round, "round", 0, "the round")
+	fs.IntVar(&r.rate, "rate", 0, "the open loop's rate in operations per second; 0 for a closed loop")
+	load := fs.String("load", "-", "the machine's one-minute load average as the run ended (- if not known)")
 	timeFile := fs.String("time", "", `/usr/bin/time -f "%U %S %M" output`)
 	result := fs.String("result", "", "the client's result: the writer's summary JSON, or latte's report")
 	latte := fs.Bool("latte", false, "the result is latte's JSON report")
@@ -78,6 +82,16 @@ func recordCommand(args []string, stdout io.Writer) error {
 	}
 	if r.ok, r.failed, err = parse(res); err != nil {
 		return fmt.Errorf("%s: %w", *result, err)
+	}
+	if r.load, err = parseOptional(*load); err != nil {
+		return fmt.Errorf("-load: %w", err)
+	}
+	// latte's report has no schedule lag to read.
+	r.lagMicros = math.NaN()
+	if !*latte {
+		if r.lagMicros, err = writerLag(res); err != nil {
+			return fmt.Errorf("%s: %w", *result, err)
+		}
 	}
 	_, err = fmt.Fprintln(stdout, r.String())
 	return err

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -21,10 +22,35 @@ type runRow struct {
 	ok, failed                  int64
 	cpuSeconds                  float64
 	rssKiB                      int64
+	// rate is the open loop's rate in operations per second; 0 in a closed loop.
+	rate int
+	// load is the machine's one-minute load average as the run ended, and lagMicros the
+	// median schedule lag of an open loop's run (send minus intended start); NaN when not
+	// known (a closed loop, a client that does not report it, a row of an older runs file).
+	load, lagMicros float64
 }
 
+// String is the row's line in the runs file: the eight fields of older files, then the rate,
+// the load and the lag ("-" for what is not known).
 func (r runRow) String() string {
-	return fmt.Sprintf("%s %d %d %d %d %d %.3f %d", r.client, r.threads, r.concurrency, r.round, r.ok, r.failed, r.cpuSeconds, r.rssKiB)
+	return fmt.Sprintf("%s %d %d %d %d %d %.3f %d %d %s %s", r.client, r.threads, r.concurrency, r.round, r.ok, r.failed, r.cpuSeconds, r.rssKiB,
+		r.rate, orDash(r.load, "%.2f"), orDash(r.lagMicros, "%.0f"))
+}
+
+// orDash formats v, or "-" when it is NaN.
+func orDash(v float64, format string) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// parseOptional reads a field String wrote with orDash.
+func parseOptional(f string) (float64, error) {
+	if f == "-" {
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(f, 64)
 }
 
 // efficiency is the run's successful writes per CPU-second the client used.
@@ -68,6 +94,21 @@ func writerCounts(data []byte) (ok, failed int64, err error) {
 	return s.W.OK, s.W.Total(), nil
 }
 
+// writerLag reads the median schedule lag, in microseconds, from the writer's summary; NaN
+// in a closed loop.
+func writerLag(data []byte) (float64, error) {
+	var s struct {
+		Lag *sketch.Sketch `json:"lag"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return 0, err
+	}
+	if s.Lag == nil || s.Lag.Count() == 0 {
+		return math.NaN(), nil
+	}
+	return s.Lag.Quantile(0.5), nil
+}
+
 // latteCounts reads latte's JSON report: its requests less their errors, and the errors.
 func latteCounts(data []byte) (ok, failed int64, err error) {
 	var l struct {
@@ -104,11 +145,16 @@ func readRuns(r io.Reader) ([]runRow, error) {
 }
 
 func parseRow(f []string) (runRow, error) {
-	if len(f) != 8 {
-		return runRow{}, fmt.Errorf("want 8 fields, got %d", len(f))
+	if len(f) != 8 && len(f) != 11 {
+		return runRow{}, fmt.Errorf("want 8 or 11 fields, got %d", len(f))
 	}
-	r := runRow{client: f[0]}
-	var errs [7]error
+	r := runRow{client: f[0], load: math.NaN(), lagMicros: math.NaN()}
+	var errs [10]error
+	if len(f) == 11 {
+		r.rate, errs[7] = strconv.Atoi(f[8])
+		r.load, errs[8] = parseOptional(f[9])
+		r.lagMicros, errs[9] = parseOptional(f[10])
+	}
 	r.threads, errs[0] = strconv.Atoi(f[1])
 	r.concurrency, errs[1] = strconv.Atoi(f[2])
 	r.round, errs[2] = strconv.Atoi(f[3])

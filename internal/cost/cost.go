@@ -54,6 +54,12 @@ func Of(p *cbv1.Pricing, what Priced) *cbv1.CostResults {
 	return out
 }
 
+// NotPriced is the cost of a result whose prices could not be had: none, with why, and by
+// where they should have come from.
+func NotPriced(by, why string) *cbv1.CostResults {
+	return &cbv1.CostResults{PricedBy: clip(by, 320), Note: clip(why, 256)}
+}
+
 // perHour is the price of one container with r's resources for an hour: requests, or limits
 // where a request is unset. A node price applies to nodes only.
 func perHour(p *cbv1.Pricing, r corev1.ResourceRequirements, node bool) (float64, bool, string) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -62,10 +63,13 @@ type batchConn struct {
 	// readSet and writeSet are the socket's deadlines (Unix nanoseconds); only the reading
 	// goroutine and the one sending touch them.
 	readSet, writeSet int64
+	// raw is the plain TCP socket under Conn, written with rawWrite (see rawio_linux.go), or
+	// nil when Conn is written through (TLS, a pipe).
+	raw syscall.RawConn
 }
 
 func newBatchConn(c net.Conn, ioTimeout time.Duration) *batchConn {
-	b := &batchConn{Conn: c, ioTimeout: ioTimeout, maxQueued: maxQueued, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	b := &batchConn{Conn: c, ioTimeout: ioTimeout, maxQueued: maxQueued, kick: make(chan struct{}, 1), done: make(chan struct{}), raw: rawSocket(c)}
 	b.room = sync.NewCond(&b.mu)
 	go b.flush()
 	return b
@@ -151,7 +155,11 @@ func (b *batchConn) flush() {
 func (b *batchConn) send(p []byte) error {
 	err := b.extend(b.Conn.SetWriteDeadline, &b.writeSet)
 	if err == nil {
-		_, err = b.Conn.Write(p)
+		if b.raw != nil {
+			err = rawWrite(b.raw, p)
+		} else {
+			_, err = b.Conn.Write(p)
+		}
 	}
 	b.mu.Lock()
 	b.sending = false

@@ -6,10 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,62 +157,6 @@ func (d *dconn) roundTrip(cl *call, frame []byte, done <-chan struct{}) error {
 		return err
 	}
 	return d.wait(cl, s, done)
-}
-
-func (d *dconn) read(br *bufio.Reader) {
-	var big []byte
-	for {
-		if br.Buffered() == 0 {
-			// Before reading again, let the goroutines just answered run and send their next
-			// requests: the answers to those, and to others, then come back together in
-			// fewer reads (with one thread, the reader would otherwise read one answer at a
-			// time).
-			runtime.Gosched()
-		}
-		h, err := br.Peek(headerLen)
-		if err != nil {
-			d.fail(fmt.Errorf("reading from %s: %w", d.addr, err))
-			return
-		}
-		n, err := bodyLen(h)
-		if err != nil {
-			d.fail(err)
-			return
-		}
-		flags, op, s := h[1], h[4], int16(binary.BigEndian.Uint16(h[2:4]))
-		_, _ = br.Discard(headerLen)
-		var body []byte
-		inBuffer := n <= br.Size()
-		if inBuffer {
-			body, err = br.Peek(n)
-		} else {
-			big, err = readLarge(br, n, big[:0])
-			body = big
-		}
-		if err != nil {
-			d.fail(fmt.Errorf("reading from %s: %w", d.addr, err))
-			return
-		}
-		d.answer(s, flags, op, body)
-		if inBuffer {
-			_, _ = br.Discard(n)
-		}
-	}
-}
-
-// readLarge reads an n-byte body into buf, growing it as the bytes arrive rather than by
-// the length the header claims, so that a corrupt length costs no more memory than the
-// bytes that came.
-func readLarge(br *bufio.Reader, n int, buf []byte) ([]byte, error) {
-	for len(buf) < n {
-		chunk := min(n-len(buf), 1<<20)
-		buf = slices.Grow(buf, chunk)
-		if _, err := io.ReadFull(br, buf[len(buf):len(buf)+chunk]); err != nil {
-			return buf, err
-		}
-		buf = buf[:len(buf)+chunk]
-	}
-	return buf, nil
 }
 
 // answer hands a response to the call on its stream and frees the stream.

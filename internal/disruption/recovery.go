@@ -45,7 +45,9 @@ func figure(tl *cbv1.Timeline, startSpread time.Duration, objective int64, o Obs
 	}
 	iv := tl.IntervalMillis
 	n := int64(len(tl.Points))
-	first := min(n-1, (o.Start+startSpread).Milliseconds()/iv) // the interval the fault began in
+	// The interval the fault began in: the first when it began before the timeline (a fault
+	// in Kubernetes is timed from an estimate of the window's start, and may come early).
+	first := min(n-1, max(0, (o.Start+startSpread).Milliseconds()/iv))
 	// The interval the fault ended in; a fault ending on an interval's start did not reach it.
 	last := min(n-1, max(first, ((o.End+startSpread).Milliseconds()-1)/iv))
 	w := ceilDiv(windowLength.Milliseconds(), iv)

@@ -88,6 +88,12 @@ func TestFigures(t *testing.T) {
 			BaselineP99Micros: 1000, PeakP99Micros: 4000, ObjectiveP99Micros: 2000, OverObjectiveMillis: 4000,
 			Recovered: true, RecoveryMillis: 6000},
 	}, {
+		// A fault made before the timeline began (in Kubernetes the controller times faults
+		// from an estimate of the window's start) counts from the first interval.
+		name: "before the timeline", tl: timeline(1000, 30, 1000, map[int]int64{0: 3000, 1: 3000}, map[int]int64{0: 4, 1: 1}),
+		obs:  Observed{Name: "f", Start: -3 * s, End: 1500 * time.Millisecond},
+		want: cbv1.DisruptionResult{Name: "f", StartMillis: -3000, EndMillis: 1500, Errors: 5, PeakP99Micros: 3000},
+	}, {
 		name: "no timeline", obs: Observed{Name: "f", Start: s, End: 2 * s},
 		want: cbv1.DisruptionResult{Name: "f", StartMillis: 1000, EndMillis: 2000},
 	}}

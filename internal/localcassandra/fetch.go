@@ -16,10 +16,14 @@ import (
 const depPlugin = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 
 // Fetch downloads org.apache.cassandra:cassandra-all of the layout's version and its runtime
-// dependencies from Maven Central into Dist()/lib and writes the base configuration; it does
-// nothing when they are there already. It needs mvn once.
+// dependencies from Maven Central into Dist()/lib and writes the base configuration of its
+// release, and for 4.0 and 4.1 their Java 11 (fetchJava); it does nothing when they are
+// there already. It needs mvn once (and pip once for Java 11).
 func (c *Cluster) Fetch(ctx context.Context) error {
-	if c.fetched() {
+	if _, err := ParseRelease(c.Version); err != nil {
+		return err
+	}
+	if c.fetched() && c.javaFetched() {
 		return nil
 	}
 	lock, err := OpenLock(filepath.Join(c.Cache, ".script.lock"))
@@ -30,8 +34,8 @@ func (c *Cluster) Fetch(ctx context.Context) error {
 	if err := lock.Wait(ctx, Exclusive, 30*time.Minute, nil); err != nil {
 		return err
 	}
-	if c.fetched() {
-		return nil
+	if err := c.fetchJava(ctx); err != nil || c.fetched() {
+		return err
 	}
 	if _, err := exec.LookPath("mvn"); err != nil {
 		return fmt.Errorf("mvn not found (needed once to fetch cassandra-all from Maven Central)")
@@ -84,7 +88,7 @@ func (c *Cluster) Fetch(ctx context.Context) error {
 	if err := os.Rename(lib, c.Lib()); err != nil {
 		return err
 	}
-	for name, text := range map[string]string{"cassandra.yaml": BaseYAML, "logback-tools.xml": toolsLogback} {
+	for name, text := range map[string]string{"cassandra.yaml": BaseYAMLFor(c.Release()), "logback-tools.xml": toolsLogback} {
 		if err := os.WriteFile(filepath.Join(dist, "conf", name), []byte(text), 0o644); err != nil {
 			return err
 		}

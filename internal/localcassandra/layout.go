@@ -1,4 +1,4 @@
-// Package localcassandra runs a real Apache Cassandra 5.0 cluster on this machine's loopback
+// Package localcassandra runs a real Apache Cassandra cluster (5.0 by default; 4.0 and 4.1 too) on this machine's loopback
 // addresses, built from org.apache.cassandra:cassandra-all and its runtime dependencies on
 // Maven Central (no tarball, no Docker). Node i listens on 127.0.0.i (CQL 9042, storage 7000,
 // JMX 127.0.0.1:7199+i).
@@ -25,8 +25,12 @@ import (
 	"strconv"
 )
 
-// DefaultVersion is the Cassandra version run unless CASSANDRA_VERSION names another.
+// DefaultVersion is the Cassandra version run unless CASSBENCH_CASSANDRA_VERSION (or its
+// older name CASSANDRA_VERSION) names another: 4.0.x, 4.1.x and 5.0.x run (versions.go).
 const DefaultVersion = "5.0.9"
+
+// VersionEnv names the Cassandra version of the local cluster.
+const VersionEnv = "CASSBENCH_CASSANDRA_VERSION"
 
 // Ports every node listens on (each on its own address) and the first JMX port.
 const (
@@ -47,7 +51,8 @@ type Layout struct {
 	Offset int
 }
 
-// DefaultLayout reads CASSBENCH_CACHE, CASSANDRA_VERSION, and CASSBENCH_CASSANDRA_DIR and
+// DefaultLayout reads CASSBENCH_CACHE, CASSBENCH_CASSANDRA_VERSION (else CASSANDRA_VERSION),
+// and CASSBENCH_CASSANDRA_DIR and
 // CASSBENCH_CASSANDRA_OFFSET (a separate cluster beside the shared one).
 func DefaultLayout() Layout {
 	cache := os.Getenv("CASSBENCH_CACHE")
@@ -58,7 +63,10 @@ func DefaultLayout() Layout {
 			cache = filepath.Join(os.TempDir(), "cassbench-cache")
 		}
 	}
-	l := Layout{Cache: filepath.Join(cache, "cassandra"), Version: os.Getenv("CASSANDRA_VERSION")}
+	l := Layout{Cache: filepath.Join(cache, "cassandra"), Version: os.Getenv(VersionEnv)}
+	if l.Version == "" {
+		l.Version = os.Getenv("CASSANDRA_VERSION")
+	}
 	if l.Version == "" {
 		l.Version = DefaultVersion
 	}
@@ -99,3 +107,16 @@ func (l Layout) fetched() bool {
 	_, err := os.Stat(filepath.Join(l.Dist(), ".complete"))
 	return err == nil
 }
+
+// javaFetched says whether the Java of the release is there (java on PATH is not checked).
+func (l Layout) javaFetched() bool {
+	if !filepath.IsAbs(l.Java()) {
+		return true
+	}
+	_, err := os.Stat(l.Java())
+	return err == nil
+}
+
+// Fetched says whether the layout's version and its Java are in the cache: tests of a
+// version other than the default skip when it is not.
+func (l Layout) Fetched() bool { return l.fetched() && l.javaFetched() }

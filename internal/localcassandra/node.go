@@ -89,7 +89,7 @@ func (c *Cluster) startProcess(i int) error {
 	extra := append(confValues(clusterConf, "jvm_opt"), confValues(nodeConf, "jvm_opt")...)
 	args := c.jvmArgs(i, heap, jamm[0], extra)
 	now := time.Now().Format(time.RFC3339)
-	record := fmt.Sprintf("# %s start node %d\n%s\n", now, i, shellQuote(append([]string{"java"}, args...)))
+	record := fmt.Sprintf("# %s start node %d\n%s\n", now, i, shellQuote(append([]string{c.Java()}, args...)))
 	if err := os.WriteFile(filepath.Join(dir, "conf", "command.sh"), []byte(record), 0o644); err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (c *Cluster) startProcess(i int) error {
 	}
 	defer func() { _ = out.Close() }()
 	fmt.Fprintf(out, "=== %s starting node %d\n", now, i)
-	cmd := exec.Command("java", args...)
+	cmd := exec.Command(c.Java(), args...)
 	// Stdin nil is /dev/null. Only descriptors 0-2 are passed on: Go opens files close-on-exec,
 	// so no lock of this process stays held for the node's life.
 	cmd.Stdout, cmd.Stderr = out, out

@@ -76,7 +76,7 @@ func (c *Cluster) Nodetool(ctx context.Context, i int, stdout, stderr io.Writer,
 		return fmt.Errorf("not fetched: run fetch first")
 	}
 	all := append(c.toolArgs(), "org.apache.cassandra.tools.NodeTool", "-h", "127.0.0.1", "-p", strconv.Itoa(c.JMXPort(i)))
-	cmd := exec.CommandContext(ctx, "java", append(all, args...)...)
+	cmd := exec.CommandContext(ctx, c.ToolJava(), append(all, args...)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	return cmd.Run()
 }

@@ -113,17 +113,7 @@ func (l Layout) nodeSets(i int, clusterConf, nodeConf string) []string {
 		sets = append(sets, "endpoint_snitch="+Snitch)
 	}
 	if confValue(clusterConf, "auth") == "1" {
-		sets = append(sets,
-			"authenticator={class_name: org.apache.cassandra.auth.PasswordAuthenticator}",
-			"authorizer={class_name: org.apache.cassandra.auth.CassandraAuthorizer}",
-			"role_manager={class_name: org.apache.cassandra.auth.CassandraRoleManager}",
-			// The default superuser's permissions are read at QUORUM: with the 2 s default
-			// caches a stopped node soon fails every request in the login check rather than
-			// in the benchmark's own consistency level.
-			"roles_validity=5m",
-			"permissions_validity=5m",
-			"credentials_validity=5m",
-		)
+		sets = append(sets, authSets(l.Release())...)
 	}
 	sets = append(sets, confValues(clusterConf, "set")...)
 	return append(sets, confValues(nodeConf, "set")...)
@@ -169,11 +159,10 @@ func (l Layout) writeNodeConf(i int) error {
 			sets = append([]string{`initial_token="` + tokens + `"`}, sets...)
 		}
 	}
-	base, err := os.ReadFile(filepath.Join(l.Dist(), "conf", "cassandra.yaml"))
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra.yaml"), []byte(OverrideYAML(string(base), sets)), 0o644); err != nil {
+	// The release's base from the binary, not Dist()/conf: a version fetched before its
+	// release had a base of its own has 5.0's there.
+	base := BaseYAMLFor(l.Release())
+	if err := os.WriteFile(filepath.Join(dir, "conf", "cassandra.yaml"), []byte(OverrideYAML(base, sets)), 0o644); err != nil {
 		return err
 	}
 	dcs, _ := strconv.Atoi(confValue(clusterConf, "datacenters"))
@@ -183,8 +172,9 @@ func (l Layout) writeNodeConf(i int) error {
 	return os.WriteFile(filepath.Join(dir, "conf", "logback.xml"), []byte(nodeLogback), 0o644)
 }
 
-// jvmArgs are the java arguments that run node i: the heap given, the options of Cassandra
-// 5.0's jvm-server.options and jvm17-server.options that matter on a small machine, startup
+// jvmArgs are the java arguments that run node i: the heap given, the options of Cassandra's
+// jvm-server.options and of its Java's jvm11- or jvm17-server.options that matter on a small
+// machine (moduleArgs), startup
 // delays shortened for a local cluster, then the --jvm-opt options (cluster's, then node's).
 func (l Layout) jvmArgs(i int, heap, jamm string, extra []string) []string {
 	dir := l.NodeDir(i)
@@ -198,30 +188,6 @@ func (l Layout) jvmArgs(i int, heap, jamm string, extra []string) []string {
 		"-Xlog:gc=info:file=" + dir + "/logs/gc.log:time,uptime:filecount=3,filesize=10M",
 		"-Djava.net.preferIPv4Stack=true",
 		"-Djdk.attach.allowAttachSelf=true",
-		"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-		"--add-exports", "java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED",
-		"--add-exports", "java.rmi/sun.rmi.registry=ALL-UNNAMED",
-		"--add-exports", "java.rmi/sun.rmi.server=ALL-UNNAMED",
-		"--add-exports", "java.sql/java.sql=ALL-UNNAMED",
-		"--add-exports", "java.base/java.lang.ref=ALL-UNNAMED",
-		"--add-exports", "jdk.unsupported/sun.misc=ALL-UNNAMED",
-		"--add-exports", "jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-		"--add-exports", "jdk.attach/sun.tools.attach=ALL-UNNAMED",
-		"--add-opens", "java.base/java.lang.module=ALL-UNNAMED",
-		"--add-opens", "java.base/jdk.internal.loader=ALL-UNNAMED",
-		"--add-opens", "java.base/jdk.internal.ref=ALL-UNNAMED",
-		"--add-opens", "java.base/jdk.internal.reflect=ALL-UNNAMED",
-		"--add-opens", "java.base/jdk.internal.math=ALL-UNNAMED",
-		"--add-opens", "java.base/jdk.internal.module=ALL-UNNAMED",
-		"--add-opens", "java.base/jdk.internal.util.jar=ALL-UNNAMED",
-		"--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED",
-		"--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-		"--add-opens", "java.base/java.io=ALL-UNNAMED",
-		"--add-opens", "java.base/java.lang.reflect=ALL-UNNAMED",
-		"--add-opens", "jdk.compiler/com.sun.tools.javac=ALL-UNNAMED",
-		"--add-opens", "java.base/java.lang=ALL-UNNAMED",
-		"--add-opens", "java.base/java.util=ALL-UNNAMED",
-		"--add-opens", "java.base/java.nio=ALL-UNNAMED",
 		"-Dio.netty.tryReflectionSetAccessible=true",
 		"-Dio.netty.allocator.useCacheForAllThreads=true",
 		"-Dio.netty.allocator.maxOrder=11",
@@ -242,6 +208,7 @@ func (l Layout) jvmArgs(i int, heap, jamm string, extra []string) []string {
 		"-Dcassandra.shutdown_announce_in_ms=500",
 		"-Dcassandra.auth_bcrypt_gensalt_log2_rounds=" + strconv.Itoa(loginRounds),
 	}
+	args = append(args, l.moduleArgs()...)
 	args = append(args, extra...)
 	return append(args, "-cp", l.Lib()+"/*", "org.apache.cassandra.service.CassandraDaemon")
 }

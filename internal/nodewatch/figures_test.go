@@ -17,10 +17,11 @@ func TestLatencyUnit(t *testing.T) {
 		resolution int64
 		ok         bool
 	}{
-		// 5.0's table timers count microseconds and the table still scales by 1e-6.
+		// 4.1's and 5.0's table timers count microseconds and the table still scales by 1e-6.
 		"5.0.9 holds seconds":       {"5.0.9", 1e6, 1000, true},
 		"5.0 beta holds seconds":    {"5.0-beta1", 1e6, 1000, true},
-		"4.1 holds milliseconds":    {"4.1.3", 1e3, 1, true},
+		"4.1 holds seconds":         {"4.1.10", 1e6, 1000, true},
+		"4.0 holds milliseconds":    {"4.0.19", 1e3, 1, true},
 		"5.1 holds milliseconds":    {"5.1-SNAPSHOT", 1e3, 1, true},
 		"unreadable version":        {"", 0, 0, false},
 		"version without a minor":   {"5", 0, 0, false},
@@ -70,8 +71,8 @@ func TestFigures(t *testing.T) {
 			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
 		},
-		"4.1 node: p99 in milliseconds": {
-			version: "4.1.5", p99: 2.125,
+		"4.0 node: p99 in milliseconds": {
+			version: "4.0.19", p99: 2.125,
 			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordWriteP99Micros: 2125, CoordReadP99Micros: 4250, CoordResolution: 1, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
 		},

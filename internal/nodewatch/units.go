@@ -10,19 +10,20 @@ import (
 // microseconds on a node of the given release_version, and the resolution of the values in
 // microseconds (the table rounds to three decimals).
 //
-// The tables scale their timer's snapshot by 1e-6, written for timers in nanoseconds. Cassandra
-// 5.0 made the table timers count microseconds (TableMetrics' DEFAULT_TIMER_UNIT) but kept that
-// scale, so on 5.0.x the "_ms" columns hold seconds rounded to the millisecond
-// (org.apache.cassandra.db.virtual.TableMetricTables$LatencyTableMetric in cassandra-all
-// 5.0.9; upstream's later fix is tested by testLatencyIsReportedInMilliseconds). Other
-// versions hold milliseconds, as the columns say. ok is false when the version cannot be
-// read: a figure of unknown unit is not reported.
+// The tables scale their timer's snapshot by 1e-6 (TableMetricTables' NS_TO_MS), written for
+// timers in nanoseconds. Cassandra 4.1 made the latency timers' reservoirs count microseconds
+// (LatencyMetrics takes CassandraMetricsRegistry.createReservoir(MICROSECONDS) in
+// cassandra-all 4.1.10 and 5.0.9; 4.0.19 keeps a nanosecond reservoir) but kept that scale, so
+// on 4.1.x and 5.0.x the "_ms" columns hold seconds rounded to the millisecond (upstream's
+// later fix is tested by testLatencyIsReportedInMilliseconds). 4.0 and later versions hold
+// milliseconds, as the columns say. ok is false when the version cannot be read: a figure of
+// unknown unit is not reported.
 func LatencyUnit(version string) (micros float64, resolutionMicros int64, ok bool) {
 	major, minor, found := majorMinor(version)
 	switch {
 	case !found:
 		return 0, 0, false
-	case major == 5 && minor == 0:
+	case major == 5 && minor == 0, major == 4 && minor == 1:
 		return 1e6, 1000, true
 	default:
 		return 1e3, 1, true

@@ -49,6 +49,8 @@ func timelineFigure(runs []*cbv1.BenchmarkRun) (figure, bool) {
 	}
 	ops.y = roundAxis(opsMax*1.05, "ops/s")
 	p99.y = roundAxis(p99Max*1.05, "p99 (ms)")
+	ops.bands = disruptionBands(runs)
+	p99.bands = ops.bands
 	f.panels = []panel{ops, p99}
 	if pending, work, ok := serverPanels(runs, xMax); ok {
 		f.title = "Throughput, p99 response and the servers over the measured window"

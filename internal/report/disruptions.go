@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -31,3 +32,58 @@ func disruptionLines(w *errWriter, ds []cbv1.DisruptionResult) {
 }
 
 func millis(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
+
+// disruptionBands shades each run's faults on the timeline, from their start to their end,
+// labelled with what was done and how long p99 took to recover; with several runs on the
+// chart, the label names the run.
+func disruptionBands(runs []*cbv1.BenchmarkRun) []band {
+	var out []band
+	for _, run := range runs {
+		r := run.Status.Results
+		if r == nil {
+			continue
+		}
+		for _, d := range r.Disruptions {
+			label := d.Name
+			if len(runs) > 1 {
+				label = run.Name + ": " + label
+			}
+			out = append(out, band{from: float64(d.StartMillis) / 1000, to: float64(d.EndMillis) / 1000, label: label, note: recoveryPhrase(d)})
+		}
+	}
+	return out
+}
+
+// recoveryPhrase is a fault's recovery in a few words, for a band's label and a table's cell.
+func recoveryPhrase(d cbv1.DisruptionResult) string {
+	switch {
+	case d.BaselineP99Micros == 0:
+		return "no interval before it"
+	case d.Recovered:
+		return "recovered " + millis(d.RecoveryMillis) + " after"
+	}
+	return "not recovered in the window"
+}
+
+// disruptionTable lists each fault with its recovery figures, as the run's text does.
+func disruptionTable(ds []cbv1.DisruptionResult) (htmlTable, bool) {
+	t := htmlTable{ID: "disruptions", Caption: "Disruptions inside the window",
+		Head:     []string{"fault", "from", "to", "errors during", "errors after", "p99 before (ms)", "p99 peak (ms)", "recovery", "over objective"},
+		ColClass: map[int]string{0: "text", 7: "text"}}
+	if len(ds) == 0 {
+		return t, false
+	}
+	for _, d := range ds {
+		class, over := "", "-"
+		if !d.Recovered || d.Errors+d.ErrorsAfter > 0 {
+			class = "nonzero"
+		}
+		if d.ObjectiveP99Micros > 0 {
+			over = fmt.Sprintf("%s of %s", millis(d.OverObjectiveMillis), Micros(d.ObjectiveP99Micros))
+		}
+		t.add(class, d.Name, millis(d.StartMillis), millis(d.EndMillis), fmt.Sprint(d.Errors), fmt.Sprint(d.ErrorsAfter),
+			msCell(d.BaselineP99Micros), msCell(d.PeakP99Micros), recoveryPhrase(d), over)
+	}
+	t.Notes = append(t.Notes, "Times from the window's start. p99 over 5 s windows stepped each second; recovered means back within 10% of p99 before the fault and stable for 10 s.")
+	return t, true
+}

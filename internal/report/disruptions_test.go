@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
@@ -27,5 +28,43 @@ func TestDisruptionLines(t *testing.T) {
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// The page shows each fault as a band over the timeline, from its start to its end, and as
+// a row of the run's disruption table; the replication lag gets a table of its own with the
+// figures under the clocks' error bounded, as the run's text gives them.
+func TestThePageShowsDisruptionsAndReplicationLag(t *testing.T) {
+	tl := &cbv1.Timeline{IntervalMillis: 1000}
+	for i := range int64(60) {
+		tl.Points = append(tl.Points, cbv1.TimelinePoint{OffsetMillis: i * 1000, Operations: 1000, OpsPerSecond: 1000, P99Micros: 1500})
+	}
+	run := &cbv1.BenchmarkRun{}
+	run.Name = "faulty"
+	run.Status.Results = &cbv1.Results{WritersReported: 1, Timeline: tl,
+		Disruptions: []cbv1.DisruptionResult{{Name: "stop-node 2 at 20s; start-node 2 at 40s", StartMillis: 20000, EndMillis: 40000,
+			Errors: 12, BaselineP99Micros: 1500, PeakP99Micros: 250000, Recovered: true, RecoveryMillis: 8000}},
+		ReplicationLag: &cbv1.ReplicationLagResults{ObservedDatacenter: "dc2", SampleShare: "0.05", LimitMillis: 3000, Seen: 40, Censored: 2,
+			Lag: &cbv1.Latency{P50: 100, P90: 900, P99: 4000, Max: 9000}, BoundMicros: 2000, ClockErrorMicros: 500}}
+
+	f, ok := timelineFigure([]*cbv1.BenchmarkRun{run})
+	if !ok {
+		t.Fatal("no timeline figure")
+	}
+	for _, pn := range f.panels[:2] {
+		if len(pn.bands) != 1 || pn.bands[0].from != 20 || pn.bands[0].to != 40 ||
+			pn.bands[0].label != "stop-node 2 at 20s; start-node 2 at 40s" || pn.bands[0].note != "recovered 8s after" {
+			t.Errorf("panel %s bands %+v, want the fault from 20 s to 40 s with its recovery", pn.name, pn.bands)
+		}
+	}
+	var page strings.Builder
+	if err := HTML(&page, "faults", []*cbv1.BenchmarkRun{run}, nil, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`class="band"`, "Disruptions inside the window", "recovered 8s after", "<td>250</td>", "<td>1.50</td>",
+		"Replication lag to dc2", "≤600us", "4.00ms", "2 of 42 keys were not readable in dc2"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }

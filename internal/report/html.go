@@ -82,6 +82,9 @@ func HTML(w io.Writer, title string, runs []*cbv1.BenchmarkRun, sweeps []*cbv1.B
 	if f, ok := distributionFigure(runs); ok {
 		page.Charts = append(page.Charts, f.svg())
 	}
+	if f, ok := capacityFigure(runs); ok {
+		page.Charts = append(page.Charts, f.svg())
+	}
 	for i, sw := range sweeps {
 		s, err := newSweepSection(sw, i)
 		if err != nil {
@@ -145,6 +148,13 @@ func newRunSection(run *cbv1.BenchmarkRun, i int) (runSection, error) {
 	}
 	if r.Server != nil {
 		s.Tables = append(s.Tables, nodeTable(r.Server))
+	}
+	if t, ok := disruptionTable(r.Disruptions); ok {
+		s.Tables = append(s.Tables, t)
+	}
+	if r.ReplicationLag != nil {
+		t, _ := lagTable(r.ReplicationLag)
+		s.Tables = append(s.Tables, t)
 	}
 	if b := r.Bottleneck; b != nil {
 		s.Bottleneck = b

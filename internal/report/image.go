@@ -30,7 +30,7 @@ var (
 	classText   = map[string]struct {
 		color string
 		size  float64
-	}{"title": {"#1d2330", 15}, "label": {"#4f596b", 13}, "bestlabel": {"#7a4f00", 13}}
+	}{"title": {"#1d2330", 15}, "label": {"#4f596b", 13}, "bestlabel": {"#7a4f00", 13}, "band": {"#8a0b20", 12}}
 )
 
 func (p *imagePainter) pt(x, y float64) vg.Point {

@@ -36,6 +36,15 @@ func TestReplicationLagIsPrintedWithItsBound(t *testing.T) {
 			}
 		}
 	}
+	// Under the clocks' error a figure is at most itself plus that error, never a bare 0us.
+	var small bytes.Buffer
+	lag.Lag = &cbv1.Latency{P50: 0, P90: 0, P99: 300, Max: 2000, RelativeAccuracy: "0.01"}
+	if err := report.LagText(&small, lag); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(small.String(), "p50 ≤700us  p90 ≤700us  p99 ≤1.00ms  max 2.00ms") {
+		t.Errorf("figures under the clock error of 700us:\n%s", small.String())
+	}
 	var none bytes.Buffer
 	if err := report.LagText(&none, &cbv1.ReplicationLagResults{ObservedDatacenter: "dc2", LimitMillis: 1000, Censored: 4}); err != nil {
 		t.Fatal(err)

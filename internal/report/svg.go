@@ -170,8 +170,22 @@ type panel struct {
 	markers []marker
 	// rules are X values marked by a dashed vertical line: where a figure changed.
 	rules []float64
+	// bands shade a stretch of X behind the lines: a fault made inside the window.
+	bands []band
 	name  string
 }
+
+// band is a stretch of X, from..to, shaded and labelled at its top; a band narrower than
+// bandMinW is drawn that wide, so that an instant fault (a flush) stays visible.
+type band struct {
+	from, to    float64
+	label, note string
+}
+
+const (
+	bandMinW  = 4.0
+	bandColor = "#c8102e"
+)
 
 type figure struct {
 	id, title string
@@ -261,6 +275,18 @@ func (pn panel) draw(p painter, x axis, x0, x1, py0, py1 float64) {
 	for _, t := range x.ticks {
 		xt := x.scale(t.v, x0, x1)
 		p.line("xgrid", xt, py0, xt, py1, stroke{})
+	}
+	for _, b := range pn.bands {
+		bx0, bx1 := x.scale(b.from, x0, x1), x.scale(b.to, x0, x1)
+		p.rect(bx0, py0, max(bx1-bx0, bandMinW), py1-py0, paint{fill: bandColor, fillOpacity: 0.12}, b.label+": "+b.note)
+		// The label reads from the band's left edge into the panel, or back from its right
+		// edge when the band is in the panel's right half.
+		tx, anchor := bx0+3, "start"
+		if bx0 > (x0+x1)/2 {
+			tx, anchor = max(bx1, bx0+bandMinW)-3, "end"
+		}
+		p.text("band", tx, py0+13, clip(b.label, 44), anchor, 0)
+		p.text("band", tx, py0+27, clip(b.note, 44), anchor, 0)
 	}
 	p.line("axis", x0, py1, x1, py1, stroke{})
 	p.line("axis", x0, py0, x0, py1, stroke{})

@@ -88,13 +88,13 @@ func (n Nodetool) ClearSnapshots(ctx context.Context, node, keyspace string, nam
 }
 
 // LocalNodetool runs nodetool through script (hack/cassandra.sh), whose node i listens on
-// 127.0.0.i.
-func LocalNodetool(script string) Nodetool {
+// 127.0.0.(offset+i): the cluster's CASSBENCH_CASSANDRA_OFFSET, 0 for the default one.
+func LocalNodetool(script string, offset int) Nodetool {
 	return Nodetool{Command: func(node string) ([]string, error) {
 		ip := net.ParseIP(node).To4()
-		if ip == nil || ip[0] != 127 || ip[1] != 0 || ip[2] != 0 || ip[3] == 0 {
-			return nil, fmt.Errorf("node %s is not one of %s's nodes (127.0.0.N)", node, script)
+		if ip == nil || ip[0] != 127 || ip[1] != 0 || ip[2] != 0 || int(ip[3]) <= offset {
+			return nil, fmt.Errorf("node %s is not one of %s's nodes (127.0.0.N, N above the offset %d)", node, script, offset)
 		}
-		return []string{script, "nodetool", "--node", strconv.Itoa(int(ip[3]))}, nil
+		return []string{script, "nodetool", "--node", strconv.Itoa(int(ip[3]) - offset)}, nil
 	}}
 }

@@ -53,15 +53,22 @@ func TestManagementAPIClearsNamedSnapshots(t *testing.T) {
 }
 
 func TestLocalNodetoolMapsAddressesToNodes(t *testing.T) {
-	n := LocalNodetool("hack/cassandra.sh")
-	got, err := n.Command("127.0.0.2")
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		offset int
+		node   string
+		want   string
+	}{{0, "127.0.0.2", "2"}, {40, "127.0.0.41", "1"}} {
+		got, err := LocalNodetool("hack/cassandra.sh", tc.offset).Command(tc.node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"hack/cassandra.sh", "nodetool", "--node", tc.want}, got); diff != "" {
+			t.Errorf("offset %d, %s: %s", tc.offset, tc.node, diff)
+		}
 	}
-	if diff := cmp.Diff([]string{"hack/cassandra.sh", "nodetool", "--node", "2"}, got); diff != "" {
-		t.Error(diff)
-	}
-	if _, err := n.Command("10.0.0.2"); err == nil {
-		t.Error("an address outside the local cluster was mapped to a node")
+	for _, node := range []string{"10.0.0.2", "127.0.0.40", "127.0.0.0"} {
+		if _, err := LocalNodetool("hack/cassandra.sh", 40).Command(node); err == nil {
+			t.Errorf("%s, outside the local cluster at offset 40, was mapped to a node", node)
+		}
 	}
 }

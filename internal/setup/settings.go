@@ -3,8 +3,10 @@ package setup
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,6 +77,28 @@ var renames = []struct{ suffix, unit string }{
 	{"_in_kb", "KiB"},
 	{"_in_mb", "MiB"},
 	{"_mb", "MiB"},
+	{"_in_bytes", "B"},
+	{"_in_minutes", "m"},
+	{"_in_sec", "s"},
+}
+
+// renamedWhole are the options 4.1 and 5.0 renamed beyond their unit suffix (the @Replaces
+// annotations of org.apache.cassandra.config.Config in cassandra-all 4.1.10 and 5.0.9), new
+// name to old names; the unit of an old name still comes from its suffix (renames).
+var renamedWhole = map[string][]string{
+	"internode_timeout":                                  {"cross_node_timeout"},
+	"internode_socket_send_buffer_size":                  {"internode_send_buff_size_in_bytes"},
+	"internode_socket_receive_buffer_size":               {"internode_recv_buff_size_in_bytes"},
+	"native_transport_max_request_data_in_flight":        {"native_transport_max_concurrent_requests_in_bytes"},
+	"native_transport_max_request_data_in_flight_per_ip": {"native_transport_max_concurrent_requests_in_bytes_per_ip"},
+	"trace_type_query_ttl":                               {"tracetype_query_ttl"},
+	"trace_type_repair_ttl":                              {"tracetype_repair_ttl"},
+	"user_defined_functions_warn_timeout":                {"user_defined_function_warn_timeout"},
+	"user_defined_functions_fail_timeout":                {"user_defined_function_fail_timeout"},
+	"keyspaces_warn_threshold":                           {"keyspace_count_warn_threshold"},
+	"tables_warn_threshold":                              {"table_count_warn_threshold"},
+	"partition_size_warn_threshold":                      {"compaction_large_partition_warning_threshold_mb", "compaction_large_partition_warning_threshold"},
+	"partition_tombstones_warn_threshold":                {"compaction_tombstone_warning_threshold"},
 }
 
 // Lookup finds a setting on one node by the name asked for or, failing that, by its other
@@ -103,6 +127,22 @@ func aliases(name string) []string {
 			out = append(out, name+r.suffix)
 		}
 	}
+	for newName, olds := range renamedWhole {
+		if name == newName {
+			out = append(out, olds...)
+		}
+		if slices.Contains(olds, name) {
+			out = append(out, newName)
+		}
+	}
+	// 5.0 takes authenticator, authorizer, role_manager and network_authorizer as
+	// {class_name: ...}, which system_views.settings shows as authenticator.class_name; 4.x
+	// takes and shows a plain class name.
+	if base, ok := strings.CutSuffix(name, ".class_name"); ok {
+		out = append(out, base)
+	} else if !strings.Contains(name, ".") {
+		out = append(out, name+".class_name")
+	}
 	if base, ok := strings.CutPrefix(name, "enable_"); ok {
 		out = append(out, base+"_enabled")
 	}
@@ -112,8 +152,19 @@ func aliases(name string) []string {
 	return out
 }
 
+// oldUnits are the units of old names whose suffix does not say it.
+var oldUnits = map[string]string{
+	"tracetype_query_ttl":                "s",
+	"tracetype_repair_ttl":               "s",
+	"user_defined_function_warn_timeout": "ms",
+	"user_defined_function_fail_timeout": "ms",
+}
+
 // impliedUnit is the unit a bare number means under this name.
 func impliedUnit(name string) string {
+	if u, ok := oldUnits[name]; ok {
+		return u
+	}
 	for _, r := range renames {
 		if strings.HasSuffix(name, r.suffix) {
 			return r.unit
@@ -207,21 +258,47 @@ func toBase(v float64, unit string) (float64, dimension, bool) {
 }
 
 // CheckNode compares the wanted settings with one node's system_views.settings and returns
-// the first that is missing or different, naming the node.
-func CheckNode(node string, settings []Setting, values map[string]string) error {
+// the first that is missing or different, naming the node, its Cassandra version (when
+// known) and, where the node knows the setting by another name, that name: 4.0 knows options
+// only by the names with units (write_request_timeout_in_ms: 2000), 5.0 shows the new ones
+// (write_request_timeout: 2000ms), 4.1 both.
+func CheckNode(node, version string, settings []Setting, values map[string]string) error {
+	where := "node " + node
+	if version != "" {
+		where += " (Cassandra " + version + ")"
+	}
 	for _, s := range settings {
 		foundName, found, ok := Lookup(s.Name, values)
 		if !ok {
-			return fmt.Errorf("setting %q is not a Cassandra setting (node %s)", s.Name, node)
+			if version == "" {
+				return fmt.Errorf("setting %q is not a Cassandra setting (%s)", s.Name, where)
+			}
+			msg := fmt.Sprintf("setting %q is not a setting of Cassandra %s (node %s)", s.Name, version, node)
+			if !strings.HasPrefix(version, "5.") {
+				// An option of a later release, most likely: renamed ones are matched above.
+				msg += "; the options this release knows are in its system_views.settings (cassbench matches the ones 4.1 renamed, such as write_request_timeout and write_request_timeout_in_ms, itself)"
+			}
+			return errors.New(msg)
 		}
 		if s.CheckValue && !SameValue(s.Name, s.Want, foundName, found) {
 			if found == "" {
 				found = "unset"
 			}
-			return fmt.Errorf("node %s: %s is %s, wanted %s", node, s.Name, found, s.Want)
+			if foundName != s.Name {
+				found += " (as " + foundName + describeUnit(foundName) + ")"
+			}
+			return fmt.Errorf("%s: %s is %s, wanted %s", where, s.Name, found, s.Want)
 		}
 	}
 	return nil
+}
+
+// describeUnit names the unit a bare number means under name, for messages.
+func describeUnit(name string) string {
+	if u := impliedUnit(name); u != "" {
+		return ", in " + u
+	}
+	return ""
 }
 
 // startupKeys are cassandra.yaml keys an existing node must keep: a node that finds a

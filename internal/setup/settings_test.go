@@ -157,7 +157,7 @@ func TestCheckNode(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			err := CheckNode("127.0.0.1", tc.settings, nodeSettings)
+			err := CheckNode("127.0.0.1", "", tc.settings, nodeSettings)
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -194,6 +194,62 @@ func TestCheckStartupKeys(t *testing.T) {
 				t.Errorf("refused: %v", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A spec written for one release verifies on another: 4.0 shows only the names with units
+// (as system_views.settings of 4.0.19 does), 5.0 only the new ones, and what differs is
+// named with the node's version and the name it knows.
+func TestCheckNodeAcrossReleases(t *testing.T) {
+	v40 := map[string]string{
+		"compaction_throughput_mb_per_sec":         "64",
+		"write_request_timeout_in_ms":              "2000",
+		"cross_node_timeout":                       "true",
+		"index_summary_resize_interval_in_minutes": "60",
+		"tracetype_query_ttl":                      "86400",
+		"internode_send_buff_size_in_bytes":        "0",
+		"authenticator":                            "PasswordAuthenticator",
+		"enable_user_defined_functions":            "false",
+	}
+	v50 := map[string]string{
+		"compaction_throughput":          "64MiB/s",
+		"write_request_timeout":          "2000ms",
+		"index_summary_resize_interval":  "60m",
+		"trace_type_query_ttl":           "1d",
+		"authenticator.class_name":       "org.apache.cassandra.auth.PasswordAuthenticator",
+		"user_defined_functions_enabled": "false",
+	}
+	tests := map[string]struct {
+		version string
+		values  map[string]string
+		yaml    string
+		want    string
+	}{
+		"new names on 4.0": {version: "4.0.19", values: v40,
+			yaml: `{"compaction_throughput": "64MiB/s", "write_request_timeout": "2s", "index_summary_resize_interval": "1h", "trace_type_query_ttl": "1d", "authenticator": {"class_name": "PasswordAuthenticator"}, "user_defined_functions_enabled": false}`},
+		"old names on 5.0": {version: "5.0.9", values: v50,
+			yaml: `{"compaction_throughput_mb_per_sec": 64, "write_request_timeout_in_ms": 2000, "index_summary_resize_interval_in_minutes": 60, "tracetype_query_ttl": 86400, "authenticator": "PasswordAuthenticator", "enable_user_defined_functions": false}`},
+		"wrong value names the old name and its unit": {version: "4.0.19", values: v40,
+			yaml: `{"compaction_throughput": "48MiB/s"}`,
+			want: "node 127.0.0.1 (Cassandra 4.0.19): compaction_throughput is 64 (as compaction_throughput_mb_per_sec, in MiB/s), wanted 48MiB/s"},
+		"a later release's option": {version: "4.0.19", values: v40,
+			yaml: `{"sstable": {"selected_format": "bti"}}`,
+			want: `setting "sstable.selected_format" is not a setting of Cassandra 4.0.19 (node 127.0.0.1); the options this release knows`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			settings, err := ParseSettings([]byte(tc.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = CheckNode("127.0.0.1", tc.version, settings, tc.values)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("CheckNode: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("CheckNode = %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}

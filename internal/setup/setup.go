@@ -163,7 +163,7 @@ func verifyNodes(ctx context.Context, s *gocql.Session, up []node, settings []Se
 	}
 	report.CassandraVersion = joinKeys(versions)
 	for i, n := range up {
-		if err := CheckNode(n.Addr, settings, states[i].Settings); err != nil {
+		if err := CheckNode(n.Addr, states[i].Version, settings, states[i].Settings); err != nil {
 			return err
 		}
 	}

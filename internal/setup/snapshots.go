@@ -38,7 +38,7 @@ func listSnapshots(ctx context.Context, s *gocql.Session, up []node, ks string) 
 			}
 		}
 		if err := iter.Close(); err != nil {
-			return nil, fmt.Errorf("node %s: reading system_views.snapshots: %w", n.Addr, err)
+			return nil, fmt.Errorf("node %s: reading system_views.snapshots (a table of Cassandra 5.0 and later; on 4.x, nodetool listsnapshots shows them): %w", n.Addr, err)
 		}
 		if len(names) == 0 {
 			continue

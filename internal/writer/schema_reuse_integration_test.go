@@ -214,7 +214,7 @@ func TestRecreateClearsTheSnapshotsOfItsDrop(t *testing.T) {
 	s := ddlSession(t, c)
 	const ks = "it_snapshots_cleared"
 	dropKeyspace(t, c, s, ks)
-	cfg := setup.Config{Spec: spec(ks, nil), Conn: connOptions(c), Log: testLog{t}, Snapshots: setup.LocalNodetool("../../hack/cassandra.sh")}
+	cfg := setup.Config{Spec: spec(ks, nil), Conn: connOptions(c), Log: testLog{t}, Snapshots: setup.LocalNodetool("../../hack/cassandra.sh", c.Layout().Offset)}
 	for run := range 3 {
 		if run == 2 {
 			out, err := exec.Command("../../hack/cassandra.sh", "nodetool", "--node", "1", "snapshot", "-t", "mine", "--", ks).CombinedOutput()

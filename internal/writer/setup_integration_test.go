@@ -25,11 +25,11 @@ func TestSetupVerifiesSettings(t *testing.T) {
 	}{
 		"typo": {
 			yaml: map[string]any{"concurent_writes": 64},
-			err:  `setting "concurent_writes" is not a Cassandra setting (node 127.0.0.1)`,
+			err:  `setting "concurent_writes" is not a setting of Cassandra 5.0.9 (node ` + c.Hosts[0] + `)`,
 		},
 		"not applied": {
 			yaml: map[string]any{"concurrent_writes": 64},
-			err:  "node 127.0.0.1: concurrent_writes is 32, wanted 64",
+			err:  "node " + c.Hosts[0] + " (Cassandra 5.0.9): concurrent_writes is 32, wanted 64",
 		},
 		"old and new names, units": {
 			yaml:     map[string]any{"concurrent_writes": 32, "compaction_throughput_mb_per_sec": 64, "compaction_throughput": "65536KiB/s", "commitlog_sync_period": "10s", "authenticator": "PasswordAuthenticator"},

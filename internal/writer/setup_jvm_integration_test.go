@@ -29,7 +29,7 @@ func TestSetupVerifiesHeap(t *testing.T) {
 		},
 		"another heap": {
 			jvm: map[string]any{"max_heap_size": "768M"},
-			err: "node 127.0.0.1: jvm-server-options.max_heap_size is 512M (4 × memtable_heap_space and memtable_offheap_space in system_views.settings), wanted 768M",
+			err: "node " + c.Hosts[0] + ": jvm-server-options.max_heap_size is 512M (4 × memtable_heap_space and memtable_offheap_space in system_views.settings), wanted 768M",
 		},
 		"memtable space set by the run": {
 			jvm:      map[string]any{"max_heap_size": "512m"},

@@ -28,7 +28,7 @@ func TestSetupCatchesANodeStartedWithAnotherHeap(t *testing.T) {
 	}{
 		"heap": {
 			jvm: map[string]any{"max_heap_size": "512M"},
-			err: "node 127.0.0.2: jvm-server-options.max_heap_size is 768M (JVM arguments), wanted 512M",
+			err: "node " + c.Hosts[1] + ": jvm-server-options.max_heap_size is 768M (JVM arguments), wanted 512M",
 		},
 		"collector": {
 			jvm17:      map[string]any{"garbage_collector": "G1GC"},
@@ -36,7 +36,7 @@ func TestSetupCatchesANodeStartedWithAnotherHeap(t *testing.T) {
 		},
 		"another collector": {
 			jvm17: map[string]any{"garbage_collector": "ZGC"},
-			err:   "node 127.0.0.2: jvm17-server-options.garbage_collector is -XX:+UseG1GC (JVM arguments), wanted -XX:+UseZGC",
+			err:   "node " + c.Hosts[1] + ": jvm17-server-options.garbage_collector is -XX:+UseG1GC (JVM arguments), wanted -XX:+UseZGC",
 		},
 	}
 	for name, tc := range tests {
@@ -74,7 +74,7 @@ func TestSetupCatchesANodeStartedWithAnotherHeap(t *testing.T) {
 	for _, tg := range nodewatch.Targets(ss, "it_setup_jvm_node", "key_value") {
 		logs := nodewatch.ReadLogs(context.Background(), ss, tg, time.Now().Add(-time.Hour), time.Now())
 		t.Logf("node %s logs: %+v", tg.Node, logs)
-		if want := tg.Node == "127.0.0.2"; logs.Available != want {
+		if want := tg.Node == c.Hosts[1]; logs.Available != want {
 			t.Errorf("node %s: logs available %v, want %v", tg.Node, logs.Available, want)
 		}
 	}

@@ -11,8 +11,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/controllers"
 )
 
 // valueSet is a chart configuration users are expected to install. values gets the namespaces
@@ -52,12 +57,12 @@ grafana:
 	},
 	"watch namespaces": {
 		values: func(watched []string) string {
-			return fmt.Sprintf("watchNamespaces: [%s]\nmetrics: {podMonitor: {enabled: true}}\nprogressInterval: 2s\n",
-				strings.Join(watched, ", "))
+			return fmt.Sprintf("watchNamespaces: [%s]\nmetrics: {podMonitor: {enabled: true}}\nprogressInterval: 2s\n"+
+				"pricing: {perCoreHour: \"0.0416\", perGiBHour: \"0.0056\", currency: EUR}\n", strings.Join(watched, ", "))
 		},
 		wantImage: defaultImage, wantWriterImage: defaultImage,
 		// The ClusterRoleBinding is metrics-auth's: TokenReviews are cluster-wide.
-		wantKinds: append([]string{"ClusterRoleBinding", "PodMonitor"}, baseKinds...),
+		wantKinds: append([]string{"ClusterRoleBinding", "PodMonitor", "ConfigMap"}, baseKinds...),
 	},
 	"custom image": {
 		values: func([]string) string {
@@ -108,6 +113,11 @@ func TestChartRefusesBadValues(t *testing.T) {
 		"bad interval":             "metrics: {podMonitor: {interval: 5 seconds}}\n",
 		"port out of range":        "ports: {metrics: 70000, probes: 8081}\n",
 		"port a string":            "ports: {metrics: \":9443\", probes: 8081}\n",
+		"price not a number":       "pricing: {perNodeHour: \"$1\"}\n",
+		"price a YAML number":      "pricing: {perNodeHour: 1}\n",
+		"node and core prices":     "pricing: {perNodeHour: \"1\", perCoreHour: \"0.05\"}\n",
+		"currency only":            "pricing: {currency: EUR}\n",
+		"misspelt price":           "pricing: {perNodeHuor: \"1\"}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "values.yaml")
@@ -166,8 +176,15 @@ func TestChartAppliesWithValueSets(t *testing.T) {
 			if sm := ofKind(objs, "ServiceMonitor"); len(sm) == 1 {
 				checkServiceMonitor(t, sm[0], find(t, objs, "Service", ""), ns)
 			}
-			if cms := ofKind(objs, "ConfigMap"); len(cms) == 1 {
-				checkDashboard(t, cms[0])
+			for _, cm := range ofKind(objs, "ConfigMap") {
+				switch cm.GetName() {
+				case "cassbench-dashboard":
+					checkDashboard(t, cm)
+				case "cassbench-pricing":
+					checkPricing(t, cm, dep, objs)
+				default:
+					t.Errorf("unexpected ConfigMap %s", cm.GetName())
+				}
 			}
 		})
 	}
@@ -366,4 +383,26 @@ func managerContainer(t *testing.T, dep *unstructured.Unstructured) container {
 		c.env[m["name"].(string)] = v
 	}
 	return c
+}
+
+// checkPricing holds the pricing ConfigMap to what the manager reads: the Deployment names it
+// by --pricing-configmap, its key holds the values' prices, and the Role beside it lets the
+// manager get that ConfigMap and nothing else.
+func checkPricing(t *testing.T, cm, dep *unstructured.Unstructured, objs []*unstructured.Unstructured) {
+	t.Helper()
+	if want := "--pricing-configmap=" + cm.GetNamespace() + "/" + cm.GetName(); !slices.Contains(managerContainer(t, dep).args, want) {
+		t.Errorf("the manager's args lack %s", want)
+	}
+	data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
+	var p cbv1.Pricing
+	if err := yaml.UnmarshalStrict([]byte(data[controllers.PricingKey]), &p); err != nil || p != (cbv1.Pricing{PerCoreHour: "0.0416", PerGiBHour: "0.0056", Currency: "EUR"}) {
+		t.Errorf("%s: %+v (%v)", controllers.PricingKey, p, err)
+	}
+	role := find(t, objs, "Role", "cassbench-pricing")
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	want := []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps"}, "resourceNames": []any{cm.GetName()}, "verbs": []any{"get"}}}
+	if !equality.Semantic.DeepEqual(rules, want) {
+		t.Errorf("pricing Role rules %v, want %v", rules, want)
+	}
+	find(t, objs, "RoleBinding", "cassbench-pricing")
 }

@@ -46,6 +46,9 @@ type Options struct {
 	Heap        string            // JVM heap per node (-Xms/-Xmx), e.g. "512M"; "" means 512M
 	Settings    map[string]string // top-level cassandra.yaml overrides, value written as YAML
 	Auth        bool              // PasswordAuthenticator + CassandraAuthorizer, superuser cassandra/cassandra
+	// Version is the Cassandra version of a Private cluster ("4.1.10"); "" is the layout's
+	// (CASSBENCH_CASSANDRA_VERSION, default 5.0.9). The shared cluster keeps the layout's.
+	Version string
 }
 
 // Cluster is a running cluster: node i (1-based) listens on Hosts[i-1]:Port.
@@ -95,6 +98,9 @@ func start(t testing.TB, l localcassandra.Layout, opts Options) *Cluster {
 	t.Helper()
 	tier.Require(t, tier.Cassandra)
 	opts = normalize(opts)
+	if opts.Version != "" && opts.Version != l.Version {
+		t.Fatalf("cassandra: version %s asked of the shared cluster, which runs %s: a test of another version starts a Private cluster", opts.Version, l.Version)
+	}
 	if last := l.Offset + opts.Nodes; last > 254 {
 		t.Fatalf("cassandra: %d nodes from offset %d reach 127.0.0.%d, beyond 127.0.0.254", opts.Nodes, l.Offset, last)
 	}

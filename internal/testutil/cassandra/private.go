@@ -33,6 +33,9 @@ func Private(t testing.TB, offset int, opts Options) *Cluster {
 	Alone(t)
 	l := localcassandra.DefaultLayout()
 	l.Dir, l.Offset = t.TempDir(), offset
+	if opts.Version != "" {
+		l.Version = opts.Version
+	}
 	// Registered after TempDir's own cleanup, so it runs first: the nodes are gone before
 	// their directory is removed.
 	t.Cleanup(func() { stopPrivate(t, l) })
@@ -52,6 +55,17 @@ func stopPrivate(t testing.TB, l localcassandra.Layout) {
 	if u := used[l.Dir]; u != nil {
 		_ = u.users.Close()
 		delete(used, l.Dir)
+	}
+}
+
+// RequireVersion skips the test unless Cassandra version (and the Java it runs on) is in the
+// cache: fetching one takes minutes of Maven Central, which the target named does.
+func RequireVersion(t testing.TB, version, target string) {
+	t.Helper()
+	l := localcassandra.DefaultLayout()
+	l.Version = version
+	if !l.Fetched() {
+		t.Skipf("Cassandra %s is not in %s: `make %s` fetches it (and its Java) and runs this test", version, l.Cache, target)
 	}
 }
 

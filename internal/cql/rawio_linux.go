@@ -1,0 +1,81 @@
+//go:build linux
+
+package cql
+
+import (
+	"net"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// A plain TCP connection's reads and writes skip the runtime's system-call bookkeeping.
+// syscall.Read and Write enter the system call through entersyscall, which wakes the
+// runtime's monitor thread (sysmon) whenever it went to sleep because every P was idle;
+// with one request in flight the writer is idle between each answer and the next request,
+// so every operation paid a futex wake and a sleep of that thread, about a tenth of the
+// client's CPU in the profile. The socket is non-blocking (the runtime's poller owns it), so
+// read(2) and write(2) return at once; RawSyscall makes them without telling the scheduler,
+// as the runtime makes its own non-blocking calls, and the poller still parks the goroutine
+// when a call would block (RawConn.Read and Write wait for readiness when f returns false).
+
+// rawSocket returns the socket under c for reads and writes of its own, or nil when c is not
+// a plain TCP connection (TLS, a pipe): those are read and written through c.
+func rawSocket(c net.Conn) syscall.RawConn {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return nil
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return rc
+}
+
+// sysRead is read(2) on a non-blocking descriptor.
+func sysRead(fd uintptr, p []byte) (int, syscall.Errno) {
+	if len(p) == 0 {
+		return 0, 0
+	}
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), 0
+}
+
+// sysWrite is write(2) on a non-blocking descriptor.
+func sysWrite(fd uintptr, p []byte) (int, syscall.Errno) {
+	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), 0
+}
+
+// rawWrite writes all of p on rc, waiting in the poller while the socket's buffer is full
+// (until the write deadline).
+func rawWrite(rc syscall.RawConn, p []byte) error {
+	var werr error
+	err := rc.Write(func(fd uintptr) bool {
+		for len(p) > 0 {
+			n, e := sysWrite(fd, p)
+			switch e {
+			case 0:
+				p = p[n:]
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				return false
+			default:
+				werr = os.NewSyscallError("write", e)
+				return true
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	return werr
+}
