@@ -121,7 +121,8 @@ go_binary() { CGO_ENABLED=0 GOOS=linux "$GO" build -trimpath -ldflags '-s -w' -o
 #   - cass-management-api: the base above with Cassandra's jars in /opt/cassandra/lib, a base
 #     config in /etc/cassandra (internal/localcassandra's cassandra.yaml and logback, the JVM
 #     options of hack/kind-cassandra) that server-config-init-base copies out, and
-#     test/local/cmd/mgmtapi as the entrypoint: the played management API on :8080, which
+#     test/local/cmd/mgmtapi as the entrypoint: the played management API on :8080 (and its
+#     agent's metrics on :9000), which
 #     starts Cassandra in the container when cass-operator asks.
 #   - k8ssandra-client: test/local/cmd/k8ssandra-client, which plays `config build` with
 #     test/local/configbuild.

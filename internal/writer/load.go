@@ -73,6 +73,9 @@ type meeting struct {
 	loadTook time.Duration
 	// nodes holds the first snapshots of the nodes this writer watches, once read.
 	nodes *nodewatch.Sampler
+	// lateRead is how long after the window's start its first reading of the nodes ended,
+	// when it ended after it (load.afterWarmup).
+	lateRead time.Duration
 }
 
 // now reads the writer's one clock.

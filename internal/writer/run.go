@@ -88,7 +88,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if cfg.Spec.Capacity != nil {
 		stepsErr = ld.steps(ctx, begin, sum)
 	} else {
-		ld.measure(ctx, begin, sum)
+		stepsErr = ld.measure(ctx, begin, sum)
 	}
 	ld.st.enter(phaseDone, ld.now())
 	stop()

@@ -16,9 +16,6 @@ import (
 type serverWatch struct {
 	cpu     *cpuMeter
 	sampler *nodewatch.Sampler
-	// ready is closed once sampler is set, where the first reading is taken on another
-	// goroutine (watchWhenRead); nil when it is set from the start.
-	ready chan struct{}
 }
 
 // sampleEvery spaces the samples between the window's ends: ten over the window, at least
@@ -31,7 +28,8 @@ func sampleEvery(window time.Duration) time.Duration {
 }
 
 // beginWatch reads this writer's nodes for the start of the run's window. It runs where no
-// writer sends yet (before the start barrier) or at the window's start (after a warm-up).
+// writer sends: before the start barrier, or after the warm-up once every writer's drained
+// (load.afterWarmup).
 func beginWatch(ctx context.Context, s *gocql.Session, cfg Config, keyspace, table string) *nodewatch.Sampler {
 	targets := nodewatch.Assign(nodewatch.Targets(s, keyspace, table), cfg.Index, cfg.Writers)
 	return nodewatch.Begin(ctx, s, targets, cfg.Now)
@@ -44,26 +42,11 @@ func startWatch(ctx context.Context, sm *nodewatch.Sampler, window time.Duration
 	return &serverWatch{cpu: startCPU(now), sampler: sm}
 }
 
-// watchWhenRead starts the CPU meter now and the nodes' sampling once the window's first
-// reading, taken at the window's start on another goroutine (load.beginAt), is in.
-func watchWhenRead(ctx context.Context, first <-chan *nodewatch.Sampler, window time.Duration, now func() time.Time) *serverWatch {
-	w := &serverWatch{cpu: startCPU(now), ready: make(chan struct{})}
-	go func() {
-		w.sampler = <-first
-		w.sampler.Watch(ctx, sampleEvery(window))
-		close(w.ready)
-	}()
-	return w
-}
-
 // stop ends both and returns the figures for the summary; server is nil when this writer
 // watched no node. end is the end barrier: a writer that reads nodes reads them for the last
 // time once every writer's window has ended.
 func (w *serverWatch) stop(ctx context.Context, concurrency int, rate int64, end func(wait bool) error) (*summary.Server, *summary.WriterCPU) {
 	cpu := w.cpu.stop()
-	if w.ready != nil {
-		<-w.ready
-	}
 	cpu.Concurrency, cpu.Rate = int32(concurrency), rate
 	endErr := end(w.sampler.Watches())
 	// An interrupted run still reads the nodes at its end: that is when the figures explain

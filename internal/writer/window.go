@@ -5,28 +5,33 @@ import (
 	"time"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
-	"github.com/cassbench/cassbench/internal/nodewatch"
 	"github.com/cassbench/cassbench/internal/sketch"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
 // measure runs the warm-up and the measured window from begin, with the timeline and the
-// server's figures sampled alongside, and writes what the window measured into sum.
-func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summary) {
+// server's figures sampled alongside, and writes what the window measured into sum. Its
+// error is the barrier between the warm-up and the window failing.
+func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summary) error {
 	w, cfg, st, eng := ld.cfg.Spec.Writers, ld.cfg, ld.st, ld.eng
-	warmup := durationOf(w.Warmup)
-	var early <-chan *nodewatch.Sampler
-	if warmup > 0 {
+	start := begin
+	if warmup := durationOf(w.Warmup); warmup > 0 {
 		st.enter(phaseWarmup, begin)
-		if ld.met.nodes == nil {
-			early = ld.beginAt(ctx, begin.Add(warmup))
-		}
 		eng.run(ld.paceAt(phase{Start: begin, End: begin.Add(warmup), Limit: -1}, ld.shape.rate), st.warm)
+		var err error
+		if start, err = ld.afterWarmup(ctx); err != nil {
+			if ctx.Err() == nil {
+				// The others may have met without this writer: they do not wait for its end.
+				_ = ld.end(ctx)(false)
+				return err
+			}
+			eng.stop.Store(true) // interrupted: Run says so, and no window starts
+		}
 	}
 	for _, v := range ld.mix.verifiers {
 		v.reset() // the window counts its own reads only
 	}
-	window := phase{Start: begin.Add(warmup), Limit: -1}
+	window := phase{Start: start, Limit: -1}
 	if d := durationOf(w.Duration); d > 0 {
 		window.End = window.Start.Add(d)
 	}
@@ -39,7 +44,7 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 	}
 	var res phaseResult
 	if !eng.stop.Load() {
-		res = ld.window(ctx, window, early, sum)
+		res = ld.window(ctx, window, sum)
 	} else {
 		// A writer stopped before its window still ends, so the others do not wait for it.
 		_ = ld.end(ctx)(false)
@@ -51,11 +56,12 @@ func (ld *load) measure(ctx context.Context, begin time.Time, sum *summary.Summa
 			sum.Schedule.DrainMicros = res.Last.Sub(window.End).Microseconds()
 		}
 	}
+	return nil
 }
 
 // window runs the measured window, with the timeline and the server's figures sampled
-// alongside; early, when set, brings the nodes' first reading, taken at the window's start.
-func (ld *load) window(ctx context.Context, window phase, early <-chan *nodewatch.Sampler, sum *summary.Summary) phaseResult {
+// alongside.
+func (ld *load) window(ctx context.Context, window phase, sum *summary.Summary) phaseResult {
 	w, st := ld.cfg.Spec.Writers, ld.st
 	st.enter(phaseMeasuring, window.Start)
 	if ld.cfg.Measuring != nil {
@@ -64,34 +70,16 @@ func (ld *load) window(ctx context.Context, window phase, early <-chan *nodewatc
 	smp := newSampler(st.measured, timelineInterval(durationOf(w.Duration)), ld.cfg.Now)
 	stopSampling, timeline := make(chan struct{}), make(chan *summary.Timeline, 1)
 	go func() { timeline <- smp.run(window.Start, stopSampling) }()
-	var watching *serverWatch
-	if early != nil {
-		// The window's load starts now; the sampling once the first reading is in.
-		watching = watchWhenRead(ctx, early, window.End.Sub(window.Start), ld.cfg.Now)
-	} else {
-		if ld.met.nodes == nil {
-			ld.met.nodes = beginWatch(ctx, ld.conn.session, ld.cfg, ld.conn.schema.Keyspace, ld.conn.schema.Table)
-		}
-		watching = startWatch(ctx, ld.met.nodes, window.End.Sub(window.Start), ld.cfg.Now)
+	if ld.met.nodes == nil {
+		ld.met.nodes = beginWatch(ctx, ld.conn.session, ld.cfg, ld.conn.schema.Keyspace, ld.conn.schema.Table)
 	}
+	watching := startWatch(ctx, ld.met.nodes, window.End.Sub(window.Start), ld.cfg.Now)
 	res := ld.eng.run(ld.paceAt(window, ld.shape.rate), st.measured)
 	close(stopSampling)
 	sum.Timeline = <-timeline
 	sum.Server, sum.CPU = watching.stop(ctx, ld.shape.concurrency, ld.shape.rate, ld.end(ctx))
+	ld.noteLateRead(sum.Server)
 	return res
-}
-
-// beginAt reads this writer's nodes for the window's start at start, the common instant every
-// writer's window begins at after the warm-up, while this writer's warm-up still runs: read
-// after the warm-up returned, the counters would miss what every writer sent while this one
-// drained its last warm-up requests, and this writer's window would wait for the reading.
-func (ld *load) beginAt(ctx context.Context, start time.Time) <-chan *nodewatch.Sampler {
-	out := make(chan *nodewatch.Sampler, 1)
-	go func() {
-		sleepCtx(ctx, start.Sub(ld.now()))
-		out <- beginWatch(ctx, ld.conn.session, ld.cfg, ld.conn.schema.Keyspace, ld.conn.schema.Table)
-	}()
-	return out
 }
 
 // paceAt makes a phase an open loop at rate, when rate is set: this writer's share of the

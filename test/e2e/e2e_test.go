@@ -135,6 +135,7 @@ func TestKindDemoRunSucceedsAndRestoresTheDatacenter(t *testing.T) {
 	if r.Writes == nil || r.Writes.Operations <= 0 || r.Writes.Response.P99 <= 0 {
 		t.Errorf("no write latencies: %+v", r.Writes)
 	}
+	checkServerFigures(t, r)
 	if cond := meta.FindStatusCondition(done.Status.Conditions, cbv1.ConditionDatacenterRestored); cond == nil || cond.Status != metav1.ConditionTrue {
 		t.Errorf("DatacenterRestored: %+v", cond)
 	}
@@ -147,6 +148,35 @@ func TestKindDemoRunSucceedsAndRestoresTheDatacenter(t *testing.T) {
 	}
 	if holder, locked := dc.Annotations[cbv1.LockAnnotation]; locked {
 		t.Errorf("datacenter still locked by %s", holder)
+	}
+}
+
+// checkServerFigures: the writers read each node's CPU, GC and SSTables from the metrics
+// endpoint of its pod's management API (port 9000), whose played agent in the Cassandra
+// container reads them from the JVM beside it: every node's figures are there, none said to
+// be missing, and at RF 1 the mutations the nodes applied over the window are the writes
+// completed in it (the nodes are read for the window's start once every writer's warm-up
+// drained).
+func checkServerFigures(t *testing.T, r *cbv1.Results) {
+	t.Helper()
+	if r.Bottleneck != nil {
+		t.Logf("verdict %s: %q", r.Bottleneck.Verdict, r.Bottleneck.Evidence)
+	}
+	if r.Server == nil || len(r.Server.Nodes) == 0 {
+		t.Errorf("no server figures: %+v", r.Server)
+		return
+	}
+	for _, n := range r.Server.Nodes {
+		t.Logf("node %s: CPU %dm of %dm, GC %+v, SSTables %+v, mutations %d, not available %q",
+			n.Node, n.CPUMillicores, n.CPULimitMillicores, n.GC, n.SSTables, n.Mutations, n.NotAvailable)
+		if n.CPUMillicores <= 0 || n.GC == nil || n.SSTables == nil || len(n.NotAvailable) > 0 {
+			t.Errorf("node %s lacks server figures: CPU %dm, GC %+v, SSTables %+v, not available %q",
+				n.Node, n.CPUMillicores, n.GC, n.SSTables, n.NotAvailable)
+		}
+	}
+	if r.Writes != nil && r.Writes.Failed == 0 && r.Server.Total.Mutations != r.Writes.Operations {
+		t.Errorf("the nodes applied %d mutations over the window for %d writes at RF 1 (errors %q)",
+			r.Server.Total.Mutations, r.Writes.Operations, r.Server.Errors)
 	}
 }
 

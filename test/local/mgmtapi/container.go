@@ -22,13 +22,17 @@ import (
 // ContainerNode is the Cassandra node of a container that cass-operator runs, in the image
 // hack/kind-cass-images.sh builds: Cassandra's jars in Lib, the config server-config-init
 // rendered in Conf (copied there from /config at the container's start, as the real image's
-// entrypoint does), data in /var/lib/cassandra and logs in LogDir. The JVM is started as the
+// entrypoint does), data in StorageDir and logs in LogDir. The JVM is started as the
 // real image's bin/cassandra starts it: the options of jvm-server.options and
 // jvm17-server.options, then Cassandra's daemon class; JMX listens on 127.0.0.1:JMXPort for
 // nodetool, which is how the real agent's StorageService calls are made here.
 type ContainerNode struct {
 	Java, Lib, Conf, LogDir string
-	JMXPort                 int
+	// StorageDir is Cassandra's storage directory (cassandra.storagedir: the volume
+	// cass-operator mounts, /var/lib/cassandra); its data directory is StorageDir/data unless
+	// cassandra.yaml names data_file_directories.
+	StorageDir string
+	JMXPort    int
 	// Username and Password log in to CQL (the default superuser while PasswordAuthenticator
 	// is on); the real agent needs none (unix socket).
 	Username, Password string
@@ -104,11 +108,11 @@ func (n *ContainerNode) jvmArgs(replaceIP string) ([]string, error) {
 		"-Dcassandra-rackdc.properties=file://"+filepath.Join(n.Conf, "cassandra-rackdc.properties"),
 		"-Dlogback.configurationFile=file://"+filepath.Join(n.Conf, "logback.xml"),
 		"-Dcassandra.logdir="+n.LogDir,
-		"-Dcassandra.storagedir=/var/lib/cassandra",
+		"-Dcassandra.storagedir="+n.StorageDir,
 		"-Dcassandra.jmx.local.port="+strconv.Itoa(n.JMXPort),
 		"-Dcassandra-foreground=yes",
-		"-XX:HeapDumpPath=/var/lib/cassandra",
-		"-Xlog:gc=info:file="+filepath.Join(n.LogDir, "gc.log")+":time,uptime:filecount=3,filesize=10M",
+		"-XX:HeapDumpPath="+n.StorageDir,
+		"-Xlog:gc=info:file="+n.gcLog()+":time,uptime:filecount=3,filesize=10M",
 	)
 	if replaceIP != "" {
 		args = append(args, "-Dcassandra.replace_address_first_boot="+replaceIP)
@@ -136,19 +140,7 @@ func optionLines(path string) ([]string, error) {
 }
 
 // Running tells whether the JVM runs.
-func (n *ContainerNode) Running() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.cmd == nil {
-		return false
-	}
-	select {
-	case <-n.exited:
-		return false
-	default:
-		return true
-	}
-}
+func (n *ContainerNode) Running() bool { return n.pid() != 0 }
 
 // Stop ends the JVM (SIGTERM, as the container runtime does) and waits for it.
 func (n *ContainerNode) Stop(timeout time.Duration) {
@@ -177,16 +169,59 @@ func (n *ContainerNode) logf(format string, args ...any) {
 	}
 }
 
+func (n *ContainerNode) gcLog() string { return filepath.Join(n.LogDir, "gc.log") }
+
+// JVM is where the node's figures are: the JVM this container started (no pid once it
+// exited), its gc log, and its data directories.
+func (n *ContainerNode) JVM() JVM {
+	jvm := JVM{GCLog: n.gcLog(), Data: []string{filepath.Join(n.StorageDir, "data")}}
+	if c, err := n.config(); err == nil && len(c.DataFileDirectories) > 0 {
+		jvm.Data = c.DataFileDirectories
+	}
+	jvm.PID = n.pid()
+	return jvm
+}
+
+// pid is the JVM's process, 0 when none runs.
+func (n *ContainerNode) pid() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd == nil {
+		return 0
+	}
+	select {
+	case <-n.exited:
+		return 0
+	default:
+		return n.cmd.Process.Pid
+	}
+}
+
+// containerConfig is what the node reads of the rendered cassandra.yaml.
+type containerConfig struct {
+	ListenAddress       string   `json:"listen_address"`
+	DataFileDirectories []string `json:"data_file_directories"`
+}
+
+func (n *ContainerNode) config() (containerConfig, error) {
+	var c containerConfig
+	b, err := os.ReadFile(filepath.Join(n.Conf, "cassandra.yaml"))
+	if err != nil {
+		return c, err
+	}
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("cassandra.yaml: %w", err)
+	}
+	return c, nil
+}
+
 // ip is the node's listen_address in the rendered cassandra.yaml: the pod's address.
 func (n *ContainerNode) ip() (string, error) {
-	b, err := os.ReadFile(filepath.Join(n.Conf, "cassandra.yaml"))
+	c, err := n.config()
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", err, ErrUnreachable)
 	}
-	var c struct {
-		ListenAddress string `json:"listen_address"`
-	}
-	if err := yaml.Unmarshal(b, &c); err != nil || c.ListenAddress == "" {
+	if c.ListenAddress == "" {
 		return "", fmt.Errorf("cassandra.yaml names no listen_address: %w", ErrUnreachable)
 	}
 	return c.ListenAddress, nil

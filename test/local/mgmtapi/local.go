@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
@@ -47,6 +48,14 @@ func (n *LocalNode) ip() string { return n.layout().NodeIP(n.Index) }
 
 // Running tells whether the node's JVM runs.
 func (n *LocalNode) Running() bool { return n.layout().PID(n.Index) != 0 }
+
+// JVM is where the node's figures are: localcassandra's node directory holds its gc log
+// (logs/gc.log) and data.
+func (n *LocalNode) JVM() JVM {
+	l := n.layout()
+	dir := l.NodeDir(n.Index)
+	return JVM{PID: l.PID(n.Index), GCLog: filepath.Join(dir, "logs", "gc.log"), Data: []string{filepath.Join(dir, "data")}}
+}
 
 // launchWait bounds how long Start waits for the JVM to show after it was asked for.
 const launchWait = 60 * time.Second

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -23,8 +24,10 @@ import (
 // query asks).
 const MetricsPort = 9000
 
-// Metrics plays that endpoint for a local node: the families cassbench reads, with the
-// names and labels the agent gives them, from the node's JVM as the agent would see it.
+// Metrics plays that endpoint for the node it fronts, a local node or a container's (the
+// agent's JVM is the node's, so whatever runs beside it reads the same process and files):
+// the families cassbench reads, with the names and labels the agent gives them, from the
+// node's JVM as the agent would see it.
 //   - process_cpu_seconds_total (prometheus simpleclient's StandardExports, registered by the
 //     agent's JvmExports): the JVM's user and system time, here from /proc/PID/stat;
 //   - jvm_gc_collection_seconds_count and _sum per collector (GarbageCollectorExports: the
@@ -41,14 +44,31 @@ const MetricsPort = 9000
 // no file or virtual table of the node gives them. Like the agent, the endpoint answers only
 // while the JVM runs (503 otherwise: the real one is then not there at all).
 type Metrics struct {
-	node *LocalNode
+	node MeteredNode
 
 	mu     sync.Mutex
 	labels string // the default labels, once read: a node keeps its host ID and address
 }
 
+// MeteredNode is a node whose agent's metrics Metrics plays: CQL on the node alone, for the
+// default labels, and where its JVM's figures are.
+type MeteredNode interface {
+	Query(ctx context.Context, stmt string, values ...any) ([]map[string]any, error)
+	JVM() JVM
+}
+
+// JVM is where a node's figures are, as the agent inside its JVM sees them.
+type JVM struct {
+	// PID is the JVM's process, 0 when it does not run.
+	PID int
+	// GCLog is the file the JVM's -Xlog:gc writes.
+	GCLog string
+	// Data are the node's data_file_directories, which hold <keyspace>/<table>-<id>/.
+	Data []string
+}
+
 // NewMetrics is the metrics endpoint of node.
-func NewMetrics(node *LocalNode) *Metrics { return &Metrics{node: node} }
+func NewMetrics(node MeteredNode) *Metrics { return &Metrics{node: node} }
 
 func (m *Metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/metrics" {
@@ -67,24 +87,22 @@ func (m *Metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Metrics) write(ctx context.Context, b *bytes.Buffer) error {
-	l := m.node.layout()
-	pid := l.PID(m.node.Index)
-	if pid == 0 {
-		return fmt.Errorf("node %d is not running", m.node.Index)
+	jvm := m.node.JVM()
+	if jvm.PID == 0 {
+		return errors.New("the node's JVM is not running")
 	}
 	labels, err := m.defaultLabels(ctx)
 	if err != nil {
 		return err
 	}
-	cpu, err := processCPUSeconds(pid)
+	cpu, err := processCPUSeconds(jvm.PID)
 	if err != nil {
 		return err
 	}
 	family(b, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.")
 	sample(b, "process_cpu_seconds_total", labels, cpu)
 
-	dir := l.NodeDir(m.node.Index)
-	if gcs, err := gcLogCollections(filepath.Join(dir, "logs", "gc.log")); err == nil && len(gcs) > 0 {
+	if gcs, err := gcLogCollections(jvm.GCLog); err == nil && len(gcs) > 0 {
 		family(b, "jvm_gc_collection_seconds", "summary", "Time spent in a given JVM garbage collector in seconds.")
 		for _, g := range gcs {
 			with := labels + `,gc="` + g.name + `"`
@@ -94,7 +112,7 @@ func (m *Metrics) write(ctx context.Context, b *bytes.Buffer) error {
 	}
 	const live = "org_apache_cassandra_metrics_table_live_ss_table_count"
 	family(b, live, "gauge", "Number of SSTables on disk for this table")
-	for _, t := range liveSSTables(filepath.Join(dir, "data")) {
+	for _, t := range liveSSTables(jvm.Data...) {
 		sample(b, live, labels+`,keyspace="`+t.keyspace+`",table="`+t.table+`"`, float64(t.count))
 	}
 	return nil
@@ -228,21 +246,24 @@ type tableSSTables struct {
 	count           int64
 }
 
-// liveSSTables counts the Data.db files of every table under a data directory
+// liveSSTables counts the Data.db files of every table under the data directories
 // (<keyspace>/<table>-<id>/), sorted by keyspace and table. A dropped table's directory
-// (another id) keeps no live Data.db, so the counts of one name add up.
-func liveSSTables(data string) []tableSSTables {
+// (another id) keeps no live Data.db, so the counts of one name add up, as do a table's
+// directories on several data directories.
+func liveSSTables(dirs ...string) []tableSSTables {
 	counts := map[[2]string]int64{}
-	keyspaces, _ := os.ReadDir(data)
-	for _, ks := range keyspaces {
-		tables, _ := os.ReadDir(filepath.Join(data, ks.Name()))
-		for _, t := range tables {
-			i := strings.LastIndexByte(t.Name(), '-')
-			if !t.IsDir() || i <= 0 {
-				continue
+	for _, data := range dirs {
+		keyspaces, _ := os.ReadDir(data)
+		for _, ks := range keyspaces {
+			tables, _ := os.ReadDir(filepath.Join(data, ks.Name()))
+			for _, t := range tables {
+				i := strings.LastIndexByte(t.Name(), '-')
+				if !t.IsDir() || i <= 0 {
+					continue
+				}
+				files, _ := filepath.Glob(filepath.Join(data, ks.Name(), t.Name(), "*-Data.db"))
+				counts[[2]string{ks.Name(), t.Name()[:i]}] += int64(len(files))
 			}
-			files, _ := filepath.Glob(filepath.Join(data, ks.Name(), t.Name(), "*-Data.db"))
-			counts[[2]string{ks.Name(), t.Name()[:i]}] += int64(len(files))
 		}
 	}
 	var out []tableSSTables

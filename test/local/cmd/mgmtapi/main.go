@@ -1,7 +1,9 @@
 // Command mgmtapi is the cassandra container of the Cassandra image the kind workflow builds
 // without a registry (hack/kind-cass-images.sh): the project's played management API
 // (test/local/mgmtapi) on :8080, as the real image serves it, over the Cassandra node of the
-// container. As the real image's entrypoint does, it first copies the config server-config-init
+// container, and its agent's metrics endpoint on :9000 (mgmtapi.Metrics, read from the JVM
+// and the data directory of this container), which cass-operator's pods and services name
+// "metrics" and where cassbench's writers read the node's CPU, GC and SSTables. As the real image's entrypoint does, it first copies the config server-config-init
 // rendered in /config into /etc/cassandra (with Cassandra's own seed provider in place of the
 // agent's K8SeedProvider); with MGMT_API_EXPLICIT_START (cass-operator sets it)
 // Cassandra starts only when the operator calls /api/v0/lifecycle/start. SIGTERM stops
@@ -31,6 +33,10 @@ const (
 	listen    = ":8080"
 )
 
+// metricsListen is the agent's metrics endpoint, on every address of the pod as the real
+// agent's NettyMetricsHttpServer binds it.
+var metricsListen = fmt.Sprintf(":%d", mgmtapi.MetricsPort)
+
 func main() {
 	logger := log.New(os.Stderr, "", log.LstdFlags|log.LUTC)
 	if err := run(logger); err != nil {
@@ -43,22 +49,28 @@ func run(logger *log.Logger) error {
 		return err
 	}
 	node := &mgmtapi.ContainerNode{
-		Java:     "java",
-		Lib:      "/opt/cassandra/lib",
-		Conf:     confDir,
-		LogDir:   "/var/log/cassandra",
-		JMXPort:  7199,
-		Username: "cassandra",
-		Password: "cassandra",
-		Logf:     logger.Printf,
+		Java:       "java",
+		Lib:        "/opt/cassandra/lib",
+		Conf:       confDir,
+		LogDir:     "/var/log/cassandra",
+		StorageDir: "/var/lib/cassandra",
+		JMXPort:    7199,
+		Username:   "cassandra",
+		Password:   "cassandra",
+		Logf:       logger.Printf,
 	}
 	api := mgmtapi.New(node, logger.Printf)
-	server := &http.Server{Addr: listen, Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	servers := []*http.Server{
+		{Addr: listen, Handler: api, ReadHeaderTimeout: 10 * time.Second},
+		{Addr: metricsListen, Handler: mgmtapi.NewMetrics(node), ReadHeaderTimeout: 10 * time.Second},
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- server.ListenAndServe() }()
-	logger.Printf("mgmtapi: the played management API serves %s (routes: %v)", listen, api.Routes())
+	errc := make(chan error, len(servers))
+	for _, s := range servers {
+		go func() { errc <- s.ListenAndServe() }()
+	}
+	logger.Printf("mgmtapi: the played management API serves %s (routes: %v), its metrics %s/metrics", listen, api.Routes(), metricsListen)
 	select {
 	case err := <-errc:
 		return err
@@ -69,8 +81,10 @@ func run(logger *log.Logger) error {
 	api.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := server.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for _, s := range servers {
+		if err := s.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	return nil
 }
