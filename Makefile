@@ -175,7 +175,7 @@ cass-operator: ## Build the real cass-operator manager at the version go.mod pin
 test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operator-crds cass-operator-manifests cass-operator chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
-		$(GO) test -count=1 -timeout 40m ./...
+		$(GO) test -count=1 -timeout 60m ./...
 	$(MAKE) test-timing
 
 # Tests that measure time (schedule lag, achieved rates, the run-to-run noise compare sees) run
@@ -231,7 +231,7 @@ chromium: ## Find, or install from Debian's packages, the headless Chromium the 
 test-local: envtest-assets cass-operator-crds cass-operator-manifests cass-operator $(HELM) $(DISTRIBUTION) ## Run the end-to-end scenarios of test/local (control plane, manager, pods as processes, real Cassandra; no Docker).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh kube-controller-manager kube-scheduler)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
-		$(GO) test -count=1 -v -timeout 40m -run '$(LOCAL_RUN)' $$(hack/test-tiers.sh local)
+		$(GO) test -count=1 -v -timeout 60m -run '$(LOCAL_RUN)' $$(hack/test-tiers.sh local)
 
 # The scenarios test-local runs (a go test -run pattern; every one by default).
 LOCAL_RUN ?= .
