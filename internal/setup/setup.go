@@ -218,15 +218,16 @@ func makeSchema(ctx context.Context, s *gocql.Session, cfg Config, up []node, sc
 	if cfg.Spec.Capacity != nil {
 		stmts = append(stmts, writer.CapacityTablesCQL(schema.Keyspace)...)
 	}
-	for _, stmt := range stmts {
+	exec := func(stmt string) error {
 		if err := s.Query(stmt).ExecContext(ctx); err != nil {
 			return fmt.Errorf("running %q: %w", firstLine(stmt), err)
 		}
 		// The next statement may go to another node, which must know this one's result
 		// first (a table in a keyspace just created).
-		if err := agree(ctx, s); err != nil {
-			return err
-		}
+		return agree(ctx, s)
+	}
+	if err := runDDL(ctx, exec, stmts, dropping, log); err != nil {
+		return err
 	}
 	fmt.Fprintf(log, "setup: keyspace %s and table %s ready\n", schema.Keyspace, schema.Table)
 	if err := prepareDataset(ctx, s, cfg.Spec, schema, log); err != nil {
