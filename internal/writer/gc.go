@@ -23,11 +23,24 @@ import (
 // Each load goroutine adds its stack and its statistics after the limit is set, about 16 KiB:
 // at 1,024 in flight that took 16 MiB of the headroom, and the collector ran all the time
 // (10.5% of the CPU, bench-writer --concurrency 1024), so the headroom grows with them.
+//
+// Few requests in flight allocate little a second, so they need less headroom for the same
+// share of collector time: at one in flight the heap grew under GC percent 800 to some 13 MiB
+// before a collection, and the pod peaked at 24.1 MiB (bench-writer, docs/writer-efficiency.md).
+// Below 128 in flight the headroom is therefore 8 MiB plus 128 KiB for each request in flight,
+// reaching the 24 MiB that larger loads keep at 128.
 const (
-	gcPercent     = 800
-	gcMemoryLimit = 24 << 20
-	gcPerInFlight = 16 << 10
+	gcPercent      = 800
+	gcMemoryLimit  = 24 << 20
+	gcMinimumLimit = 8 << 20
+	gcPerRequest   = 128 << 10
+	gcPerInFlight  = 16 << 10
 )
+
+// gcHeadroom is the soft limit above the live heap for a load with inFlight requests.
+func gcHeadroom(inFlight int) int64 {
+	return min(int64(gcMemoryLimit), gcMinimumLimit+int64(inFlight)*gcPerRequest) + int64(inFlight)*gcPerInFlight
+}
 
 // tuneGC sets the writer's collector and returns what restores the previous settings. A
 // GOGC or GOMEMLIMIT in the environment is the operator's choice and is left as it is.
@@ -39,7 +52,7 @@ func tuneGC(inFlight int) (restore func()) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	percent := debug.SetGCPercent(gcPercent)
-	limit := debug.SetMemoryLimit(int64(ms.HeapAlloc) + gcMemoryLimit + int64(inFlight)*gcPerInFlight)
+	limit := debug.SetMemoryLimit(int64(ms.HeapAlloc) + gcHeadroom(inFlight))
 	return func() {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
