@@ -9,13 +9,16 @@
 # is the node's, not the client's: on a small machine the node is the bottleneck for both.
 #
 #   hack/bench-writer.sh [--duration 20s] [--concurrency "128"] [--threads "1 2"] [--rounds 3]
-#                        [--rate "5000 10000"] [--rate-concurrency 128]
+#                        [--rate "5000 10000"] [--rate-concurrency 128] [--pacing-tick 1ms]
 #                        [--node-warmup 10s|0] [--no-latte] [--profile] [--baseline REV] [--stock]
 #
 # --rate adds open-loop points: at each rate (operations per second) the writer runs with
 # writers.rate and up to --rate-concurrency in flight, latte with `run -r RATE` and as many
 # in flight, so both ask the node for the same work and only the client's own cost differs.
 # Those runs are reported with their schedule lag p50 (the writer's; latte's report has none).
+# --pacing-tick D gives the writer's open loops writers.pacingTick D: it wakes once a tick and
+# sends what is due together, as latte does on tokio's millisecond timer, instead of waking
+# for each operation at its intended start.
 # Every run is reported with the machine's one-minute load average as it ended: on a shared
 # machine, CPU-seconds per write move less with load than throughput does, but not nothing.
 #
@@ -53,6 +56,7 @@ BASELINE=""
 STOCK=0
 RATES=""
 RATE_CONCURRENCY=128
+PACING_TICK=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
@@ -66,6 +70,7 @@ while [[ $# -gt 0 ]]; do
     --stock) STOCK=1; shift ;;
     --rate) RATES="$2"; shift 2 ;;
     --rate-concurrency) RATE_CONCURRENCY="$2"; shift 2 ;;
+    --pacing-tick) PACING_TICK="$2"; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "bench-writer: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -148,7 +153,7 @@ fi
 spec_for() {
   local c=$1 rate=${2:-} name=$1 rateField=""
   if [[ -n $rate ]]; then
-    name="$c-r$rate" rateField=", rate: $rate"
+    name="$c-r$rate" rateField=", rate: $rate${PACING_TICK:+, pacingTick: $PACING_TICK}"
   fi
   cat >"$OUT/spec-$name.yaml" <<EOF
 apiVersion: cassbench.io/v1alpha1

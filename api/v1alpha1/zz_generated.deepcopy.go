@@ -1712,6 +1712,11 @@ func (in *WritersSpec) DeepCopyInto(out *WritersSpec) {
 		*out = new(int64)
 		**out = **in
 	}
+	if in.PacingTick != nil {
+		in, out := &in.PacingTick, &out.PacingTick
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.Duration != nil {
 		in, out := &in.Duration, &out.Duration
 		*out = new(v1.Duration)

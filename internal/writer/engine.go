@@ -34,6 +34,9 @@ type phase struct {
 	// otherwise they are equal.
 	Poisson bool
 	Seed    uint64
+	// Tick > 0 wakes an open loop once a tick for every operation then due (tickGate)
+	// instead of once for each at its intended start.
+	Tick time.Duration
 }
 
 // phaseResult is what a phase measured beyond the goroutines' statistics.
@@ -107,6 +110,11 @@ func (e *engine) run(p phase, stats phaseStats) phaseResult {
 		}
 		tt = newTimetable(p, len(e.ops), rnd)
 	}
+	var gate *tickGate
+	if tt != nil && p.Tick > 0 {
+		gate = newTickGate(p.Start, p.Tick, now)
+		defer gate.stop()
+	}
 	spans := make([]span, len(e.ops))
 	for i, op := range e.ops {
 		wg.Add(1)
@@ -114,7 +122,7 @@ func (e *engine) run(p phase, stats phaseStats) phaseResult {
 			defer wg.Done()
 			rnd := rand.New(rand.NewPCG(uint64(i), uint64(p.Start.UnixNano())))
 			if tt != nil {
-				spans[i] = e.paced(p, tt, op, stats[i], rnd, now)
+				spans[i] = e.paced(p, tt, gate, op, stats[i], rnd, now)
 			} else {
 				spans[i] = e.closed(p, op, stats[i], &ticket, rnd, now)
 			}
@@ -174,19 +182,27 @@ func (e *engine) closed(p phase, op operation, stats [numKinds]*opStats, ticket 
 }
 
 // paced runs an open loop's operations at their intended starts, waking for each on time
-// (see sleeper), until the timetable has none left.
-func (e *engine) paced(p phase, tt *timetable, op operation, stats [numKinds]*opStats, rnd *rand.Rand, now func() time.Time) span {
+// (see sleeper), or at the first tick after it when the phase has a gate, until the
+// timetable has none left.
+func (e *engine) paced(p phase, tt *timetable, gate *tickGate, op operation, stats [numKinds]*opStats, rnd *rand.Rand, now func() time.Time) span {
 	var sp span
 	var x sample
-	sl := newSleeper(now)
-	defer sl.close()
+	var wait func(time.Time)
+	if gate != nil {
+		w := newTickWaiter()
+		wait = func(t time.Time) { gate.until(w, t) }
+	} else {
+		sl := newSleeper(now)
+		defer sl.close()
+		wait = sl.until
+	}
 	tenth := time.Second / time.Duration(10*p.Rate)
 	for !e.stop.Load() {
 		intended, ok := tt.take(now())
 		if !ok {
 			return sp
 		}
-		sl.until(intended)
+		wait(intended)
 		send := now()
 		sp.sent(send)
 		x = sample{paced: true, lag: send.Sub(intended)}

@@ -90,6 +90,9 @@ func (ld *load) paceAt(p phase, rate int64) phase {
 	}
 	p.Rate = rate
 	p.Poisson, p.Seed = ld.cfg.Spec.Writers.Arrivals == cbv1.ArrivalsPoisson, uint64(ld.cfg.Index)
+	if t := ld.cfg.Spec.Writers.PacingTick; t != nil {
+		p.Tick = t.Duration
+	}
 	// Evenly spaced writers are offset by a share of their interval, so that N of them do not
 	// all fire in the same instant.
 	p.Start = p.Start.Add(time.Second * time.Duration(ld.cfg.Index) / time.Duration(rate*int64(ld.cfg.Writers)))

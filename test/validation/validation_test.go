@@ -94,6 +94,14 @@ var rejectedRuns = map[string]rejectedRun{
 		mutate: []mutation{set("-5m", "spec", "writers", "warmup")},
 		field:  "spec.writers.warmup", phrase: "should match",
 	},
+	"pacing tick without a rate": {
+		mutate: []mutation{set("1ms", "spec", "writers", "pacingTick")},
+		field:  "spec.writers", phrase: "writers.pacingTick paces an open loop: it needs writers.rate",
+	},
+	"pacing tick over 100ms": {
+		mutate: []mutation{set(int64(1000), "spec", "writers", "rate"), set("1s", "spec", "writers", "pacingTick")},
+		field:  "spec.writers.pacingTick", phrase: "must be longer than 0s and at most 100ms",
+	},
 	"zero duration": {
 		mutate: []mutation{set("0s", "spec", "writers", "duration")},
 		field:  "spec.writers.duration", phrase: "must be longer than 0s",
