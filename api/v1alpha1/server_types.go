@@ -155,7 +155,7 @@ type NodeServerResults struct {
 	// +required
 	CoordinatorReadP99Micros int64 `json:"coordinatorReadP99Micros"`
 	// coordinatorLatencyResolutionMicros is the resolution of the two figures above: 1000
-	// on Cassandra 5.0, whose latency tables hold seconds to three decimals.
+	// on Cassandra 4.1 and 5.0, whose latency tables hold seconds to three decimals.
 	// +optional
 	CoordinatorLatencyResolutionMicros int64 `json:"coordinatorLatencyResolutionMicros,omitempty"`
 	// cpuMillicores is the node's CPU use over the window (its process's user and system
