@@ -172,11 +172,16 @@ func (n *ContainerNode) logf(format string, args ...any) {
 func (n *ContainerNode) gcLog() string { return filepath.Join(n.LogDir, "gc.log") }
 
 // JVM is where the node's figures are: the JVM this container started (no pid once it
-// exited), its gc log, and its data directories.
+// exited), its gc log, and its data and hints directories.
 func (n *ContainerNode) JVM() JVM {
-	jvm := JVM{GCLog: n.gcLog(), Data: []string{filepath.Join(n.StorageDir, "data")}}
-	if c, err := n.config(); err == nil && len(c.DataFileDirectories) > 0 {
-		jvm.Data = c.DataFileDirectories
+	jvm := JVM{GCLog: n.gcLog(), Data: []string{filepath.Join(n.StorageDir, "data")}, Hints: filepath.Join(n.StorageDir, "hints")}
+	if c, err := n.config(); err == nil {
+		if len(c.DataFileDirectories) > 0 {
+			jvm.Data = c.DataFileDirectories
+		}
+		if c.HintsDirectory != "" {
+			jvm.Hints = c.HintsDirectory
+		}
 	}
 	jvm.PID = n.pid()
 	return jvm
@@ -201,6 +206,7 @@ func (n *ContainerNode) pid() int {
 type containerConfig struct {
 	ListenAddress       string   `json:"listen_address"`
 	DataFileDirectories []string `json:"data_file_directories"`
+	HintsDirectory      string   `json:"hints_directory"`
 }
 
 func (n *ContainerNode) config() (containerConfig, error) {

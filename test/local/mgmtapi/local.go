@@ -48,11 +48,11 @@ func (n *LocalNode) ip() string { return n.layout().NodeIP(n.Index) }
 func (n *LocalNode) Running() bool { return n.layout().PID(n.Index) != 0 }
 
 // JVM is where the node's figures are: localcassandra's node directory holds its gc log
-// (logs/gc.log) and data.
+// (logs/gc.log), data and hints.
 func (n *LocalNode) JVM() JVM {
 	l := n.layout()
 	dir := l.NodeDir(n.Index)
-	return JVM{PID: l.PID(n.Index), GCLog: filepath.Join(dir, "logs", "gc.log"), Data: []string{filepath.Join(dir, "data")}}
+	return JVM{PID: l.PID(n.Index), GCLog: filepath.Join(dir, "logs", "gc.log"), Data: []string{filepath.Join(dir, "data")}, Hints: filepath.Join(dir, "hints")}
 }
 
 // launchWait bounds how long Start waits for the JVM to show after it was asked for.

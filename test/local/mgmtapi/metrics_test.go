@@ -115,6 +115,13 @@ func TestMetricsEndpoint(t *testing.T) {
 	if n, ok := got["org_apache_cassandra_metrics_table_live_ss_table_count keyspace=system_schema table=tables"]; !ok || n < 1 {
 		t.Errorf("system_schema.tables: %v SSTables (served: %v); want at least the one written at start", n, ok)
 	}
+	// The hints are counted from the endpoint's first answer: none yet.
+	for _, name := range []string{"org_apache_cassandra_metrics_storage_total_hints", "org_apache_cassandra_metrics_hints_service_hints_succeeded_total"} {
+		if n, ok := got[name]; !ok || n != 0 {
+			t.Errorf("%s: %v (served: %v); want 0 at the first answer", name, n, ok)
+		}
+	}
+
 	compared := false
 	for try := 0; try < 10 && !compared; try++ {
 		y1, f1 := beanCounts(t, node)
