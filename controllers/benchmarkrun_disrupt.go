@@ -333,6 +333,14 @@ func (d *decider) whole() (bool, string) {
 	return len(missing) == 0, strings.Join(missing, "; ")
 }
 
+// serverTimeline is the server evidence's timeline of res, nil when the nodes were not sampled.
+func serverTimeline(res *cbv1.Results) *cbv1.ServerTimeline {
+	if res.Server == nil {
+		return nil
+	}
+	return res.Server.Timeline
+}
+
 // fillDisruptionFigures reads each made disruption's recovery figures off the merged timeline.
 // Its times are the controller's, taken against the window's start the writers measured.
 func fillDisruptionFigures(st *cbv1.BenchmarkRunStatus) {
@@ -357,5 +365,5 @@ func fillDisruptionFigures(st *cbv1.BenchmarkRunStatus) {
 		return
 	}
 	spread := time.Duration(res.StartSpreadMillis) * time.Millisecond
-	res.Disruptions = disruption.Figures(res.Timeline, spread, 0, obs)
+	res.Disruptions = disruption.Figures(res.Timeline, serverTimeline(res), spread, 0, obs)
 }

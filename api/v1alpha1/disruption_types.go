@@ -48,4 +48,13 @@ type DisruptionResult struct {
 	// that stable stretch; 0 when not Recovered.
 	// +optional
 	RecoveryMillis int64 `json:"recoveryMillis,omitempty"`
+	// hintsStored is the hints the nodes stored (results.server.timeline) in the intervals
+	// from the fault's start until the next fault's (or the timeline's end): those a stopped
+	// node's replicas kept for it; absent when none were, or no node's hints could be read.
+	// +optional
+	HintsStored int64 `json:"hintsStored,omitempty"`
+	// hintsDelivered is the hints the nodes delivered over the same intervals: those replayed
+	// to the node once it was back.
+	// +optional
+	HintsDelivered int64 `json:"hintsDelivered,omitempty"`
 }

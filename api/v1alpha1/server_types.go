@@ -72,6 +72,15 @@ type ServerTimelinePoint struct {
 	// gcMillis is the total of those pauses, in milliseconds.
 	// +optional
 	GCMillis int64 `json:"gcMillis,omitempty"`
+	// hintsStored is the hints the nodes read wrote in the interval for replicas they could
+	// not reach: their StorageMetrics TotalHints from the management API's metrics endpoint,
+	// or, for a node on its writer's machine, the hint records added to its hints directory.
+	// +optional
+	HintsStored int64 `json:"hintsStored,omitempty"`
+	// hintsDelivered is the hints the nodes read delivered in the interval: their
+	// HintsService HintsSucceeded, or the records of the hints files their node deleted.
+	// +optional
+	HintsDelivered int64 `json:"hintsDelivered,omitempty"`
 }
 
 // NodeServerResults are one node's figures over the window (or all nodes', in Total).

@@ -42,13 +42,15 @@ spec:
     replicas: 2
     concurrency: 4
     rate: 200
-    duration: 110s
+    duration: 150s
 `
 
 // cassbench run --disrupt stops node 2 of a private 2-node cluster 15 s into the window and
 // starts it again at 25 s (the start returns once it serves CQL and is in the ring); the run
-// succeeds and reports the fault with figures consistent with its times, and the node was
-// started again, runs and answers afterwards.
+// succeeds and reports the fault with figures consistent with its times and the hints node 1
+// kept for node 2 (checkHints), and the node was started again, runs and answers afterwards.
+// The window is 150 s so that a node 2 slow to start on a loaded machine (it has taken up to
+// 109 s) still leaves time to see its hints delivered.
 func TestRunStopsAndStartsANodeInsideItsWindow(t *testing.T) {
 	c := cassandra.Private(t, 80, cassandra.Options{Nodes: 2})
 	layout := c.Layout()
@@ -108,6 +110,7 @@ func TestRunStopsAndStartsANodeInsideItsWindow(t *testing.T) {
 			t.Logf("node %s: %d hint files waiting at the window's end, %d dropped", n.Node, n.Hints, n.Dropped)
 		}
 	}
+	checkHints(t, res, d)
 
 	// The node was started again by the run (each start writes a marker to its stdout.log),
 	// and it runs and answers CQL.
@@ -129,5 +132,33 @@ func TestRunStopsAndStartsANodeInsideItsWindow(t *testing.T) {
 	var version string
 	if err := s.Query("SELECT release_version FROM system.local").Scan(&version); err != nil {
 		t.Fatalf("node 2 after the run: %v", err)
+	}
+}
+
+// hintsDeliveryLag bounds how long after a stopped node serves again its hints are seen
+// delivered: node 1 closes the hints file it is writing at a dispatch check (every 10 s),
+// sends it at the next one, deletes it once sent, and the writer reads its nodes every 5 s.
+const hintsDeliveryLag = 40 * time.Second
+
+// checkHints: node 1 acknowledged every write at ONE while node 2 was down and stored a hint
+// for node 2 with each, which the server evidence counts in its hints directory; once node 2
+// served again with time left in the window, node 1 delivered them. Nothing was hinted before
+// the fault, so what was delivered was stored during it.
+func checkHints(t *testing.T, res *cbv1.Results, d cbv1.DisruptionResult) {
+	t.Helper()
+	t.Logf("hints around the fault: %d stored, %d delivered", d.HintsStored, d.HintsDelivered)
+	if d.HintsStored == 0 {
+		t.Errorf("disruption %+v: no hints stored while node 2 was down", d)
+	}
+	if d.HintsDelivered > d.HintsStored {
+		t.Errorf("disruption %+v: more hints delivered than stored", d)
+	}
+	left := time.Duration(res.WindowMillis-d.EndMillis) * time.Millisecond
+	if left < hintsDeliveryLag {
+		t.Logf("node 2 served again %s before the window's end, too late to see its hints delivered (%s)", left, hintsDeliveryLag)
+		return
+	}
+	if d.HintsDelivered == 0 {
+		t.Errorf("disruption %+v: node 2 served again %s before the window's end, but no hints were delivered", d, left)
 	}
 }

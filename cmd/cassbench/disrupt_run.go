@@ -198,5 +198,9 @@ func (d *disruptor) fill(res *cbv1.Results, objective time.Duration) {
 		o.End -= spread
 		obs[i] = o
 	}
-	res.Disruptions = disruption.Figures(res.Timeline, spread, objective.Microseconds(), obs)
+	var server *cbv1.ServerTimeline
+	if res.Server != nil {
+		server = res.Server.Timeline
+	}
+	res.Disruptions = disruption.Figures(res.Timeline, server, spread, objective.Microseconds(), obs)
 }

@@ -30,12 +30,42 @@ type Observed struct {
 // writer had (an upper bound on the interval's p99, quantized to about 5%); it holds no
 // sketch per interval, so the p99 over a moving window is taken as the highest interval p99
 // in it, again an upper bound, and timeouts are not told apart from other failures.
-func Figures(tl *cbv1.Timeline, startSpread time.Duration, objectiveP99Micros int64, obs []Observed) []cbv1.DisruptionResult {
+//
+// server is the server evidence's timeline on the same origin (nil when the nodes were not
+// sampled): each fault's hints are those stored and delivered from its start until the next
+// fault's start (faults are in time order), so that the hints a stopped node's replicas kept
+// for it and replayed once it was back both count for it.
+func Figures(tl *cbv1.Timeline, server *cbv1.ServerTimeline, startSpread time.Duration, objectiveP99Micros int64, obs []Observed) []cbv1.DisruptionResult {
 	out := make([]cbv1.DisruptionResult, 0, len(obs))
-	for _, o := range obs {
-		out = append(out, figure(tl, startSpread, objectiveP99Micros, o))
+	for i, o := range obs {
+		r := figure(tl, startSpread, objectiveP99Micros, o)
+		until := time.Duration(-1)
+		if i+1 < len(obs) {
+			until = obs[i+1].Start + startSpread
+		}
+		r.HintsStored, r.HintsDelivered = hints(server, o.Start+startSpread, until)
+		out = append(out, r)
 	}
 	return out
+}
+
+// hints sums the server timeline's hints over the intervals that end after from and begin
+// before until (-1: the timeline's end). A point counts what happened since the sample
+// before it, which ended in the interval before.
+func hints(server *cbv1.ServerTimeline, from, until time.Duration) (stored, delivered int64) {
+	if server == nil {
+		return 0, 0
+	}
+	for _, p := range server.Points {
+		start := time.Duration(p.OffsetMillis) * time.Millisecond
+		end := start + time.Duration(server.IntervalMillis)*time.Millisecond
+		if end <= from || (until >= 0 && start >= until) {
+			continue
+		}
+		stored += p.HintsStored
+		delivered += p.HintsDelivered
+	}
+	return stored, delivered
 }
 
 func figure(tl *cbv1.Timeline, startSpread time.Duration, objective int64, o Observed) cbv1.DisruptionResult {

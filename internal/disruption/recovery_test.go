@@ -99,10 +99,35 @@ func TestFigures(t *testing.T) {
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Figures(c.tl, c.spread, c.objective, []Observed{c.obs})
+			got := Figures(c.tl, nil, c.spread, c.objective, []Observed{c.obs})
 			if len(got) != 1 || got[0] != c.want {
 				t.Errorf("got %+v\nwant %+v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestHintsAroundEachFault puts each server interval's hints on the fault whose span (its
+// start until the next fault's) the interval overlaps: a stop-node's hints stored while it
+// was down and delivered once it was back count for it, a later flush's for the flush.
+func TestHintsAroundEachFault(t *testing.T) {
+	s := time.Second
+	server := &cbv1.ServerTimeline{IntervalMillis: 5000, Points: []cbv1.ServerTimelinePoint{
+		{OffsetMillis: 0, HintsStored: 1000}, // ends as the first fault starts: before it
+		{OffsetMillis: 10000, HintsStored: 800},
+		{OffsetMillis: 15000, HintsStored: 200, HintsDelivered: 1500},
+		{OffsetMillis: 30000, HintsDelivered: 500},
+		{OffsetMillis: 40000, HintsStored: 7, HintsDelivered: 3},
+	}}
+	obs := []Observed{{Name: "stop-node 2 at 4s; start-node 2 at 14s", Start: 4 * s, End: 14 * s}, {Name: "flush 1 at 39s", Start: 39 * s, End: 40 * s}}
+	got := Figures(timeline(1000, 50, 1000, nil, nil), server, time.Second, 0, obs)
+	if got[0].HintsStored != 1000 || got[0].HintsDelivered != 2000 {
+		t.Errorf("stop-node: %d stored, %d delivered; want 1000 and 2000", got[0].HintsStored, got[0].HintsDelivered)
+	}
+	if got[1].HintsStored != 7 || got[1].HintsDelivered != 3 {
+		t.Errorf("flush: %d stored, %d delivered; want 7 and 3", got[1].HintsStored, got[1].HintsDelivered)
+	}
+	if none := Figures(timeline(1000, 50, 1000, nil, nil), nil, 0, 0, obs[:1]); none[0].HintsStored != 0 || none[0].HintsDelivered != 0 {
+		t.Errorf("without a server timeline: %+v", none[0])
 	}
 }

@@ -1,8 +1,14 @@
 // Package nodeops asks a Cassandra node's management API (the one cass-operator's images
 // serve on port 8080 of each pod) to drain the node or to flush or major-compact a table,
 // the way cass-operator's own client does (pkg/httphelper: POST /api/v0/ops/node/drain,
-// /api/v0/ops/tables/flush and /api/v0/ops/tables/compact, the table calls with a JSON body
-// of keyspace_name and tables). The v0 table calls return once the operation finished.
+// /api/v0/ops/tables/flush and /api/v0/ops/tables/compact). The bodies carry every field the
+// real API's OpenAPI document marks required (management-api-server/doc/openapi.json in
+// github.com/k8ssandra/management-api-for-apache-cassandra at dbc7629230d9:
+// components.schemas.KeyspaceRequest requires jobs, keyspace_name and tables, CompactRequest
+// keyspace_name, split_output and user_defined). The server's Jackson decoding does not
+// enforce them (cass-operator omits split_output and user_defined), but a client that keeps
+// to the document does not depend on that. The v0 calls return once the operation finished:
+// TableOpsResources.flush and compact and NodeOpsResources.drain run it synchronously.
 package nodeops
 
 import (
@@ -36,19 +42,29 @@ func (c Client) Drain(ctx context.Context, ip string) error {
 
 // Flush flushes keyspace.table on the node at ip.
 func (c Client) Flush(ctx context.Context, ip, keyspace, table string) error {
-	return c.post(ctx, ip, "/api/v0/ops/tables/flush", tableRequest{Keyspace: keyspace, Tables: []string{table}})
+	return c.post(ctx, ip, "/api/v0/ops/tables/flush", keyspaceRequest{Jobs: 1, Keyspace: keyspace, Tables: []string{table}})
 }
 
 // Compact major-compacts keyspace.table on the node at ip.
 func (c Client) Compact(ctx context.Context, ip, keyspace, table string) error {
-	return c.post(ctx, ip, "/api/v0/ops/tables/compact", tableRequest{Keyspace: keyspace, Tables: []string{table}})
+	return c.post(ctx, ip, "/api/v0/ops/tables/compact", compactRequest{Keyspace: keyspace, Tables: []string{table}})
 }
 
-// tableRequest is the management API's KeyspaceRequest (and the fields of CompactRequest
-// this package sets).
-type tableRequest struct {
+// keyspaceRequest is the management API's KeyspaceRequest. Jobs is 1: the server takes 0 as
+// 1 (models/KeyspaceRequest.java), and a flush has no use for more.
+type keyspaceRequest struct {
+	Jobs     int      `json:"jobs"`
 	Keyspace string   `json:"keyspace_name"`
 	Tables   []string `json:"tables"`
+}
+
+// compactRequest is the management API's CompactRequest for a major compaction: one SSTable
+// out (no split_output), of the tables named (not user_defined files), over every token.
+type compactRequest struct {
+	SplitOutput bool     `json:"split_output"`
+	UserDefined bool     `json:"user_defined"`
+	Keyspace    string   `json:"keyspace_name"`
+	Tables      []string `json:"tables"`
 }
 
 func (c Client) post(ctx context.Context, ip, path string, body any) error {

@@ -42,8 +42,8 @@ func TestCalls(t *testing.T) {
 	}
 	want := []call{
 		{"POST", "/api/v0/ops/node/drain", "", ""},
-		{"POST", "/api/v0/ops/tables/flush", "application/json", `{"keyspace_name":"bench","tables":["t"]}`},
-		{"POST", "/api/v0/ops/tables/compact", "application/json", `{"keyspace_name":"bench","tables":["t"]}`},
+		{"POST", "/api/v0/ops/tables/flush", "application/json", `{"jobs":1,"keyspace_name":"bench","tables":["t"]}`},
+		{"POST", "/api/v0/ops/tables/compact", "application/json", `{"split_output":false,"user_defined":false,"keyspace_name":"bench","tables":["t"]}`},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)

@@ -23,8 +23,10 @@ const MetricsPort = 9000
 // With them, the benchmark table's live SSTable count and its strategy's estimate of pending
 // compactions (the management API's names for TableMetrics' LiveSSTableCount and
 // PendingCompactions, labelled by keyspace and table).
+// And the hints the node stored and delivered (hints.go).
 const metricsQuery = "/metrics?name=process_cpu_seconds_total&name=jvm_gc_collection_seconds" +
-	"&name=" + liveSSTablesMetric + "&name=" + pendingCompactionsMetric
+	"&name=" + liveSSTablesMetric + "&name=" + pendingCompactionsMetric +
+	"&name=" + totalHintsMetric + "&name=" + hintsSucceededMetric
 
 const (
 	liveSSTablesMetric       = "org_apache_cassandra_metrics_table_live_ss_table_count"
@@ -38,7 +40,12 @@ type jvmMetrics struct {
 	hasCPU, hasGC       bool
 	// sstables and pendingCompactions of the benchmark table; -1 when not served.
 	sstables, pendingCompactions int64
+	// hintsStored and hintsDelivered since the node started; hasHints when both were served.
+	hintsStored, hintsDelivered float64
+	hasStored, hasDelivered     bool
 }
+
+func (m jvmMetrics) hasHints() bool { return m.hasStored && m.hasDelivered }
 
 // scrapeMetrics reads a node's metrics endpoint, bounded by timeout.
 func scrapeMetrics(ctx context.Context, node string, table tableName, timeout time.Duration) (jvmMetrics, error) {
@@ -112,6 +119,10 @@ func parseMetrics(r io.Reader, table tableName) (jvmMetrics, error) {
 			} else {
 				m.pendingCompactions = int64(value)
 			}
+		case totalHintsMetric:
+			m.hintsStored, m.hasStored = value, true
+		case hintsSucceededMetric:
+			m.hintsDelivered, m.hasDelivered = value, true
 		case "process_cpu_seconds_total":
 			m.cpuSeconds, m.hasCPU = value, true
 		case "jvm_gc_collection_seconds_count", "jvm_gc_collection_seconds_sum":

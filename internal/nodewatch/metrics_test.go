@@ -17,7 +17,8 @@ import (
 
 // exposition is what the management API's metrics endpoint answers for the two families, in
 // the shape of the Prometheus hotspot exports it registers (its JvmExports), with the pod
-// labels it adds: G1's collectors, and ZGC's, whose Cycles are concurrent.
+// labels it adds: G1's collectors, and ZGC's, whose Cycles are concurrent; and the table's and
+// the hints' Cassandra metrics, as the agent names and labels them.
 const exposition = `# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.
 # TYPE process_cpu_seconds_total counter
 process_cpu_seconds_total{pod_name="dc1-r1-sts-0",node_name="n1",} 1234.5
@@ -34,6 +35,10 @@ org_apache_cassandra_metrics_table_live_ss_table_count{host="h",cluster="c",data
 org_apache_cassandra_metrics_table_live_ss_table_count{host="h",cluster="c",datacenter="dc1",rack="r1",keyspace="cassbench",table="revisions",} 17.0
 org_apache_cassandra_metrics_table_pending_compactions{host="h",cluster="c",datacenter="dc1",rack="r1",keyspace="cassbench",table="revisions",} 9.0
 org_apache_cassandra_metrics_table_pending_compactions{host="h",cluster="c",datacenter="dc1",rack="r1",keyspace="cassbench",table="revisions_2",} 4.0
+# TYPE org_apache_cassandra_metrics_storage_total_hints gauge
+org_apache_cassandra_metrics_storage_total_hints{host="h",instance="10.0.0.1",cluster="c",datacenter="dc1",rack="r1",} 4321.0
+# TYPE org_apache_cassandra_metrics_hints_service_hints_succeeded_total counter
+org_apache_cassandra_metrics_hints_service_hints_succeeded_total{host="h",instance="10.0.0.1",cluster="c",datacenter="dc1",rack="r1",} 4000.0
 `
 
 var benchTable = tableName{"cassbench", "revisions"}
@@ -43,7 +48,8 @@ func TestParseMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := jvmMetrics{cpuSeconds: 1234.5, gcPauses: 121, gcSeconds: 3.75, hasCPU: true, hasGC: true, sstables: 17, pendingCompactions: 9}
+	want := jvmMetrics{cpuSeconds: 1234.5, gcPauses: 121, gcSeconds: 3.75, hasCPU: true, hasGC: true, sstables: 17, pendingCompactions: 9,
+		hintsStored: 4321, hintsDelivered: 4000, hasStored: true, hasDelivered: true}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(jvmMetrics{})); diff != "" {
 		t.Errorf("parseMetrics (-want +got):\n%s", diff)
 	}
@@ -60,7 +66,7 @@ func TestParseMetrics(t *testing.T) {
 func TestMetricsOverTheWindow(t *testing.T) {
 	cpu, young := 100.0, 10.0
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/metrics" || len(r.URL.Query()["name"]) != 4 {
+		if r.URL.Path != "/metrics" || len(r.URL.Query()["name"]) != 6 {
 			http.NotFound(w, r)
 			return
 		}
@@ -68,7 +74,9 @@ func TestMetricsOverTheWindow(t *testing.T) {
 			`jvm_gc_collection_seconds_count{gc="G1 Young Generation",} ` + strconv.FormatFloat(young, 'f', -1, 64) + "\n" +
 			`jvm_gc_collection_seconds_sum{gc="G1 Young Generation",} ` + strconv.FormatFloat(young/100, 'f', -1, 64) + "\n" +
 			`org_apache_cassandra_metrics_table_live_ss_table_count{keyspace="cassbench",table="revisions",} ` + strconv.FormatFloat(young, 'f', -1, 64) + "\n" +
-			`org_apache_cassandra_metrics_table_pending_compactions{keyspace="cassbench",table="revisions",} ` + strconv.FormatFloat(young/2, 'f', -1, 64) + "\n"))
+			`org_apache_cassandra_metrics_table_pending_compactions{keyspace="cassbench",table="revisions",} ` + strconv.FormatFloat(young/2, 'f', -1, 64) + "\n" +
+			`org_apache_cassandra_metrics_storage_total_hints{host="h",} ` + strconv.FormatFloat(young*100, 'f', -1, 64) + "\n" +
+			`org_apache_cassandra_metrics_hints_service_hints_succeeded_total{host="h",} ` + strconv.FormatFloat(young*10, 'f', -1, 64) + "\n"))
 	}))
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(MetricsPort)))
 	if err != nil {
@@ -95,6 +103,9 @@ func TestMetricsOverTheWindow(t *testing.T) {
 	before, after := &Snapshot{Version: "5.0.9"}, &Snapshot{Version: "5.0.9"}
 	sm.tableFigures(map[string]*Snapshot{"127.0.0.1": before}, starts)
 	sm.tableFigures(map[string]*Snapshot{"127.0.0.1": after}, ends)
+	if !before.HintsRead || !after.HintsRead || after.HintsStored-before.HintsStored != 400 || after.HintsDelivered-before.HintsDelivered != 40 {
+		t.Errorf("hints %+v then %+v; want 400 stored and 40 delivered between them", before, after)
+	}
 	n := Figures(before, after, *NewPeaks(), Logs{}, local)
 	if n.CPUMillicores != 1500 || n.CPUCores != 0 || n.GCSource != summary.GCFromMetrics || n.GCPauses != 4 || n.GCTotalMillis != 40 {
 		t.Errorf("figures %+v; want 1500m of unknown cores, 4 pauses in 40 ms from the metrics", n)

@@ -84,7 +84,7 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 	for _, t := range targets {
 		if p, ok := nodeproc.FindProcess(t.Node, t.Port); ok {
 			if cpu, err := p.CPU(); err == nil {
-				start := localStart{proc: p, cpu: cpu, at: time.Now(), tableDirs: tableDirs(ctx, s, t)}
+				start := localStart{proc: p, cpu: cpu, at: time.Now(), tableDirs: tableDirs(ctx, s, t), hints: NewHintTally(hintsDir(ctx, s, t))}
 				if p.GCLog == "" {
 					start.perf = startPerf(p)
 				}
@@ -191,6 +191,8 @@ type localStart struct {
 	at   time.Time // monotonic
 	// tableDirs hold the benchmark table's SSTables.
 	tableDirs []string
+	// hints counts the records of its hints directory.
+	hints *HintTally
 	// perf is its JVM's collections at the start, where it logs none to a file.
 	perf perfStart
 }
@@ -221,9 +223,9 @@ func (sm *Sampler) startMetrics() map[string]jvmMetrics {
 	return out
 }
 
-// tableFigures adds the benchmark table's SSTables to the snapshots: counted in its
-// directories for the nodes on this machine, from the metrics endpoints' readings (remote)
-// for the others.
+// tableFigures adds the benchmark table's SSTables and the hints to the snapshots: counted in
+// their directories for the nodes on this machine, from the metrics endpoints' readings
+// (remote) for the others.
 func (sm *Sampler) tableFigures(snaps map[string]*Snapshot, remote map[string]jvmMetrics) {
 	for node, snap := range snaps {
 		if snap == nil {
@@ -233,10 +235,18 @@ func (sm *Sampler) tableFigures(snaps map[string]*Snapshot, remote map[string]jv
 			if n, ok := countSSTables(start.tableDirs); ok {
 				snap.SSTables, snap.SSTableSource = n, summary.SSTablesFromDisk
 			}
+			if start.hints.Update() {
+				snap.HintsStored, snap.HintsDelivered = start.hints.Counts()
+				snap.HintsRead = true
+			}
 			continue
 		}
-		if m, ok := remote[node]; ok && m.sstables >= 0 {
+		m, ok := remote[node]
+		if ok && m.sstables >= 0 {
 			snap.SSTables, snap.PendingCompactions, snap.SSTableSource = m.sstables, m.pendingCompactions, summary.SSTablesFromMetrics
+		}
+		if ok && m.hasHints() {
+			snap.HintsStored, snap.HintsDelivered, snap.HintsRead = int64(m.hintsStored), int64(m.hintsDelivered), true
 		}
 	}
 }

@@ -62,6 +62,12 @@ type Snapshot struct {
 	CoordWrite, CoordRead, LocalWrite, LocalRead Latency
 	// HintFiles pending for other nodes (system_views.pending_hints).
 	HintFiles int64
+	// HintsStored and HintsDelivered count the hints this node wrote for replicas it could
+	// not reach and those it delivered since a moment its source chose (the node's start for
+	// the metrics endpoint, the sampler's start for a hints directory: hints.go), so only
+	// their differences mean anything; HintsRead says they were read.
+	HintsStored, HintsDelivered int64
+	HintsRead                   bool
 	// Internode messages given up (expired before being sent or processed, refused for
 	// overload, or failed) over all peers, in and out: the dropped messages of a 5.0 node.
 	Expired, Overloaded, Errors int64

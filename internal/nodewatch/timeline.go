@@ -35,7 +35,7 @@ func newTimelineBuilder(from time.Time, every time.Duration, before map[string]*
 }
 
 // add folds a sample into the timeline: the highest pending tasks of a request stage on any
-// node at the sample, and the compactions, flushes and GC pauses since the previous one.
+// node at the sample, and the compactions, flushes, hints and GC pauses since the previous one.
 func (b *timelineBuilder) add(s Sample) {
 	p := summary.ServerPoint{AtMillis: max(s.At.Sub(b.from).Milliseconds(), 0)}
 	for node, cur := range s.Snaps {
@@ -48,6 +48,11 @@ func (b *timelineBuilder) add(s Sample) {
 		if prev := b.last[node]; prev != nil {
 			p.Compactions += compactedSince(prev, cur)
 			p.Flushes += completedSince(prev, cur, "MemtableFlushWriter")
+			if prev.HintsRead && cur.HintsRead {
+				// A restarted node's metrics start again: that counts nothing.
+				p.HintsStored += max(cur.HintsStored-prev.HintsStored, 0)
+				p.HintsDelivered += max(cur.HintsDelivered-prev.HintsDelivered, 0)
+			}
 		}
 		b.last[node] = cur
 	}

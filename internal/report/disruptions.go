@@ -28,6 +28,9 @@ func disruptionLines(w *errWriter, ds []cbv1.DisruptionResult) {
 		if d.ObjectiveP99Micros > 0 {
 			w.printf("    %s over the p99 objective of %s\n", millis(d.OverObjectiveMillis), Micros(d.ObjectiveP99Micros))
 		}
+		if d.HintsStored+d.HintsDelivered > 0 {
+			w.printf("    hints: %d stored, %d delivered until the next fault or the window's end\n", d.HintsStored, d.HintsDelivered)
+		}
 	}
 }
 
@@ -68,7 +71,8 @@ func recoveryPhrase(d cbv1.DisruptionResult) string {
 // disruptionTable lists each fault with its recovery figures, as the run's text does.
 func disruptionTable(ds []cbv1.DisruptionResult) (htmlTable, bool) {
 	t := htmlTable{ID: "disruptions", Caption: "Disruptions inside the window",
-		Head:     []string{"fault", "from", "to", "errors during", "errors after", "p99 before (ms)", "p99 peak (ms)", "recovery", "over objective"},
+		Head: []string{"fault", "from", "to", "errors during", "errors after", "p99 before (ms)", "p99 peak (ms)", "recovery", "over objective",
+			"hints stored", "hints delivered"},
 		ColClass: map[int]string{0: "text", 7: "text"}}
 	if len(ds) == 0 {
 		return t, false
@@ -82,8 +86,9 @@ func disruptionTable(ds []cbv1.DisruptionResult) (htmlTable, bool) {
 			over = fmt.Sprintf("%s of %s", millis(d.OverObjectiveMillis), Micros(d.ObjectiveP99Micros))
 		}
 		t.add(class, d.Name, millis(d.StartMillis), millis(d.EndMillis), fmt.Sprint(d.Errors), fmt.Sprint(d.ErrorsAfter),
-			msCell(d.BaselineP99Micros), msCell(d.PeakP99Micros), recoveryPhrase(d), over)
+			msCell(d.BaselineP99Micros), msCell(d.PeakP99Micros), recoveryPhrase(d), over, fmt.Sprint(d.HintsStored), fmt.Sprint(d.HintsDelivered))
 	}
-	t.Notes = append(t.Notes, "Times from the window's start. p99 over 5 s windows stepped each second; recovered means back within 10% of p99 before the fault and stable for 10 s.")
+	t.Notes = append(t.Notes, "Times from the window's start. p99 over 5 s windows stepped each second; recovered means back within 10% of p99 before the fault and stable for 10 s.",
+		"Hints are those the nodes stored and delivered from the fault's start until the next fault's (or the window's end), from the server evidence; 0 also where no node's hints could be read.")
 	return t, true
 }

@@ -13,7 +13,8 @@ func TestDisruptionLines(t *testing.T) {
 	w := &errWriter{w: &b}
 	disruptionLines(w, []cbv1.DisruptionResult{
 		{Name: "stop-node 2 at 20s; start-node 2 at 40s", StartMillis: 20000, EndMillis: 52500, Errors: 12, ErrorsAfter: 3,
-			BaselineP99Micros: 1000, PeakP99Micros: 250000, ObjectiveP99Micros: 10000, OverObjectiveMillis: 4000, Recovered: true, RecoveryMillis: 8000},
+			BaselineP99Micros: 1000, PeakP99Micros: 250000, ObjectiveP99Micros: 10000, OverObjectiveMillis: 4000, Recovered: true, RecoveryMillis: 8000,
+			HintsStored: 4200, HintsDelivered: 4100},
 		{Name: "flush 1 at 5s", StartMillis: 5000, EndMillis: 5400, BaselineP99Micros: 1000, PeakP99Micros: 3000},
 		{Name: "compact 1 at 0s", EndMillis: 900, PeakP99Micros: 2000},
 	})
@@ -21,6 +22,7 @@ func TestDisruptionLines(t *testing.T) {
   stop-node 2 at 20s; start-node 2 at 40s: 20s..52.5s, 12 errors while it lasted, 3 after until recovered
     p99 1.00ms before, peak 250.0ms; back within 10% and stable for 10 s 8s after it ended
     4s over the p99 objective of 10.0ms
+    hints: 4200 stored, 4100 delivered until the next fault or the window's end
   flush 1 at 5s: 5s..5.4s, 0 errors while it lasted, 0 after until recovered
     p99 1.00ms before, peak 3.00ms; not recovered (within 10% for 10 s) before the window ended
   compact 1 at 0s: 0s..900ms, 0 errors while it lasted, 0 after until recovered
@@ -43,7 +45,7 @@ func TestThePageShowsDisruptionsAndReplicationLag(t *testing.T) {
 	run.Name = "faulty"
 	run.Status.Results = &cbv1.Results{WritersReported: 1, Timeline: tl,
 		Disruptions: []cbv1.DisruptionResult{{Name: "stop-node 2 at 20s; start-node 2 at 40s", StartMillis: 20000, EndMillis: 40000,
-			Errors: 12, BaselineP99Micros: 1500, PeakP99Micros: 250000, Recovered: true, RecoveryMillis: 8000}},
+			Errors: 12, BaselineP99Micros: 1500, PeakP99Micros: 250000, Recovered: true, RecoveryMillis: 8000, HintsStored: 4321, HintsDelivered: 4320}},
 		ReplicationLag: &cbv1.ReplicationLagResults{ObservedDatacenter: "dc2", SampleShare: "0.05", LimitMillis: 3000, Seen: 40, Censored: 2,
 			Lag: &cbv1.Latency{P50: 100, P90: 900, P99: 4000, Max: 9000}, BoundMicros: 2000, ClockErrorMicros: 500}}
 
@@ -61,7 +63,7 @@ func TestThePageShowsDisruptionsAndReplicationLag(t *testing.T) {
 	if err := HTML(&page, "faults", []*cbv1.BenchmarkRun{run}, nil, time.Unix(0, 0)); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`class="band"`, "Disruptions inside the window", "recovered 8s after", "<td>250</td>", "<td>1.50</td>",
+	for _, want := range []string{`class="band"`, "Disruptions inside the window", "recovered 8s after", "<td>250</td>", "<td>1.50</td>", "<td>4321</td>", "<td>4320</td>",
 		"Replication lag to dc2", "≤600us", "4.00ms", "2 of 42 keys were not readable in dc2"} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("the page lacks %q", want)

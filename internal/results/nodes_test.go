@@ -88,7 +88,8 @@ func TestStatusSizeBound(t *testing.T) {
 	srv.Timeline = &cbv1.ServerTimeline{IntervalMillis: math.MaxInt64}
 	for range maxMergedServerPoints {
 		srv.Timeline.Points = append(srv.Timeline.Points, cbv1.ServerTimelinePoint{OffsetMillis: math.MaxInt64, PendingPeak: math.MaxInt64,
-			Compactions: math.MaxInt64, Flushes: math.MaxInt64, GCPauses: math.MaxInt64, GCMillis: math.MaxInt64})
+			Compactions: math.MaxInt64, Flushes: math.MaxInt64, GCPauses: math.MaxInt64, GCMillis: math.MaxInt64,
+			HintsStored: math.MaxInt64, HintsDelivered: math.MaxInt64})
 	}
 	srv.Anomalies = nil
 	for range verdict.MaxAnomalies {

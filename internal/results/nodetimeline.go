@@ -57,6 +57,8 @@ func MergeServerTimeline(summaries []*summary.Summary, origin int64, hasOrigin b
 		pt.Flushes += e.p.Flushes
 		pt.GCPauses += e.p.GCPauses
 		pt.GCMillis += e.p.GCMillis
+		pt.HintsStored += e.p.HintsStored
+		pt.HintsDelivered += e.p.HintsDelivered
 	}
 	out := &cbv1.ServerTimeline{IntervalMillis: interval}
 	for k := int64(0); k <= max(last-origin-1, 0)/interval; k++ {

@@ -18,19 +18,19 @@ func TestMergeServerTimeline(t *testing.T) {
 	sums := []*summary.Summary{
 		// Writer 0's clock is 200 ms ahead; its sampler began 100 ms before the origin.
 		{Index: 0, OffsetMillis: 200, Server: &summary.Server{Timeline: &summary.ServerTimeline{FromMillis: origin + 100, IntervalMillis: 1000,
-			Points: []summary.ServerPoint{{AtMillis: 50, Pending: 9, Flushes: 1}, {AtMillis: 1100, Pending: 3, Compactions: 2}, {AtMillis: 3100, Compactions: 1, GCPauses: 1, GCMillis: 40}}}}},
+			Points: []summary.ServerPoint{{AtMillis: 50, Pending: 9, Flushes: 1}, {AtMillis: 1100, Pending: 3, Compactions: 2, HintsStored: 700}, {AtMillis: 3100, Compactions: 1, GCPauses: 1, GCMillis: 40, HintsDelivered: 650}}}}},
 		// Writer 1 samples every 500 ms on Cassandra's clock.
 		{Index: 1, Server: &summary.Server{Timeline: &summary.ServerTimeline{FromMillis: origin, IntervalMillis: 500,
-			Points: []summary.ServerPoint{{AtMillis: 500, Pending: 4, Flushes: 2}, {AtMillis: 1000, Pending: 12}, {AtMillis: 1500, Compactions: 5}}}}},
+			Points: []summary.ServerPoint{{AtMillis: 500, Pending: 4, Flushes: 2}, {AtMillis: 1000, Pending: 12}, {AtMillis: 1500, Compactions: 5, HintsStored: 30}}}}},
 		{Index: 2, Server: &summary.Server{}},
 		nil,
 	}
 	got := MergeServerTimeline(sums, origin, true)
 	want := &cbv1.ServerTimeline{IntervalMillis: 1000, Points: []cbv1.ServerTimelinePoint{
 		// A sample ending at 1,000 ms ends the first interval.
-		{OffsetMillis: 0, PendingPeak: 12, Flushes: 3, Compactions: 2},
-		{OffsetMillis: 1000, Compactions: 5},
-		{OffsetMillis: 2000, Compactions: 1, GCPauses: 1, GCMillis: 40},
+		{OffsetMillis: 0, PendingPeak: 12, Flushes: 3, Compactions: 2, HintsStored: 700},
+		{OffsetMillis: 1000, Compactions: 5, HintsStored: 30},
+		{OffsetMillis: 2000, Compactions: 1, GCPauses: 1, GCMillis: 40, HintsDelivered: 650},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -38,12 +38,16 @@ type ServerPoint struct {
 	// GCPauses and GCMillis are the stop-the-world pauses the gc logs of the writer's local
 	// nodes show in the interval (none where no node runs on the writer's machine).
 	GCPauses, GCMillis int64
+	// HintsStored and HintsDelivered in the interval, summed over the nodes whose hints were
+	// read (internal/nodewatch, hints.go).
+	HintsStored, HintsDelivered int64
 }
 
 // merge folds q, the interval after p, into p: the peak stays the highest, counts add.
 func (p ServerPoint) merge(q ServerPoint) ServerPoint {
 	return ServerPoint{AtMillis: q.AtMillis, Pending: max(p.Pending, q.Pending), Compactions: p.Compactions + q.Compactions,
-		Flushes: p.Flushes + q.Flushes, GCPauses: p.GCPauses + q.GCPauses, GCMillis: p.GCMillis + q.GCMillis}
+		Flushes: p.Flushes + q.Flushes, GCPauses: p.GCPauses + q.GCPauses, GCMillis: p.GCMillis + q.GCMillis,
+		HintsStored: p.HintsStored + q.HintsStored, HintsDelivered: p.HintsDelivered + q.HintsDelivered}
 }
 
 // Add appends a point, merging adjacent points when the timeline would pass MaxServerPoints.
@@ -72,6 +76,9 @@ type serverTimelineJSON struct {
 	FromMillis     int64  `json:"t0"`
 	IntervalMillis int64  `json:"ms"`
 	Points         string `json:"p"`
+	// Hints are the points' hints stored and delivered, packed as Points are, one pair a
+	// point; absent when every point has none (and in the summaries of writers before them).
+	Hints string `json:"h,omitempty"`
 }
 
 // serverPointFields is how many uvarints a point takes.
@@ -88,7 +95,17 @@ func (t *ServerTimeline) MarshalJSON() ([]byte, error) {
 		}
 		at = max(at, p.AtMillis)
 	}
-	return json.Marshal(serverTimelineJSON{t.FromMillis, t.IntervalMillis, base64.RawStdEncoding.EncodeToString(buf)})
+	j := serverTimelineJSON{FromMillis: t.FromMillis, IntervalMillis: t.IntervalMillis, Points: base64.RawStdEncoding.EncodeToString(buf)}
+	var hints []byte
+	some := false
+	for _, p := range t.Points {
+		hints = binary.AppendUvarint(binary.AppendUvarint(hints, uint64(max(p.HintsStored, 0))), uint64(max(p.HintsDelivered, 0)))
+		some = some || p.HintsStored > 0 || p.HintsDelivered > 0
+	}
+	if some {
+		j.Hints = base64.RawStdEncoding.EncodeToString(hints)
+	}
+	return json.Marshal(j)
 }
 
 var errServerTimeline = errors.New("server timeline: corrupt encoding")
@@ -120,6 +137,20 @@ func (t *ServerTimeline) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("server timeline: %w", err)
 	case err != nil:
 		return err
+	}
+	if j.Hints != "" {
+		i := 0
+		err := eachPacked(j.Hints, 2, math.MaxInt64/2, func(u []uint64) error {
+			if i == len(out.Points) {
+				return errServerTimeline
+			}
+			out.Points[i].HintsStored, out.Points[i].HintsDelivered = int64(u[0]), int64(u[1])
+			i++
+			return nil
+		})
+		if err != nil || i != len(out.Points) {
+			return errServerTimeline
+		}
 	}
 	*t = out
 	return nil

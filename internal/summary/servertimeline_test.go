@@ -36,7 +36,29 @@ func TestServerTimelineRoundTrip(t *testing.T) {
 	if len(b) > MaxServerBytes/2 {
 		t.Errorf("a full server timeline takes %d bytes, over half the server section's %d", len(b), MaxServerBytes)
 	}
-	for _, bad := range []string{`{"t0":1,"ms":1,"p":"!!"}`, `{"t0":1,"ms":1,"p":"gA"}`, `[1]`} {
+	// Hints travel beside the points, only when some point has any: they add two uvarints a
+	// point then, which Bound makes room for as for anything else.
+	tl.Points[5].HintsStored, tl.Points[5].HintsDelivered = 123456, 123000
+	if b, err = json.Marshal(tl); err != nil {
+		t.Fatal(err)
+	}
+	back = ServerTimeline{}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(*tl, back); diff != "" {
+		t.Errorf("with hints (-sent +got):\n%s", diff)
+	}
+	t.Logf("with hints: %d bytes", len(b))
+	// A writer's summary from before hints has no "h": its points have none. An "h" of
+	// another length than the points' is refused.
+	var old ServerTimeline
+	if err := json.Unmarshal([]byte(`{"t0":1,"ms":1000,"p":"6AcBAgMEBQ"}`), &old); err != nil || len(old.Points) != 1 ||
+		old.Points[0] != (ServerPoint{AtMillis: 1000, Pending: 1, Compactions: 2, Flushes: 3, GCPauses: 4, GCMillis: 5}) {
+		t.Errorf("a timeline without hints decoded to %+v, %v", old, err)
+	}
+	for _, bad := range []string{`{"t0":1,"ms":1,"p":"!!"}`, `{"t0":1,"ms":1,"p":"gA"}`, `[1]`,
+		`{"t0":1,"ms":1000,"p":"6AcBAgMEBQ","h":"AQIDBA"}`, `{"t0":1,"ms":1000,"p":"6AcBAgMEBQ","h":"AQ"}`, `{"t0":1,"ms":1000,"p":"6AcBAgMEBQ","h":"!"}`} {
 		if err := json.Unmarshal([]byte(bad), &back); err == nil {
 			t.Errorf("%s decoded", bad)
 		}
@@ -49,7 +71,7 @@ func TestServerTimelineHalves(t *testing.T) {
 	tl := &ServerTimeline{IntervalMillis: 500}
 	var compactions int64
 	for i := range MaxServerPoints + 1 {
-		tl.Add(ServerPoint{AtMillis: int64(i+1) * 500, Pending: int64(i % 7), Compactions: int64(i), Flushes: 1, GCPauses: 2, GCMillis: 3})
+		tl.Add(ServerPoint{AtMillis: int64(i+1) * 500, Pending: int64(i % 7), Compactions: int64(i), Flushes: 1, GCPauses: 2, GCMillis: 3, HintsStored: 5, HintsDelivered: 1})
 		compactions += int64(i)
 	}
 	if len(tl.Points) != MaxServerPoints/2+1 || tl.IntervalMillis != 1000 {
@@ -63,7 +85,7 @@ func TestServerTimelineHalves(t *testing.T) {
 	if sum != compactions || flushes != MaxServerPoints+1 {
 		t.Errorf("compactions %d of %d, flushes %d", sum, compactions, flushes)
 	}
-	if p := tl.Points[3]; p != (ServerPoint{AtMillis: 4000, Pending: 6, Compactions: 6 + 7, Flushes: 2, GCPauses: 4, GCMillis: 6}) {
+	if p := tl.Points[3]; p != (ServerPoint{AtMillis: 4000, Pending: 6, Compactions: 6 + 7, Flushes: 2, GCPauses: 4, GCMillis: 6, HintsStored: 10, HintsDelivered: 2}) {
 		t.Errorf("point 3 merged to %+v", p)
 	}
 }

@@ -172,11 +172,16 @@ func (n *ContainerNode) logf(format string, args ...any) {
 func (n *ContainerNode) gcLog() string { return filepath.Join(n.LogDir, "gc.log") }
 
 // JVM is where the node's figures are: the JVM this container started (no pid once it
-// exited), its gc log, and its data directories.
+// exited), its gc log, and its data and hints directories.
 func (n *ContainerNode) JVM() JVM {
-	jvm := JVM{GCLog: n.gcLog(), Data: []string{filepath.Join(n.StorageDir, "data")}}
-	if c, err := n.config(); err == nil && len(c.DataFileDirectories) > 0 {
-		jvm.Data = c.DataFileDirectories
+	jvm := JVM{GCLog: n.gcLog(), Data: []string{filepath.Join(n.StorageDir, "data")}, Hints: filepath.Join(n.StorageDir, "hints")}
+	if c, err := n.config(); err == nil {
+		if len(c.DataFileDirectories) > 0 {
+			jvm.Data = c.DataFileDirectories
+		}
+		if c.HintsDirectory != "" {
+			jvm.Hints = c.HintsDirectory
+		}
 	}
 	jvm.PID = n.pid()
 	return jvm
@@ -201,6 +206,7 @@ func (n *ContainerNode) pid() int {
 type containerConfig struct {
 	ListenAddress       string   `json:"listen_address"`
 	DataFileDirectories []string `json:"data_file_directories"`
+	HintsDirectory      string   `json:"hints_directory"`
 }
 
 func (n *ContainerNode) config() (containerConfig, error) {
@@ -296,7 +302,8 @@ func (n *ContainerNode) Endpoints(ctx context.Context) ([]map[string]string, err
 	return EndpointsFromGossip(rows, ip, str(local[0]["partitioner"]), str(local[0]["cluster_name"]), n.liveness.Alive), nil
 }
 
-func (n *ContainerNode) nodetool(ctx context.Context, args ...string) (string, error) {
+// Nodetool runs nodetool on this node over its JMX port.
+func (n *ContainerNode) Nodetool(ctx context.Context, args ...string) (string, error) {
 	// As bin/nodetool runs it on Java 17; its history goes to user.home, which must be
 	// writable under a read-only root file system.
 	all := append([]string{
@@ -312,59 +319,6 @@ func (n *ContainerNode) nodetool(ctx context.Context, args ...string) (string, e
 		return string(out), fmt.Errorf("nodetool %v: %w: %s", args, err, bytes.TrimSpace(out))
 	}
 	return string(out), nil
-}
-
-// Drain runs nodetool drain.
-func (n *ContainerNode) Drain(ctx context.Context) error {
-	_, err := n.nodetool(ctx, "drain")
-	return err
-}
-
-// Decommission runs nodetool decommission; the JVM keeps running, as a real one does.
-func (n *ContainerNode) Decommission(ctx context.Context, force bool) error {
-	args := []string{"decommission"}
-	if force {
-		args = append(args, "--force")
-	}
-	_, err := n.nodetool(ctx, args...)
-	return err
-}
-
-// Cleanup runs nodetool cleanup (every non-local keyspace when keyspace is NonLocalStrategy).
-func (n *ContainerNode) Cleanup(ctx context.Context, keyspace string, tables []string, jobs int) error {
-	args := []string{"cleanup", "--jobs", strconv.Itoa(jobs)}
-	if keyspace != NonLocalStrategy {
-		args = append(append(args, "--", keyspace), tables...)
-	}
-	_, err := n.nodetool(ctx, args...)
-	return err
-}
-
-// ReloadSeeds runs nodetool reloadseeds and returns the addresses it prints.
-func (n *ContainerNode) ReloadSeeds(ctx context.Context) ([]string, error) {
-	out, err := n.nodetool(ctx, "reloadseeds")
-	if err != nil {
-		return nil, err
-	}
-	return seedsFrom(out), nil
-}
-
-// ClearSnapshots runs nodetool clearsnapshot once per name, or --all.
-func (n *ContainerNode) ClearSnapshots(ctx context.Context, names, keyspaces []string) error {
-	tags := [][]string{{"--all"}}
-	if len(names) > 0 {
-		tags = nil
-		for _, name := range names {
-			tags = append(tags, []string{"-t", name})
-		}
-	}
-	for _, tag := range tags {
-		args := append(append([]string{"clearsnapshot"}, tag...), "--")
-		if _, err := n.nodetool(ctx, append(args, keyspaces...)...); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 var _ Node = (*ContainerNode)(nil)

@@ -21,7 +21,7 @@ type fakeNode struct {
 	snapshots    []map[string]any
 	roles        []map[string]any // rows of system_auth.roles
 	startErr     error
-	opErr        error         // Drain, Decommission, Cleanup, ClearSnapshots
+	opErr        error         // every nodetool command but reloadseeds
 	block        chan struct{} // when set, Decommission and Cleanup wait for it
 
 	calls   []string
@@ -96,38 +96,26 @@ func (f *fakeNode) wait(ctx context.Context) error {
 	}
 }
 
-func (f *fakeNode) Drain(context.Context) error {
-	f.record("drain")
-	return f.opErr
-}
-
-func (f *fakeNode) Decommission(ctx context.Context, force bool) error {
-	f.record("decommission force=%t", force)
-	if err := f.wait(ctx); err != nil {
-		return err
+// Nodetool records the command and answers as nodetool would: decommission and cleanup
+// wait for block, reloadseeds prints the seeds.
+func (f *fakeNode) Nodetool(ctx context.Context, args ...string) (string, error) {
+	f.record("nodetool %s", strings.Join(args, " "))
+	switch args[0] {
+	case "decommission", "cleanup":
+		if err := f.wait(ctx); err != nil {
+			return "", err
+		}
+	case "reloadseeds":
+		if !f.reachable {
+			return "", ErrUnreachable
+		}
+		out := "Updated seed node IP list, excluding the current node's IP:"
+		for _, s := range f.seeds {
+			out += " /" + s + ":7000"
+		}
+		return out + "\n", nil
 	}
-	return f.opErr
-}
-
-func (f *fakeNode) Cleanup(ctx context.Context, keyspace string, tables []string, jobs int) error {
-	f.record("cleanup %s %v jobs=%d", keyspace, tables, jobs)
-	if err := f.wait(ctx); err != nil {
-		return err
-	}
-	return f.opErr
-}
-
-func (f *fakeNode) ReloadSeeds(context.Context) ([]string, error) {
-	f.record("reloadseeds")
-	if !f.reachable {
-		return nil, ErrUnreachable
-	}
-	return f.seeds, nil
-}
-
-func (f *fakeNode) ClearSnapshots(_ context.Context, names, keyspaces []string) error {
-	f.record("clearsnapshots names=%v keyspaces=%v", names, keyspaces)
-	return f.opErr
+	return "", f.opErr
 }
 
 var errBoom = errors.New("nodetool: boom")

@@ -89,7 +89,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 // through BaseResources.handle). The real one answers 200 also when the drain closes its
 // connection (NodeOpsResources.java drain).
 func (s *Server) drain(w http.ResponseWriter, r *http.Request) {
-	if err := s.node.Drain(r.Context()); err != nil {
+	if err := drain(r.Context(), s.node); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -102,7 +102,7 @@ func (s *Server) drain(w http.ResponseWriter, r *http.Request) {
 // then watches the node leave through /metadata/endpoints (STATUS LEAVING, then LEFT).
 func (s *Server) decommission(w http.ResponseWriter, r *http.Request) {
 	force := queryBool(r, "force")
-	id := s.jobs.submit("decommission", func(ctx context.Context) error { return s.node.Decommission(ctx, force) })
+	id := s.jobs.submit("decommission", func(ctx context.Context) error { return decommission(ctx, s.node, force) })
 	text(w, http.StatusAccepted, id)
 }
 

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"sync"
 	"time"
 
@@ -50,11 +48,11 @@ func (n *LocalNode) ip() string { return n.layout().NodeIP(n.Index) }
 func (n *LocalNode) Running() bool { return n.layout().PID(n.Index) != 0 }
 
 // JVM is where the node's figures are: localcassandra's node directory holds its gc log
-// (logs/gc.log) and data.
+// (logs/gc.log), data and hints.
 func (n *LocalNode) JVM() JVM {
 	l := n.layout()
 	dir := l.NodeDir(n.Index)
-	return JVM{PID: l.PID(n.Index), GCLog: filepath.Join(dir, "logs", "gc.log"), Data: []string{filepath.Join(dir, "data")}}
+	return JVM{PID: l.PID(n.Index), GCLog: filepath.Join(dir, "logs", "gc.log"), Data: []string{filepath.Join(dir, "data")}, Hints: filepath.Join(dir, "hints")}
 }
 
 // launchWait bounds how long Start waits for the JVM to show after it was asked for.
@@ -207,71 +205,13 @@ func (n *LocalNode) Endpoints(ctx context.Context) ([]map[string]string, error) 
 	return EndpointsFromGossip(rows, n.ip(), str(local[0]["partitioner"]), str(local[0]["cluster_name"]), n.liveness.Alive), nil
 }
 
-func (n *LocalNode) nodetool(ctx context.Context, args ...string) (string, error) {
+// Nodetool runs nodetool on this node through localcassandra.
+func (n *LocalNode) Nodetool(ctx context.Context, args ...string) (string, error) {
 	var out bytes.Buffer
 	if err := n.Cluster(io.Discard).Nodetool(ctx, n.Index, &out, &out, args...); err != nil {
 		return out.String(), fmt.Errorf("node %d: nodetool %v: %w: %s", n.Index, args, err, bytes.TrimSpace(out.Bytes()))
 	}
 	return out.String(), nil
-}
-
-// Drain runs nodetool drain.
-func (n *LocalNode) Drain(ctx context.Context) error {
-	_, err := n.nodetool(ctx, "drain")
-	return err
-}
-
-// Decommission runs nodetool decommission; the JVM keeps running, as a real one does.
-func (n *LocalNode) Decommission(ctx context.Context, force bool) error {
-	args := []string{"decommission"}
-	if force {
-		args = append(args, "--force")
-	}
-	_, err := n.nodetool(ctx, args...)
-	return err
-}
-
-// Cleanup runs nodetool cleanup; without a keyspace nodetool cleans every non-local one,
-// which is what NON_LOCAL_STRATEGY asks.
-func (n *LocalNode) Cleanup(ctx context.Context, keyspace string, tables []string, jobs int) error {
-	args := []string{"cleanup", "--jobs", strconv.Itoa(jobs)}
-	if keyspace != NonLocalStrategy {
-		args = append(append(args, "--", keyspace), tables...)
-	}
-	_, err := n.nodetool(ctx, args...)
-	return err
-}
-
-var seedRE = regexp.MustCompile(`[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+`)
-
-// ReloadSeeds runs nodetool reloadseeds and returns the addresses it prints ("Updated seed
-// node IP list, excluding the current node's IP: /127.0.0.1:7000").
-func (n *LocalNode) ReloadSeeds(ctx context.Context) ([]string, error) {
-	out, err := n.nodetool(ctx, "reloadseeds")
-	if err != nil {
-		return nil, err
-	}
-	return seedsFrom(out), nil
-}
-
-func seedsFrom(nodetoolOutput string) []string { return seedRE.FindAllString(nodetoolOutput, -1) }
-
-// ClearSnapshots runs nodetool clearsnapshot once per name (it takes one -t), or --all.
-func (n *LocalNode) ClearSnapshots(ctx context.Context, names, keyspaces []string) error {
-	tags := [][]string{{"--all"}}
-	if len(names) > 0 {
-		tags = nil
-		for _, name := range names {
-			tags = append(tags, []string{"-t", name})
-		}
-	}
-	for _, tag := range tags {
-		args := append(append([]string{"clearsnapshot"}, tag...), "--")
-		if _, err := n.nodetool(ctx, append(args, keyspaces...)...); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 var _ Node = (*LocalNode)(nil)

@@ -33,11 +33,7 @@ func TestLocalNode(t *testing.T) {
 		Username: c.Username, Password: c.Password,
 	}
 	defer node.Close()
-	var log logBuffer
-	s := New(node, log.printf)
-	defer s.Close()
-	srv := httptest.NewServer(s)
-	defer srv.Close()
+	srv, log := serve(t, node)
 	client, pod := operatorClient(t, srv)
 
 	if resp, err := http.Get(srv.URL + "/api/v0/probes/readiness"); err != nil || resp.StatusCode != 200 {
@@ -55,7 +51,7 @@ func TestLocalNode(t *testing.T) {
 		t.Fatalf("endpoints: %+v, want both nodes", eps.Entity)
 	}
 	for i, ep := range eps.Entity {
-		ip := "127.0.0." + strconv.Itoa(i+1)
+		ip := c.Hosts[i] // 127.0.0.1 and .2 on the shared cluster
 		load, lerr := strconv.ParseFloat(ep.Load, 64)
 		if ep.EndpointAddress() != ip || ep.HostID == "" || !ep.HasStatus(httphelper.StatusNormal) || lerr != nil || load <= 0 ||
 			ep.IsAlive != "true" || ep.IsLocal != strconv.FormatBool(i == 0) || ep.Datacenter == "" {
@@ -95,7 +91,7 @@ func checkSnapshotClearing(t *testing.T, node *LocalNode, srv *httptest.Server) 
 	t.Cleanup(func() { // node 2 keeps its copy otherwise, one more at every run
 		for i := 1; i <= 2; i++ {
 			other := &LocalNode{Index: i, Cluster: node.Cluster}
-			if err := other.ClearSnapshots(context.Background(), nil, []string{ks}); err != nil {
+			if err := clearSnapshotsOf(context.Background(), other, nil, []string{ks}); err != nil {
 				t.Logf("clearing the test's snapshots on node %d: %v", i, err)
 			}
 		}
@@ -136,4 +132,17 @@ func listSnapshots(t *testing.T, base, ks string) []map[string]string {
 		t.Fatalf("listing snapshots: %s, %v", resp.Status, err)
 	}
 	return body.Entity
+}
+
+// serve serves the played API of node until the test ends, with the log of its complaints.
+func serve(t *testing.T, node Node) (*httptest.Server, *logBuffer) {
+	t.Helper()
+	log := &logBuffer{}
+	s := New(node, log.printf)
+	srv := httptest.NewServer(s)
+	t.Cleanup(func() {
+		srv.Close()
+		s.Close()
+	})
+	return srv, log
 }

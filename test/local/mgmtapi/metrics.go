@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cassbench/cassbench/internal/nodewatch"
 )
 
 // MetricsPort is where the real management API's agent serves Prometheus metrics: its
@@ -36,7 +38,13 @@ const MetricsPort = 9000
 //     remark and cleanup pauses in neither bean);
 //   - org_apache_cassandra_metrics_table_live_ss_table_count per keyspace and table (the
 //     agent's Dropwizard exports of TableMetrics.liveSSTableCount), here the Data.db files of
-//     the table's directory.
+//     the table's directory;
+//   - org_apache_cassandra_metrics_storage_total_hints and
+//     org_apache_cassandra_metrics_hints_service_hints_succeeded_total (StorageMetrics
+//     TotalHints, HintsServiceMetrics HintsSucceeded), here the hint records that appeared in
+//     the node's hints directory and those of the files it deleted, since the endpoint's
+//     first answer rather than the JVM's start (internal/nodewatch's HintTally, which reads
+//     a local node's hints the same way).
 //
 // Every sample carries the agent's default labels, host (the host ID), instance (the
 // broadcast address), cluster, datacenter and rack (CassandraMetricsTools.DEFAULT_LABEL_NAMES),
@@ -48,6 +56,7 @@ type Metrics struct {
 
 	mu     sync.Mutex
 	labels string // the default labels, once read: a node keeps its host ID and address
+	hints  *nodewatch.HintTally
 }
 
 // MeteredNode is a node whose agent's metrics Metrics plays: CQL on the node alone, for the
@@ -65,6 +74,8 @@ type JVM struct {
 	GCLog string
 	// Data are the node's data_file_directories, which hold <keyspace>/<table>-<id>/.
 	Data []string
+	// Hints is the node's hints_directory.
+	Hints string
 }
 
 // NewMetrics is the metrics endpoint of node.
@@ -115,7 +126,32 @@ func (m *Metrics) write(ctx context.Context, b *bytes.Buffer) error {
 	for _, t := range liveSSTables(jvm.Data...) {
 		sample(b, live, labels+`,keyspace="`+t.keyspace+`",table="`+t.table+`"`, float64(t.count))
 	}
+	if stored, delivered, ok := m.hintCounts(jvm.Hints); ok {
+		const total, succeeded = "org_apache_cassandra_metrics_storage_total_hints", "org_apache_cassandra_metrics_hints_service_hints_succeeded_total"
+		family(b, total, "gauge", "Total hints")
+		sample(b, total, labels, float64(stored))
+		family(b, succeeded, "counter", "Hints succeeded")
+		sample(b, succeeded, labels, float64(delivered))
+	}
 	return nil
+}
+
+// hintCounts reads the hints directory again: the hints stored and delivered since the first
+// reading.
+func (m *Metrics) hintCounts(dir string) (stored, delivered int64, ok bool) {
+	if dir == "" {
+		return 0, 0, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.hints == nil {
+		m.hints = nodewatch.NewHintTally(dir)
+	}
+	if !m.hints.Update() {
+		return 0, 0, false
+	}
+	stored, delivered = m.hints.Counts()
+	return stored, delivered, true
 }
 
 // defaultLabels are the agent's labels of every sample, read from system.local.

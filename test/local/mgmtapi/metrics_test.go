@@ -54,7 +54,7 @@ func scrape(t *testing.T, url string) (map[string]float64, string) {
 func beanCounts(t *testing.T, node *LocalNode) (young, old int64) {
 	t.Helper()
 	count := func(bean string) int64 {
-		out, err := node.nodetool(context.Background(), "sjk", "mx", "-b", "java.lang:type=GarbageCollector,name="+bean, "-mg", "-f", "CollectionCount")
+		out, err := node.Nodetool(context.Background(), "sjk", "mx", "-b", "java.lang:type=GarbageCollector,name="+bean, "-mg", "-f", "CollectionCount")
 		lines := strings.Fields(strings.TrimSpace(out))
 		if err != nil || len(lines) == 0 {
 			t.Fatalf("reading %s's CollectionCount: %q, %v", bean, out, err)
@@ -114,6 +114,12 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	if n, ok := got["org_apache_cassandra_metrics_table_live_ss_table_count keyspace=system_schema table=tables"]; !ok || n < 1 {
 		t.Errorf("system_schema.tables: %v SSTables (served: %v); want at least the one written at start", n, ok)
+	}
+	// The hints are counted from the endpoint's first answer: none yet.
+	for _, name := range []string{"org_apache_cassandra_metrics_storage_total_hints", "org_apache_cassandra_metrics_hints_service_hints_succeeded_total"} {
+		if n, ok := got[name]; !ok || n != 0 {
+			t.Errorf("%s: %v (served: %v); want 0 at the first answer", name, n, ok)
+		}
 	}
 
 	compared := false

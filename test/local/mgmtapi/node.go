@@ -1,6 +1,7 @@
 // Package mgmtapi plays the k8ssandra management API (management-api-for-apache-cassandra),
 // the HTTP server that runs beside Cassandra in every cass-operator pod, with exactly the
-// routes cass-operator v1.31 calls and the snapshot routes cassbench's setup calls. No
+// routes cass-operator v1.31 calls, the snapshot routes cassbench's setup calls and the drain,
+// flush and compact routes its disruptions call (internal/nodeops). No
 // registry serves the real server, so test/local plays it over a real Cassandra node.
 //
 // Every route answers the status codes and JSON fields of the real API's OpenAPI document,
@@ -32,18 +33,12 @@ type Node interface {
 	// Endpoints is this node's view of gossip: one map per endpoint, keyed as the real
 	// getEndpointStates keys them (application state names, ENDPOINT_IP, IS_ALIVE, IS_LOCAL).
 	Endpoints(ctx context.Context) ([]map[string]string, error)
-	// Drain flushes and stops accepting writes (nodetool drain).
-	Drain(ctx context.Context) error
-	// Decommission streams the node's data away and leaves the ring; the process keeps
-	// running, as a real decommissioned node's does, until its pod is deleted.
-	Decommission(ctx context.Context, force bool) error
-	// Cleanup drops data the node no longer owns; keyspace NonLocalStrategy means every
-	// keyspace that is replicated.
-	Cleanup(ctx context.Context, keyspace string, tables []string, jobs int) error
-	// ReloadSeeds reloads the seed list from the seed provider and returns it.
-	ReloadSeeds(ctx context.Context) ([]string, error)
-	// ClearSnapshots deletes snapshots: no names means all, no keyspaces means every keyspace.
-	ClearSnapshots(ctx context.Context, names, keyspaces []string) error
+	// Nodetool runs nodetool against this node over JMX and returns what it printed: what
+	// the real agent does through StorageService (drain, decommission, cleanup, seeds,
+	// snapshots, flush, compact) is done here with nodetool, each route's command built in
+	// nodetool.go. A decommission's process keeps running, as a real decommissioned node's
+	// does, until its pod is deleted.
+	Nodetool(ctx context.Context, args ...string) (string, error)
 }
 
 // NonLocalStrategy is the keyspace name the real cleanup passes on when the request names

@@ -2,7 +2,6 @@ package mgmtapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -143,7 +142,7 @@ func (s *Server) fullQueryLogging(w http.ResponseWriter, r *http.Request) {
 // reloadSeeds: POST /api/v0/ops/seeds/reload (openapi.json operationId seedReload: 200, the
 // new seed list as a JSON array; K8OperatorResources.java seedReload).
 func (s *Server) reloadSeeds(w http.ResponseWriter, r *http.Request) {
-	seeds, err := s.node.ReloadSeeds(r.Context())
+	seeds, err := reloadSeeds(r.Context(), s.node)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -167,9 +166,7 @@ type keyspaceRequest struct {
 // forceKeyspaceCleanup). A body that is not JSON gets JAX-RS's 400.
 func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 	var req keyspaceRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		s.logf("mgmtapi: %s %s answered 400: %v", r.Method, r.URL.RequestURI(), err)
-		text(w, http.StatusBadRequest, "invalid request body: "+err.Error())
+	if !s.decodeBody(w, r, &req) {
 		return
 	}
 	ks := req.KeyspaceName
@@ -181,7 +178,7 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tables := append([]string{}, req.Tables...)
-	id := s.jobs.submit("CLEANUP", func(ctx context.Context) error { return s.node.Cleanup(ctx, ks, tables, int(req.Jobs)) })
+	id := s.jobs.submit("CLEANUP", func(ctx context.Context) error { return cleanup(ctx, s.node, ks, tables, int(req.Jobs)) })
 	text(w, http.StatusAccepted, id)
 }
 

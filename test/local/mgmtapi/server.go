@@ -42,6 +42,8 @@ func New(node Node, logf func(format string, args ...any)) *Server {
 		"/api/v1/ops/node/decommission":      {http.MethodPost: s.decommission},
 		"/api/v0/ops/node/drain":             {http.MethodPost: s.drain},
 		"/api/v0/ops/node/snapshots":         {http.MethodGet: s.snapshots, http.MethodDelete: s.clearSnapshots},
+		"/api/v0/ops/tables/flush":           {http.MethodPost: s.flushTables},
+		"/api/v0/ops/tables/compact":         {http.MethodPost: s.compactTables},
 	}
 	return s
 }

@@ -104,23 +104,23 @@ func routeCases() map[string]routeCase {
 		"create role without a name":     {node: up, method: "POST", target: "/api/v0/ops/auth/role?password=x", status: 400, text: ptr("Username is empty")},
 		"create role without a password": {node: up, method: "POST", target: "/api/v0/ops/auth/role?username=u", status: 400, text: ptr("Password is empty")},
 		"full query logging":             {node: up, method: "GET", target: "/api/v0/ops/node/fullquerylogging", status: 200, contentType: "application/json", json: envelope(false)},
-		"reload seeds":                   {node: up, method: "POST", target: "/api/v0/ops/seeds/reload", status: 200, contentType: "application/json", json: []any{"127.0.0.1"}, calls: []string{"reloadseeds"}},
+		"reload seeds":                   {node: up, method: "POST", target: "/api/v0/ops/seeds/reload", status: 200, contentType: "application/json", json: []any{"127.0.0.1"}, calls: []string{"nodetool reloadseeds"}},
 		"reload seeds without CQL":       {node: down, method: "POST", target: "/api/v0/ops/seeds/reload", status: 500},
 		"cleanup a keyspace": {node: up, method: "POST", target: "/api/v1/ops/keyspace/cleanup", body: `{"jobs":2,"keyspace_name":"bench","tables":["t"]}`,
-			status: 202, contentType: "text/plain", jobID: true, calls: []string{"cleanup bench [t] jobs=2"}},
-		"cleanup every keyspace":            {node: up, method: "POST", target: "/api/v1/ops/keyspace/cleanup", body: `{"jobs":0,"keyspace_name":"","tables":[]}`, status: 202, jobID: true, calls: []string{"cleanup NON_LOCAL_STRATEGY [] jobs=0"}},
-		"cleanup as cass-operator sends it": {node: up, method: "POST", target: "/api/v1/ops/keyspace/cleanup", body: `{"jobs":"2","keyspace_name":"bench"}`, status: 202, jobID: true, calls: []string{"cleanup bench [] jobs=2"}},
+			status: 202, contentType: "text/plain", jobID: true, calls: []string{"nodetool cleanup --jobs 2 -- bench t"}},
+		"cleanup every keyspace":            {node: up, method: "POST", target: "/api/v1/ops/keyspace/cleanup", body: `{"jobs":0,"keyspace_name":"","tables":[]}`, status: 202, jobID: true, calls: []string{"nodetool cleanup --jobs 0"}},
+		"cleanup as cass-operator sends it": {node: up, method: "POST", target: "/api/v1/ops/keyspace/cleanup", body: `{"jobs":"2","keyspace_name":"bench"}`, status: 202, jobID: true, calls: []string{"nodetool cleanup --jobs 2 -- bench"}},
 		"cleanup with jobs not a number":    {node: up, method: "POST", target: "/api/v1/ops/keyspace/cleanup", body: `{"jobs":"two"}`, status: 400, log: "jobs"},
 		"cleanup system_schema":             {node: up, method: "POST", target: "/api/v1/ops/keyspace/cleanup", body: `{"keyspace_name":"System_Schema"}`, status: 200, text: ptr("OK")},
 		"cleanup with a bad body":           {node: up, method: "POST", target: "/api/v1/ops/keyspace/cleanup", body: `{`, status: 400},
-		"decommission":                      {node: up, method: "POST", target: "/api/v1/ops/node/decommission?force=true", status: 202, contentType: "text/plain", jobID: true, calls: []string{"decommission force=true"}},
-		"decommission, not forced":          {node: up, method: "POST", target: "/api/v1/ops/node/decommission?force=yes", status: 202, jobID: true, calls: []string{"decommission force=false"}},
+		"decommission":                      {node: up, method: "POST", target: "/api/v1/ops/node/decommission?force=true", status: 202, contentType: "text/plain", jobID: true, calls: []string{"nodetool decommission --force"}},
+		"decommission, not forced":          {node: up, method: "POST", target: "/api/v1/ops/node/decommission?force=yes", status: 202, jobID: true, calls: []string{"nodetool decommission"}},
 		"job that does not exist":           {node: up, method: "GET", target: "/api/v0/ops/executor/job?job_id=nope", status: 404, contentType: "application/json", json: map[string]any{}},
-		"drain":                             {node: up, method: "POST", target: "/api/v0/ops/node/drain", status: 200, text: ptr("OK"), calls: []string{"drain"}},
+		"drain":                             {node: up, method: "POST", target: "/api/v0/ops/node/drain", status: 200, text: ptr("OK"), calls: []string{"nodetool drain"}},
 		"drain that fails":                  {node: with(up(), func(f *fakeNode) { f.opErr = errBoom }), method: "POST", target: "/api/v0/ops/node/drain", status: 500, text: ptr("nodetool: boom")},
 		"clear snapshots as cassbench does": {node: up, method: "DELETE", target: "/api/v0/ops/node/snapshots?keyspaces=bench&snapshotNames=dropped-1&snapshotNames=dropped-2",
-			status: 200, text: ptr("OK"), calls: []string{"clearsnapshots names=[dropped-1 dropped-2] keyspaces=[bench]"}},
-		"clear every snapshot": {node: up, method: "DELETE", target: "/api/v0/ops/node/snapshots", status: 200, calls: []string{"clearsnapshots names=[] keyspaces=[]"}},
+			status: 200, text: ptr("OK"), calls: []string{"nodetool clearsnapshot -t dropped-1 -- bench", "nodetool clearsnapshot -t dropped-2 -- bench"}},
+		"clear every snapshot": {node: up, method: "DELETE", target: "/api/v0/ops/node/snapshots", status: 200, calls: []string{"nodetool clearsnapshot --all --"}},
 		"list snapshots of a keyspace": {node: with(up(), func(f *fakeNode) {
 			f.snapshots = []map[string]any{
 				{"name": "dropped-1", "keyspace_name": "bench", "table_name": "t", "true_size": int64(10), "size_on_disk": int64(4096), "created_at": "c", "expires_at": nil, "ephemeral": false},
@@ -129,6 +129,27 @@ func routeCases() map[string]routeCase {
 		}), method: "GET", target: "/api/v0/ops/node/snapshots?keyspaces=bench", status: 200, contentType: "application/json", json: envelope([]any{map[string]any{
 			"Snapshot name": "dropped-1", "Keyspace name": "bench", "Column family name": "t", "True size": "10", "Size on disk": "4096",
 			"Creation time": "c", "Expiration time": "null", "Ephemeral": "false"}})},
+		"flush a table as cassbench does": {node: up, method: "POST", target: "/api/v0/ops/tables/flush", body: `{"jobs":1,"keyspace_name":"bench","tables":["t"]}`,
+			status: 200, contentType: "text/plain", text: ptr("OK"), calls: []string{"nodetool flush -- bench t"}},
+		"flush as cass-operator sends it": {node: up, method: "POST", target: "/api/v0/ops/tables/flush", body: `{"jobs":"-1","keyspace_name":"bench","tables":null}`, status: 200, calls: []string{"nodetool flush -- bench"}},
+		"flush every keyspace":            {node: up, method: "POST", target: "/api/v0/ops/tables/flush", body: `{}`, status: 200, calls: []string{"nodetool flush --"}},
+		"flush that fails":                {node: with(up(), func(f *fakeNode) { f.opErr = errBoom }), method: "POST", target: "/api/v0/ops/tables/flush", body: `{"keyspace_name":"bench"}`, status: 500, text: ptr("nodetool: boom")},
+		"flush with a bad body":           {node: up, method: "POST", target: "/api/v0/ops/tables/flush", body: `[`, status: 400},
+		"compact a table as cassbench does": {node: up, method: "POST", target: "/api/v0/ops/tables/compact", body: `{"split_output":false,"user_defined":false,"keyspace_name":"bench","tables":["t"]}`,
+			status: 200, contentType: "text/plain", text: ptr("OK"), calls: []string{"nodetool compact -- bench t"}},
+		"compact as cass-operator sends it": {node: up, method: "POST", target: "/api/v0/ops/tables/compact", body: `{"keyspace_name":"bench","tables":["t"]}`, status: 200, calls: []string{"nodetool compact -- bench t"}},
+		"compact every keyspace, split":     {node: up, method: "POST", target: "/api/v0/ops/tables/compact", body: `{"split_output":true}`, status: 200, calls: []string{"nodetool compact --split-output --"}},
+		"compact a token range": {node: up, method: "POST", target: "/api/v0/ops/tables/compact", body: `{"keyspace_name":"bench","start_token":"-10","end_token":"10"}`,
+			status: 200, calls: []string{"nodetool compact --start-token -10 --end-token 10 -- bench"}},
+		"compact SSTables named": {node: up, method: "POST", target: "/api/v0/ops/tables/compact", body: `{"user_defined":true,"user_defined_files":["nb-1-big-Data.db"]}`,
+			status: 200, calls: []string{"nodetool compact --user-defined -- nb-1-big-Data.db"}},
+		"compact split with tokens": {node: up, method: "POST", target: "/api/v0/ops/tables/compact", body: `{"split_output":true,"start_token":"1"}`,
+			status: 400, text: ptr("Invalid option combination: Can not use split-output here")},
+		"compact user-defined with tokens": {node: up, method: "POST", target: "/api/v0/ops/tables/compact", body: `{"user_defined":true,"end_token":"1","user_defined_files":["x"]}`,
+			status: 400, text: ptr("Invalid option combination: Can not provide tokens when using user-defined")},
+		"compact user-defined without files": {node: up, method: "POST", target: "/api/v0/ops/tables/compact", body: `{"user_defined":true}`,
+			status: 400, text: ptr("Must provide a file if setting userDefined to true")},
+		"compact that fails":       {node: with(up(), func(f *fakeNode) { f.opErr = errBoom }), method: "POST", target: "/api/v0/ops/tables/compact", body: `{"keyspace_name":"bench"}`, status: 500, text: ptr("nodetool: boom")},
 		"unknown route":            {node: up, method: "GET", target: "/api/v0/ops/keyspace", status: 404, log: "NOT PLAYED: GET /api/v0/ops/keyspace"},
 		"unknown version of route": {node: up, method: "POST", target: "/api/v0/ops/node/decommission?force=true", status: 404, log: "NOT PLAYED"},
 		"wrong method":             {node: up, method: "POST", target: "/api/v0/ops/node/fullquerylogging?enabled=true", status: 405, log: "NOT PLAYED: POST"},
@@ -285,7 +306,8 @@ func waitJob(t *testing.T, base, id, status string) map[string]any {
 }
 
 // TestRoutesPlayed pins the list of played routes to the issue's list (issue 20) plus
-// cassbench's snapshot routes, so that a route is neither lost nor added unnoticed.
+// cassbench's snapshot routes and its disruptions' table routes (issue 36), so that a route
+// is neither lost nor added unnoticed.
 func TestRoutesPlayed(t *testing.T) {
 	want := []string{
 		"DELETE /api/v0/ops/node/snapshots",
@@ -301,6 +323,8 @@ func TestRoutesPlayed(t *testing.T) {
 		"POST /api/v0/ops/auth/role",
 		"POST /api/v0/ops/node/drain",
 		"POST /api/v0/ops/seeds/reload",
+		"POST /api/v0/ops/tables/compact",
+		"POST /api/v0/ops/tables/flush",
 		"POST /api/v1/ops/keyspace/cleanup",
 		"POST /api/v1/ops/node/decommission",
 	}

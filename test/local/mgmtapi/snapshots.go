@@ -12,7 +12,7 @@ import (
 // (internal/setup/clearsnapshots.go, ManagementAPI).
 func (s *Server) clearSnapshots(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if err := s.node.ClearSnapshots(r.Context(), q["snapshotNames"], q["keyspaces"]); err != nil {
+	if err := clearSnapshotsOf(r.Context(), s.node, q["snapshotNames"], q["keyspaces"]); err != nil {
 		s.fail(w, r, err)
 		return
 	}
