@@ -340,6 +340,16 @@ func (d *decider) restoreSeveral(expired bool) stageResult {
 	return r
 }
 
+// mergeSummaries merges every writer's summary into the run's results and, for a run across
+// several datacenters, each datacenter's writers apart (perDatacenter); nil before any reported.
+func mergeSummaries(run *cbv1.BenchmarkRun, summaries []*summary.Summary, dc *cassdcapi.CassandraDatacenter) *cbv1.Results {
+	merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(dc)})
+	if merged != nil && len(run.Spec.Datacenters) > 0 {
+		merged.Datacenters = perDatacenter(run.Spec.Datacenters, summaries)
+	}
+	return merged
+}
+
 // perDatacenter merges the summaries of each datacenter's writers alone (a writer's
 // datacenter is the one its index falls in, podenv.WriterDatacenter), in the order of
 // spec.datacenters; a datacenter none of whose writers reported is left out.

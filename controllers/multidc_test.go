@@ -230,7 +230,7 @@ func multiCrashScenario(t *testing.T, at crashPoint) ([]crashPoint, bool) {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("still there (%v): %+v", err, got.Status.Conditions)
+		return fmt.Errorf("still there (%w): %+v", err, got.Status.Conditions)
 	})
 	givenBack(t, dc1)
 	if d := pl.Datacenter(t, dc2); d.Annotations[cbv1.LockAnnotation] != ns+"/blocker" || d.Spec.Size != 3 {
