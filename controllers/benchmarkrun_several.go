@@ -266,25 +266,43 @@ func (d *decider) lockSeveral(chain lending.Chain) stageResult {
 	return views[i].into(views[i].taken(take))
 }
 
-// prepareSeveral brings each datacenter, in order, to the run's target and waits until it is
-// ready; the run's datacenters are ready once every one is.
+// prepareSeveral brings each datacenter to the run's target and waits until every one is
+// ready. A datacenter that waits (for cass-operator, for the settings check) does not hold
+// back the next: each pass makes the first change one of them needs, so cass-operator rolls
+// them at the same time; a failure of any ends the stage at once.
 func (d *decider) prepareSeveral(t jobs.Target) stageResult {
 	var r stageResult
+	var waiting *stageResult
 	var total int32
 	var ready []string
 	for i, h := range d.o.several {
 		v := d.view(i)
 		sub := v.into(v.prepare(t))
-		if !sub.done {
-			return sub
+		if sub.done {
+			// A done view's condition would say this datacenter alone is ready: only its
+			// records are kept.
+			sub.conds = nil
+			r.merge(sub)
+			size := v.run.Status.Datacenter.Size
+			total += size
+			ready = append(ready, fmt.Sprintf("%s (%d nodes)", h.key, size))
+			continue
 		}
-		// A done view's condition would say this datacenter alone is ready: only its records
-		// are kept.
-		sub.conds = nil
-		r.merge(sub)
-		size := v.run.Status.Datacenter.Size
-		total += size
-		ready = append(ready, fmt.Sprintf("%s (%d nodes)", h.key, size))
+		if sub.dc != nil || sub.create != nil || sub.deleteForeign != nil || failing(sub) {
+			r.merge(sub)
+			return r
+		}
+		// What a waiting datacenter records (that it is at the target) is kept; the first
+		// one's condition says what the run waits for.
+		r.records = append(r.records, sub.records...)
+		if waiting == nil {
+			waiting = &sub
+		}
+	}
+	if waiting != nil {
+		r.conds = waiting.conds
+		r.requeueAt(waiting.requeueAfter)
+		return r
 	}
 	r.record(func(st *cbv1.BenchmarkRunStatus) {
 		if st.Datacenter == nil {
@@ -296,6 +314,16 @@ func (d *decider) prepareSeveral(t jobs.Target) stageResult {
 		"CassandraDatacenters "+strings.Join(ready, ", ")+" are ready")
 	r.done = true
 	return r
+}
+
+// failing tells whether a stage's result fails the run.
+func failing(r stageResult) bool {
+	for _, c := range r.conds {
+		if c.status == metav1.ConditionFalse && failedReasons[c.reason] {
+			return true
+		}
+	}
+	return false
 }
 
 // restoreSeveral gives back each datacenter of a run across several (lending.PlanRestore on

@@ -187,6 +187,25 @@ func TestDecideTakesSeveralDatacentersInOrder(t *testing.T) {
 				r.Status.Datacenters[0].PatchedGeneration, r.Status.Datacenters[0].Size, r.Status.Datacenters[0].Changed = 5, 5, true
 			}).Obj(), atTarget(ours()).Obj(), dc2().LockedBy("bench/r").Obj(), preflightDone), jobs.ComponentPreflight, pod(preflightJob, 0, 0, setupOK)),
 			dc: "size=5 config=" + compact(json.RawMessage(targetConfig)), check: changeOn("dc2", "dc1", "dc2")},
+		"the first patched and rolling: the second is patched meanwhile": {
+			o: withPods(severalObserved(acrossBoth().Apply(holding("dc1", "dc2")).Apply(func(r *cbv1.BenchmarkRun) {
+				r.Status.Datacenters[0].PatchedGeneration, r.Status.Datacenters[0].Size, r.Status.Datacenters[0].Changed = 5, 5, true
+			}).Obj(), rolling(atTarget(ours()).Obj()), dc2().LockedBy("bench/r").Obj(), preflightDone), jobs.ComponentPreflight, pod(preflightJob, 0, 0, setupOK)),
+			dc: "size=5 config=" + compact(json.RawMessage(targetConfig)), check: changeOn("dc2", "dc1", "dc2")},
+		"the first rolling, the second at the target: the run waits for both, recording the second's patch": {
+			o: severalObserved(acrossBoth().Apply(holding("dc1", "dc2")).Apply(func(r *cbv1.BenchmarkRun) {
+				r.Status.Datacenters[0].PatchedGeneration, r.Status.Datacenters[0].Size, r.Status.Datacenters[0].Changed = 5, 5, true
+			}).Obj(), rolling(atTarget(ours()).Obj()), atTarget(dc2().LockedBy("bench/r")).Obj()),
+			conds: conds(dcReadyCond, "False/DatacenterUpdating"), requeue: true,
+			check: func(t *testing.T, s step) {
+				recordedAre("dc1", "dc2")(t, s)
+				if c := meta.FindStatusCondition(s.status.Conditions, dcReadyCond); !strings.Contains(c.Message, "waiting for cass-operator") {
+					t.Errorf("waits for %q, want the first datacenter's roll", c.Message)
+				}
+				if rec := s.status.Datacenters[1]; rec.PatchedGeneration == 0 || rec.Size != 5 {
+					t.Errorf("the second's patch not recorded: %+v", rec)
+				}
+			}},
 		"failed holding the first and the second's lock before its originals (a crash between): the second, the last taken, is only unlocked": {
 			o: severalObserved(acrossBoth().Apply(holding("dc1")).Apply(failed).Obj(),
 				atTarget(ours()).Obj(), dc2().LockedBy("bench/r").Obj()),
@@ -215,4 +234,10 @@ func TestDecideRefusesObserversAcrossDatacenters(t *testing.T) {
 				aDC().Obj(), dc2().Obj()),
 			conds: conds(dcReadyCond, "False/InvalidSpec"), check: messageHas(dcReadyCond, "spec.datacenters[1].observers")},
 	})
+}
+
+// rolling is the datacenter with its spec not yet observed by cass-operator.
+func rolling(dc *cassdcapi.CassandraDatacenter) *cassdcapi.CassandraDatacenter {
+	dc.Status.ObservedGeneration = dc.Generation - 1
+	return dc
 }

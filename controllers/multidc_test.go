@@ -67,6 +67,13 @@ func TestRunAcrossTwoDatacentersSucceedsAndGivesBothBack(t *testing.T) {
 	run := across("across", ns).Size(4).CassandraYaml(map[string]any{"concurrent_writes": 128}).Obj()
 	pl.Create(t, run)
 	pl.PassPreflight(t, run)
+	// Neither patch waits for the other datacenter to be ready: cass-operator rolls both at once.
+	play.Eventually(t, 30*time.Second, "both datacenters patched before either is ready", func() error {
+		if g1, g2 := pl.Datacenter(t, dc1).Generation, pl.Datacenter(t, dc2).Generation; g1 <= gen1 || g2 <= gen2 {
+			return fmt.Errorf("generations %d and %d", g1, g2)
+		}
+		return nil
+	})
 	pl.OperatorApplies(t, dc1, gen1)
 	pl.OperatorApplies(t, dc2, gen2)
 
