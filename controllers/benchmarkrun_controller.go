@@ -139,15 +139,21 @@ func (r *BenchmarkRunReconciler) perform(ctx context.Context, run *cbv1.Benchmar
 		}
 	}
 	if c := s.dc; c != nil {
+		if s.on != nil {
+			dc = s.on
+		}
+		if dc == nil {
+			return status, fmt.Errorf("%s: no datacenter to change", c.What)
+		}
 		generation, err := patchDatacenter(ctx, r.Client, c, dc.DeepCopy())
 		if terminal(err) {
-			return refused(c.Stage, c.What+" CassandraDatacenter "+datacenter.Key(run).String(), err)
+			return refused(c.Stage, c.What+" CassandraDatacenter "+keyOf(dc).String(), err)
 		}
 		if err != nil {
 			return status, err
 		}
-		if c.Restore && status.Datacenter != nil {
-			status.Datacenter.RestoredGeneration = generation
+		if c.Restore {
+			restoredGeneration(&status, keyOf(dc), generation)
 		}
 	}
 	if job := s.create; job != nil {
@@ -195,7 +201,13 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &cbv1.BenchmarkRun{}, datacenterIndex,
 		func(o client.Object) []string {
-			return []string{datacenter.Key(o.(*cbv1.BenchmarkRun)).String()}
+			// A run across several datacenters is filed under each: each one's events and
+			// queue concern it.
+			var keys []string
+			for _, k := range datacenter.Keys(o.(*cbv1.BenchmarkRun)) {
+				keys = append(keys, k.String())
+			}
+			return keys
 		}); err != nil {
 		return fmt.Errorf("indexing runs by datacenter: %w", err)
 	}

@@ -42,6 +42,11 @@ type observation struct {
 	// named are the datacenters of a run across several, in the order of spec.datacenters,
 	// nil for one that does not exist or is not watched.
 	named []*cassdcapi.CassandraDatacenter
+	// several are the datacenters of a run across several in the order they are taken
+	// (datacenter.Keys), with what the pass read of each (benchmarkrun_several.go).
+	several []heldDC
+	// key is the datacenter a view of one of several is of (decider.view); empty otherwise.
+	key types.NamespacedName
 	// clusterDCs are the CassandraDatacenters the manager sees, read when the run names
 	// datacenters in schema.replication.datacenters, which must be of the run's cluster.
 	clusterDCs []cassdcapi.CassandraDatacenter
@@ -87,7 +92,9 @@ type step struct {
 	// deleteForeign is a Job with the name the run needs, left by an earlier run.
 	deleteForeign *batchv1.Job
 	dc            *lending.Change
-	create        *batchv1.Job
+	// on is the datacenter dc changes, when it is one of a run's several; nil for the run's one.
+	on     *cassdcapi.CassandraDatacenter
+	create *batchv1.Job
 	// reports are ConfigMaps of writer reports to store before anything else is done.
 	reports []*corev1.ConfigMap
 	// createStage is the condition a refusal of create fails.
@@ -126,8 +133,10 @@ type stageResult struct {
 	target *jobs.Target
 	// reports are ConfigMaps of writer reports to store before anything else is done.
 	reports []*corev1.ConfigMap
-	// dc is the change to make to the datacenter; stop the run's Jobs to suspend first.
+	// dc is the change to make to the datacenter (on, for one of several); stop the run's
+	// Jobs to suspend first.
 	dc   *lending.Change
+	on   *cassdcapi.CassandraDatacenter
 	stop []*batchv1.Job
 	// create is a Job to create, createStage the condition its refusal fails; deleteForeign
 	// a Job of the same name an earlier run left.
@@ -163,7 +172,7 @@ func (r *stageResult) merge(o stageResult) {
 	r.conds, r.records = append(r.conds, o.conds...), append(r.records, o.records...)
 	r.stop = append(r.stop, o.stop...)
 	if o.dc != nil {
-		r.dc = o.dc
+		r.dc, r.on = o.dc, o.on
 	}
 	if o.create != nil {
 		r.create, r.createStage = o.create, o.createStage
@@ -206,7 +215,7 @@ func (d *decider) apply(r stageResult) bool {
 		d.s.reports = r.reports
 	}
 	if r.dc != nil {
-		d.s.dc = r.dc
+		d.s.dc, d.s.on = r.dc, r.on
 	}
 	d.s.stop = append(d.s.stop, r.stop...)
 	if r.create != nil {
@@ -226,6 +235,15 @@ func (d *decider) apply(r stageResult) bool {
 
 func (d *decider) me() types.NamespacedName {
 	return types.NamespacedName{Namespace: d.run.Namespace, Name: d.run.Name}
+}
+
+// key is the datacenter the decider decides about: the run's one, or that of a view of one
+// of several.
+func (d *decider) key() types.NamespacedName {
+	if d.o.key.Name != "" {
+		return d.o.key
+	}
+	return datacenter.Key(d.run)
 }
 
 func (d *decider) decide() {
@@ -303,14 +321,7 @@ func (d *decider) find(jobs.Target) stageResult {
 	key := datacenter.Key(run)
 	var r stageResult
 	if len(run.Spec.Datacenters) > 0 {
-		if msg := clusterMismatch(run, o); msg != "" {
-			r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, msg+"; no datacenter was changed")
-			return r
-		}
-		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, "spec.datacenters: this manager does not yet take several datacenters "+
-			"for one run; benchmark each datacenter with spec.datacenterRef, or measure replication lag with cassbench run "+
-			"--datacenter and --observe-datacenter; no datacenter was changed")
-		return r
+		return d.findSeveral()
 	}
 	if o.notWatched {
 		r.fail(cbv1.ConditionDatacenterReady, cbv1.ReasonInvalidSpec, fmt.Sprintf(

@@ -51,14 +51,21 @@ func (d *decider) lock(jobs.Target) stageResult {
 			return lending.Take{}, false
 		},
 	}
-	return d.taken(lending.NewTakeChain(admission, nil).Evaluate(d.takeInput()))
+	chain := lending.NewTakeChain(admission, nil)
+	if len(d.o.several) > 0 {
+		return d.lockSeveral(chain)
+	}
+	return d.taken(chain.Evaluate(d.takeInput()))
 }
 
 // takeInput is what the take chain reads of this pass's observation.
 func (d *decider) takeInput() lending.TakeInput {
 	run, o := d.run, d.o
-	in := lending.TakeInput{Holder: datacenter.RunHolder(d.me()), Key: datacenter.Key(run), DC: o.dc,
-		Started: run.Status.StartTime != nil, HolderAlive: o.holderAlive, Next: o.queueHead, Position: o.queuePosition,
+	// A run across several held one of them in an earlier pass once it recorded its
+	// originals: its start says nothing of the datacenters it has not taken yet.
+	started := run.Status.StartTime != nil && (o.key.Name == "" || run.Status.Datacenter != nil)
+	in := lending.TakeInput{Holder: datacenter.RunHolder(d.me()), Key: d.key(), DC: o.dc,
+		Started: started, HolderAlive: o.holderAlive, Next: o.queueHead, Position: o.queuePosition,
 		Now: o.now, Deadline: findDeadline(run), GaveUp: fmt.Sprintf("gave up after deadlines.prepare (%s)", prepareTimeout(run))}
 	if st := run.Status.Datacenter; run.Status.StartTime != nil && st != nil {
 		in.Recorded = lending.OriginalsOf(&st.HeldDatacenter)
@@ -72,7 +79,6 @@ func (d *decider) takeInput() lending.TakeInput {
 // taken is the lock stage's result for the chain's verdict: the run's DatacenterReady
 // condition, the lock to put on, or the originals to record.
 func (d *decider) taken(t lending.Take) stageResult {
-	run := d.run
 	var r stageResult
 	switch t.Verdict {
 	case lending.Held:
@@ -83,7 +89,7 @@ func (d *decider) taken(t lending.Take) stageResult {
 	case lending.Locking:
 		r.dc = lending.LockChange(datacenter.RunHolder(d.me()), cbv1.ConditionDatacenterReady)
 	case lending.Recording:
-		now, held, size := metav1.NewTime(d.o.now), lending.Stored(datacenter.Key(run), *t.Originals), t.Originals.Size
+		now, held, size := metav1.NewTime(d.o.now), lending.Stored(d.key(), *t.Originals), t.Originals.Size
 		r.record(func(st *cbv1.BenchmarkRunStatus) {
 			if st.StartTime == nil {
 				st.StartTime = &now

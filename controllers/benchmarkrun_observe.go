@@ -32,6 +32,9 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 		if err := r.observeNamed(ctx, run, &o); err != nil {
 			return o, err
 		}
+		if err := r.observeSeveral(ctx, run, &o); err != nil {
+			return o, err
+		}
 	case len(r.WatchNamespaces) > 0 && !slices.Contains(r.WatchNamespaces, key.Namespace):
 		o.notWatched = true
 	default:
@@ -250,7 +253,16 @@ func (r *BenchmarkRunReconciler) queueHead(ctx context.Context, run *cbv1.Benchm
 		return client.ObjectKey{}, 0, err
 	}
 	me := client.ObjectKeyFromObject(run)
-	queue := lending.Queue(dc, all, workDone)
+	var queue []cbv1.BenchmarkRun
+	for _, q := range lending.Queue(dc, all, workDone) {
+		holds, err := r.holdsEveryBefore(ctx, &q, keyOf(dc))
+		if err != nil {
+			return client.ObjectKey{}, 0, err
+		}
+		if holds {
+			queue = append(queue, q)
+		}
+	}
 	if len(queue) == 0 {
 		// The cache has not seen this run yet; it is alone.
 		return me, 1, nil

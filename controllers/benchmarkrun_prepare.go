@@ -23,6 +23,9 @@ import (
 // the patch. Readiness gates this stage only: once the datacenter was ready, a change is
 // someone else's (drift), not something to wait for.
 func (d *decider) prepare(t jobs.Target) stageResult {
+	if len(d.o.several) > 0 && d.o.key.Name == "" {
+		return d.prepareSeveral(t)
+	}
 	run, dc := d.run, d.o.dc
 	var r stageResult
 	st := run.Status.Datacenter

@@ -60,6 +60,16 @@ func (d *decider) giveBack(since time.Time) stageResult {
 	if !settled.done {
 		return r
 	}
+	if len(d.o.several) > 0 {
+		sub := d.restoreSeveral(expired)
+		r.merge(sub)
+		// A change brings the next pass through the datacenter's watch; a wait is bounded.
+		if !sub.done && sub.dc == nil {
+			r.requeue(deadline.Sub(d.o.now))
+		}
+		r.done = sub.done
+		return r
+	}
 	// A datacenter the manager does not watch was never read: it is nil, as a deleted one.
 	plan := planRestore(run, d.o.dc, d.o.lender, d.o.dcPendingPods, expired)
 	r.dc = plan.Change

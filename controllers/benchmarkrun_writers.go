@@ -38,7 +38,7 @@ func (d *decider) load(t jobs.Target) stageResult {
 	r.reports = reportstore.ConfigMaps(run, fresh)
 	rows := compactReports(run.Name, full)
 	summaries, problems := readSummaries(full)
-	merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(d.o.dc)})
+	merged := mergeSummaries(run, summaries, d.o.dc)
 	priceResults(run, d.o.pricing, d.o.dc, merged)
 	active, succeeded, failed := jobs.Counts(job)
 	writers := &cbv1.WritersStatus{JobName: job.Name, Replicas: n, Active: active, Succeeded: succeeded, Failed: failed}

@@ -200,9 +200,20 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Resolved *ResolvedSettings `json:"resolved,omitempty"`
 
-	// datacenter is what the run found and changed on the datacenter.
+	// datacenter is what the run found and changed on the datacenter. A run across several
+	// datacenters keeps here what setup found on the cluster (version, nodes, settings
+	// verified) and the size of all it holds; what it took of each is in datacenters.
 	// +optional
 	Datacenter *DatacenterStatus `json:"datacenter,omitempty"`
+
+	// datacenters are, for a run across several datacenters (spec.datacenters), what the run
+	// took of each, in the order it takes them (namespace, then name): each entry is recorded
+	// when its lock is taken, before anything changes that datacenter, so a restore gives back
+	// every datacenter the run recorded, with its own originals.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Datacenters []DatacenterStatus `json:"datacenters,omitempty"`
 
 	// writers counts the writer pods.
 	// +optional

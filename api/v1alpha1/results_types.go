@@ -93,6 +93,13 @@ type Results struct {
 	// slowest is the writer with the lowest throughput.
 	// +optional
 	Slowest *WriterResult `json:"slowest,omitempty"`
+	// datacenters are, for a run across several datacenters, the results of each one's
+	// writers, in the order of spec.datacenters (those without writers left out).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Datacenters []DatacenterResults `json:"datacenters,omitempty"`
 	// perWriter lists every writer's own figures. Atomic for the reason writerReports is.
 	// +optional
 	// +listType=atomic

@@ -54,6 +54,9 @@ func Writer(ctx context.Context, name string, args []string, src SpecSource) int
 	if *writers == 0 {
 		*writers = int(spec.Writers.Replicas)
 	}
+	if err := conn.Place(os.Getenv(podenv.Placement), spec, *index); err != nil {
+		return fail(err)
+	}
 	if *runID == "" {
 		return fail(fmt.Errorf("no run id: pass --run-id or set %s; writers of one run must share it", podenv.RunID))
 	}

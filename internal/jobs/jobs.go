@@ -48,6 +48,9 @@ type Target struct {
 	// ClearSnapshots is how setup clears the snapshots a recreating drop leaves
 	// (podenv.ClearSnapshotsManagementAPI, or empty for none).
 	ClearSnapshots string
+	// Placement is, for a run across several datacenters, where each datacenter's writers
+	// connect; empty for a run of one.
+	Placement []podenv.PlacementEntry
 }
 
 // Name is a child object's deterministic name: the run's name and a suffix, shortened with a
@@ -120,6 +123,9 @@ func Writers(run *cbv1.BenchmarkRun, t Target, activeDeadline int64) (*batchv1.J
 	}
 	n := run.Spec.Writers.Replicas
 	env = append(env, corev1.EnvVar{Name: podenv.Writers, Value: strconv.Itoa(int(n))})
+	if len(t.Placement) > 0 {
+		env = append(env, corev1.EnvVar{Name: podenv.Placement, Value: podenv.FormatPlacement(t.Placement)})
+	}
 	job := baseJob(run, WriterName(run), ComponentWriter)
 	job.Spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
 	job.Spec.Completions = ptr.To(n)

@@ -237,10 +237,26 @@ func QueueDepths(runs []cbv1.BenchmarkRun) map[types.NamespacedName]int {
 			continue
 		}
 		if c := meta.FindStatusCondition(run.Status.Conditions, cbv1.ConditionDatacenterReady); c != nil && c.Reason == cbv1.ReasonDatacenterBusy {
-			out[datacenter.Key(run)]++
+			out[waitsFor(run)]++
 		}
 	}
 	return out
+}
+
+// waitsFor is the datacenter a busy run waits for: its one, or the first of several (in the
+// order they are taken) it has not recorded yet.
+func waitsFor(run *cbv1.BenchmarkRun) types.NamespacedName {
+	keys := datacenter.Keys(run)
+	for _, k := range keys {
+		recorded := false
+		for _, rec := range run.Status.Datacenters {
+			recorded = recorded || (rec.Name == k.Name && rec.Namespace == k.Namespace)
+		}
+		if !recorded {
+			return k
+		}
+	}
+	return keys[len(keys)-1]
 }
 
 // heldSince is when the lock's holder took the datacenter, if the cache has the holder and

@@ -28,6 +28,11 @@ const (
 	// ClearSnapshots says how setup clears the snapshots a recreating drop leaves:
 	// management-api, nodetool or none.
 	ClearSnapshots = "CASSBENCH_CLEAR_SNAPSHOTS"
+	// Placement is, for a run across several datacenters, where each datacenter's writers
+	// connect: comma-separated name=datacenter@host:port, name being the CassandraDatacenter's
+	// (as spec.datacenters names it) and datacenter the Cassandra datacenter. A writer finds
+	// its datacenter from its index and spec.datacenters' writers, in the spec's order.
+	Placement = "CASSBENCH_PLACEMENT"
 	// CompletionIndex is set by Kubernetes on pods of an Indexed Job: the writer's index.
 	CompletionIndex = "JOB_COMPLETION_INDEX"
 )
