@@ -20,8 +20,8 @@ import (
 // row of the writer that left no report, and gives the datacenter back. test/local cannot
 // show it: its pods are processes without limits.
 //
-// 4,096 requests in flight hold some 64 MiB of goroutines and buffers the collector cannot
-// free, which no 32Mi container holds; the process starts in less (some 15 MiB).
+// 4,096 requests in flight hold some 64 MiB of goroutines (16 KiB each) and buffers the
+// collector cannot free, which no 32Mi container holds.
 func TestWriterOOMKilledFailsTheRunNamingItAndRestores(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout+5*time.Minute)
 	defer cancel()
