@@ -37,7 +37,7 @@ func (d *decider) load(t jobs.Target) stageResult {
 	full, fresh := gatherReports(run.Status.WriterReports, d.o.reports, jobs.TerminatedPods(pods, jobs.ComponentWriter), pods, n)
 	r.reports = reportstore.ConfigMaps(run, fresh)
 	rows := compactReports(run.Name, full)
-	summaries, problems := readSummaries(full)
+	summaries, problems := readSummaries(full, run.Spec.Writers.Resources)
 	merged := mergeSummaries(run, summaries, d.o.dc)
 	priceResults(run, d.o.pricing, d.o.dc, merged)
 	active, succeeded, failed := jobs.Counts(job)
@@ -151,7 +151,7 @@ func withTerminated(stored []cbv1.WriterReport, terminated map[int32]jobs.Termin
 
 // readSummaries decodes the stored writer reports. A failed writer is named with its reason;
 // its summary, if it wrote one, is still merged.
-func readSummaries(reports []cbv1.WriterReport) ([]*summary.Summary, []string) {
+func readSummaries(reports []cbv1.WriterReport, resources corev1.ResourceRequirements) ([]*summary.Summary, []string) {
 	var out []*summary.Summary
 	var problems []string
 	for _, r := range reports {
@@ -170,10 +170,28 @@ func readSummaries(reports []cbv1.WriterReport) ([]*summary.Summary, []string) {
 		case s != nil && s.Error != "":
 			problems = append(problems, fmt.Sprintf("writer %d (pod %s) failed: %s", r.Index, r.Pod, s.Error))
 		case r.ExitCode != 0 && (s == nil || s.Error == ""):
-			problems = append(problems, fmt.Sprintf("writer %d (pod %s) exited with code %d (%s)", r.Index, r.Pod, r.ExitCode, r.Reason))
+			problems = append(problems, exitProblem(r, resources))
 		}
 	}
 	return out, problems
+}
+
+// reasonOOMKilled is the reason the kubelet gives a container the kernel killed for memory.
+const reasonOOMKilled = "OOMKilled"
+
+// exitProblem names a writer whose container failed without saying why itself. One the
+// kernel killed for memory is told what to change: the limit, or the requests in flight that
+// fill it (each holds a goroutine and its buffers).
+func exitProblem(r cbv1.WriterReport, resources corev1.ResourceRequirements) string {
+	msg := fmt.Sprintf("writer %d (pod %s) exited with code %d (%s)", r.Index, r.Pod, r.ExitCode, r.Reason)
+	if r.Reason != reasonOOMKilled {
+		return msg
+	}
+	if limit, ok := resources.Limits[corev1.ResourceMemory]; ok {
+		return fmt.Sprintf("%s: it used all of its memory limit (writers.resources.limits.memory %s); raise it or lower writers.concurrency",
+			msg, limit.String())
+	}
+	return msg + ": the kernel killed it for memory, which its node or pod ran short of; set writers.resources.limits.memory and requests to what it needs"
 }
 
 func missingWriters(got []*summary.Summary, n int32) []int32 {

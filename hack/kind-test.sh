@@ -2,8 +2,9 @@
 # make test-kind: the whole kind workflow on this machine, and the host put back after it, also
 # on failure or Ctrl-C. Stages: a Docker engine (hack/docker.sh up, unless one runs), the
 # cluster (kind-up), cassbench from its image under the restricted Pod Security Standard
-# (kind-deploy), what the real kubelet shows of the datacenter and the manager, the e2e test
-# (config/samples/kind-demo.yaml Succeeded on the real cass-operator and Cassandra), then
+# (kind-deploy), what the real kubelet shows of the datacenter and the manager, the e2e tests
+# (config/samples/kind-demo.yaml Succeeded on the real cass-operator and Cassandra; writers
+# under a CPU limit, one OOM-killed, the manager's pod deleted mid-run), then
 # kind-down and docker-down, which check that no container, network, iptables chain or changed
 # sysctl is left. Prints the time of each stage.
 #

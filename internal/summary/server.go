@@ -224,6 +224,12 @@ type WriterCPU struct {
 	LimitMillicores int64 `json:"l,omitempty"`
 	// ThrottledPercent is the share of scheduler periods in which the cgroup was throttled.
 	ThrottledPercent int64 `json:"t,omitempty"`
+	// Periods and ThrottledPeriods are the window's CFS periods and those the cgroup was
+	// throttled in (cpu.stat's nr_periods and nr_throttled), both 0 where the cgroup has no
+	// quota or cpu.stat could not be read: what tells "never throttled" from "not read",
+	// and a few throttled periods from none, which the whole percent cannot.
+	Periods          int64 `json:"np,omitempty"`
+	ThrottledPeriods int64 `json:"nt,omitempty"`
 	// SchedP99Micros is the Go scheduler's p99 delay before a runnable goroutine ran.
 	SchedP99Micros int64 `json:"s,omitempty"`
 	// GOMAXPROCS the writer ran with.

@@ -45,7 +45,8 @@ func (m *cpuMeter) stop() *summary.WriterCPU {
 	}
 	out.LimitMillicores = cpuLimit()
 	if p, th := throttling(); p > m.periods0 {
-		out.ThrottledPercent = (th - m.throttled0) * 100 / (p - m.periods0)
+		out.Periods, out.ThrottledPeriods = p-m.periods0, th-m.throttled0
+		out.ThrottledPercent = out.ThrottledPeriods * 100 / out.Periods
 	}
 	if h := schedHistogram(); h != nil && m.sched0 != nil {
 		out.SchedP99Micros = int64(math.Round(quantileOfDelta(m.sched0, h, 0.99) * 1e6))

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime/metrics"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -77,5 +78,31 @@ func TestCgroupReadings(t *testing.T) {
 				t.Errorf("readings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The window's CPU figures count the periods of the window alone: the cgroup's cpu.stat
+// counts from the container's start.
+func TestCPUMeterCountsTheWindowsPeriods(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, "cpu"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cpu", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cpu.cfs_quota_us", "50000\n")
+	write("cpu.cfs_period_us", "100000\n")
+	write("cpu.stat", "nr_periods 40\nnr_throttled 10\nthrottled_time 9\n")
+	defer SetCgroupDir(dir)()
+	m := startCPU(time.Now)
+	write("cpu.stat", "nr_periods 240\nnr_throttled 15\nthrottled_time 99\n")
+	got := m.stop()
+	want := [4]int64{500, 200, 5, 2} // limit, periods, throttled periods, percent
+	if diff := cmp.Diff(want, [4]int64{got.LimitMillicores, got.Periods, got.ThrottledPeriods, got.ThrottledPercent}); diff != "" {
+		t.Errorf("limit, periods, throttled, percent (-want +got):\n%s", diff)
 	}
 }
