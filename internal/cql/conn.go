@@ -253,6 +253,8 @@ type hostDialer struct {
 	dialer    net.Dialer
 	tls       *tls.Config
 	ioTimeout time.Duration
+	// together is Options.Together, for the direct connections dialled here.
+	together bool
 }
 
 func (d *hostDialer) DialHost(ctx context.Context, host *gocql.HostInfo) (*gocql.DialedHost, error) {

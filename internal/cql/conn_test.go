@@ -401,3 +401,36 @@ func TestBatchConnSendsALoneRequestAtOnce(t *testing.T) {
 		t.Errorf("11 writes reached the socket in %d sends, want 2 (the lone one, then the 10 queued behind it)", n)
 	}
 }
+
+// A connection dialled with Options.Together hands even a lone request to its flusher: start
+// returns while the socket's write is held, where without it the caller would be the one
+// writing (TestBatchConnSendsALoneRequestAtOnce), and the requests started meanwhile go out
+// with it in the flusher's next send.
+func TestTogetherNeverWritesAloneRequestInline(t *testing.T) {
+	for _, together := range []bool{true, false} {
+		client, server := loopback(t)
+		cc := &countingConn{Conn: client, hold: make(chan struct{})}
+		d := &dconn{bc: newBatchConn(cc, 10*time.Second), addr: "node", done: make(chan struct{}), together: together}
+		go func() { _, _ = io.Copy(io.Discard, server) }()
+		started := make(chan error, 1)
+		go func() { _, err := d.start(newCall(), make([]byte, 9)); started <- err }()
+		if together {
+			select {
+			case err := <-started:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("with Together, a lone request's start waited for the socket: it was written inline")
+			}
+		} else {
+			select {
+			case err := <-started:
+				t.Fatalf("without Together, a lone request's start returned (%v) while its write was held", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		close(cc.hold)
+		_ = d.bc.Close()
+	}
+}

@@ -56,6 +56,11 @@ type Options struct {
 	// routing of our own, the driver's per-request timer (ContextTimeouts is ignored). It is
 	// there so that a result can be checked against the plain driver.
 	Stock bool
+	// Together sends every direct request through its connection's flusher, also one the
+	// connection has nothing else in flight for, which is otherwise written at once by its
+	// caller: a writer that wakes many requests at the same instant (writers.pacingTick) then
+	// sends them in one write instead of the first alone and the rest after it.
+	Together bool
 }
 
 // Cluster builds the driver configuration.
@@ -109,6 +114,7 @@ func (o Options) Cluster() (*gocql.ClusterConfig, error) {
 	d := &hostDialer{
 		dialer:    net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: c.SocketKeepalive},
 		ioTimeout: max(5*c.Timeout, 15*time.Second),
+		together:  o.Together,
 	}
 	if o.TLS || o.CAFile != "" {
 		tc, err := o.tlsConfig()

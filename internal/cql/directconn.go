@@ -39,6 +39,9 @@ type dconn struct {
 	// setup bounds a PREPARE on the connection, whoever waits for it.
 	setup time.Duration
 
+	// together never writes a request alone (Options.Together).
+	together bool
+
 	dead     atomic.Bool
 	lastSent atomic.Int64
 	done     chan struct{}
@@ -85,7 +88,7 @@ func dialDirect(ctx context.Context, d *hostDialer, addr, user, password string,
 		_ = bc.Close()
 		return nil, &SetupError{Cause: handshakeCause(err), Addr: addr, Err: err}
 	}
-	dc := &dconn{bc: bc, addr: addr, done: make(chan struct{}), setup: timeout}
+	dc := &dconn{bc: bc, addr: addr, done: make(chan struct{}), setup: timeout, together: d.together}
 	dc.lastSent.Store(time.Now().UnixNano())
 	go dc.read(br)
 	go dc.heartbeat(d.ioTimeout / 4)
@@ -113,7 +116,7 @@ func (d *dconn) start(cl *call, frame []byte) (int16, error) {
 		return 0, errStreamsExhausted
 	}
 	d.calls[s] = cl
-	alone := len(d.free) == len(d.calls)-1
+	alone := !d.together && len(d.free) == len(d.calls)-1
 	d.mu.Unlock()
 	binary.BigEndian.PutUint16(frame[2:4], uint16(s))
 	d.lastSent.Store(time.Now().UnixNano())

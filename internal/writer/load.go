@@ -150,6 +150,8 @@ func (ld *load) connect(ctx context.Context) error {
 	conn.ContextTimeouts = true
 	conn.NumConns = int(w.ConnectionsPerHost)
 	conn.Stock = w.DriverIO == cbv1.DriverIOStock
+	// A pacing tick wakes the operations due in it together: sent together, they share a write.
+	conn.Together = w.PacingTick != nil
 	var err error
 	if ld.conn.session, ld.conn.direct, err = connectRetrying(ctx, conn, ld.cfg.BarrierTimeout, ld.cfg.Now); err != nil {
 		if errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(err.Error(), "does not exist") {
