@@ -73,13 +73,17 @@ func (g *tickGate) run(start time.Time, tick time.Duration, now func() time.Time
 			return
 		default:
 		}
-		t := now()
-		g.mu.Lock()
-		g.passed = t
-		for len(g.waiting) > 0 && !g.waiting[0].due.After(t) {
-			heap.Pop(&g.waiting).(*tickWaiter).woken <- t
-		}
-		g.mu.Unlock()
+		g.tick(now())
+	}
+}
+
+// tick lets through every waiter due at or before t.
+func (g *tickGate) tick(t time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.passed = t
+	for len(g.waiting) > 0 && !g.waiting[0].due.After(t) {
+		heap.Pop(&g.waiting).(*tickWaiter).woken <- t
 	}
 }
 

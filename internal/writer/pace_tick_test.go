@@ -6,37 +6,86 @@ import (
 	"time"
 )
 
-// TestTickGateReleasesDueOperationsTogether waits 40 goroutines on intended starts spread
-// over four ticks and checks that the gate never lets one through before its start and that
-// it lets them through in groups, at most one a tick, rather than one wake-up each.
-func TestTickGateReleasesDueOperationsTogether(t *testing.T) {
-	const tick = 20 * time.Millisecond
-	start := time.Now().Add(50 * time.Millisecond)
-	g := newTickGate(start, tick, time.Now)
+// TestTickGateLetsThroughOnlyWhatIsDue ticks a gate by hand over 40 waiting operations due
+// over four ticks: each tick must let through exactly the operations due by it, none before
+// its start, each with the time of the tick that let it through.
+func TestTickGateLetsThroughOnlyWhatIsDue(t *testing.T) {
+	const tick = 10 * time.Millisecond
+	start := time.Unix(1_000_000, 0)
+	g := &tickGate{done: make(chan struct{})}
 	defer g.stop()
-	var mu sync.Mutex
-	released := map[time.Time]int{}
+	type release struct {
+		due, by time.Time
+	}
+	out := make(chan release, 40)
 	var wg sync.WaitGroup
 	for i := range 40 {
 		due := start.Add(time.Duration(i) * tick / 10)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			passed := g.until(newTickWaiter(), due)
-			if passed.Before(due) {
-				t.Errorf("operation due at +%v let through by the tick at +%v", due.Sub(start), passed.Sub(start))
+			out <- release{due, g.until(newTickWaiter(), due)}
+		}()
+	}
+	waitWaiting := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+			g.mu.Lock()
+			got := len(g.waiting)
+			g.mu.Unlock()
+			if got == n {
+				return
 			}
-			mu.Lock()
-			released[passed]++
-			mu.Unlock()
+			if time.Now().After(deadline) {
+				t.Fatalf("%d goroutines wait at the gate, want %d", got, n)
+			}
+		}
+	}
+	waitWaiting(40)
+	for k := 0; k <= 3; k++ {
+		at := start.Add(time.Duration(k) * tick)
+		g.tick(at)
+		// Tick k lets through the operations due at k*tick and before: 1 at tick 0, then 10.
+		released := 1
+		if k > 0 {
+			released = 10
+		}
+		waitWaiting(40 - (10*k + 1))
+		for range released {
+			r := <-out
+			if r.due.After(at) || !r.by.Equal(at) {
+				t.Fatalf("operation due at +%v let through at +%v, by the tick at +%v", r.due.Sub(start), r.by.Sub(start), at.Sub(start))
+			}
+		}
+	}
+	g.tick(start.Add(4 * tick))
+	wg.Wait()
+	close(out)
+	for r := range out {
+		if !r.by.Equal(start.Add(4 * tick)) {
+			t.Fatalf("operation due at +%v let through by a tick at +%v, want the last", r.due.Sub(start), r.by.Sub(start))
+		}
+	}
+}
+
+// TestTickGateReleasesOnItsOwnTimer runs the gate on its timer: every operation gets
+// through, and never before its intended start.
+func TestTickGateReleasesOnItsOwnTimer(t *testing.T) {
+	start := time.Now().Add(20 * time.Millisecond)
+	g := newTickGate(start, 5*time.Millisecond, time.Now)
+	defer g.stop()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		due := start.Add(time.Duration(i) * time.Millisecond)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if by := g.until(newTickWaiter(), due); by.Before(due) {
+				t.Errorf("operation due at +%v let through by the tick at +%v", due.Sub(start), by.Sub(start))
+			}
 		}()
 	}
 	wg.Wait()
-	// The starts span ticks 0 to 4 of the grid; a descheduled gate may merge ticks, never
-	// split them: 40 operations in at most five releases.
-	if len(released) > 5 {
-		t.Fatalf("40 operations over four ticks were let through in %d releases, want at most 5 (one a tick): %v", len(released), released)
-	}
 }
 
 // TestTickGateStopReleasesWaiters checks that a stopped gate lets every waiter go, so a phase
