@@ -140,6 +140,9 @@ func newRunSection(run *cbv1.BenchmarkRun, i int) (runSection, error) {
 			numfmt.Count(sc.LateOver1ms), sc.DrainMillis))
 	}
 	s.Tables = append(s.Tables, latencyTable(r), errorTable(r))
+	if t, ok := datacenterTable(r.Datacenters); ok {
+		s.Tables = append(s.Tables, t)
+	}
 	if t, ok := writerTable(r); ok {
 		s.Tables = append(s.Tables, t)
 	}

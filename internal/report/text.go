@@ -74,14 +74,7 @@ func runTable(out io.Writer, run *cbv1.BenchmarkRun) error {
 	loadLines(w, run)
 
 	failureLines(w, r)
-	if r.ReplicationLag != nil {
-		w.printf("\n")
-		lagLines(w, r.ReplicationLag)
-	}
-	if len(r.Disruptions) > 0 {
-		w.printf("\n")
-		disruptionLines(w, r.Disruptions)
-	}
+	sectionLines(w, r)
 
 	if len(r.PerWriter) > 0 {
 		w.printf("\n")
@@ -305,6 +298,23 @@ func Micros(v int64) string {
 		return fmt.Sprintf("%.2fms", float64(v)/1e3)
 	}
 	return fmt.Sprintf("%dus", v)
+}
+
+// sectionLines prints, each after a blank line, what only some runs have: results by
+// datacenter, the replication lag, the disruptions.
+func sectionLines(w *errWriter, r *cbv1.Results) {
+	if len(r.Datacenters) > 0 {
+		w.printf("\n")
+		datacenterLines(w, r.Datacenters)
+	}
+	if r.ReplicationLag != nil {
+		w.printf("\n")
+		lagLines(w, r.ReplicationLag)
+	}
+	if len(r.Disruptions) > 0 {
+		w.printf("\n")
+		disruptionLines(w, r.Disruptions)
+	}
 }
 
 func orDash(s string) string {
