@@ -38,7 +38,7 @@ func runCSV(w io.Writer, run *cbv1.BenchmarkRun) error {
 		rows = append(rows, map[string]string{
 			"scope": "total", "outcome": string(run.Status.Phase),
 			"operations": itoa(r.Operations), "opsPerSecond": itoa(r.OpsPerSecond),
-			"errors":       itoa(e.WriteTimeout + e.ReadTimeout + e.Unavailable + e.Overloaded + e.ClientTimeout + e.Other),
+			"errors":       itoa(errorTotal(e)),
 			"writeTimeout": itoa(e.WriteTimeout), "readTimeout": itoa(e.ReadTimeout), "unavailable": itoa(e.Unavailable),
 			"overloaded": itoa(e.Overloaded), "clientTimeout": itoa(e.ClientTimeout), "other": itoa(e.Other),
 			"timeoutsPerOperation": r.TimeoutsPerOperation, "timeoutsPerAttempt": r.TimeoutsPerAttempt,
@@ -47,7 +47,7 @@ func runCSV(w io.Writer, run *cbv1.BenchmarkRun) error {
 		a := r.AttemptErrors
 		rows = append(rows, map[string]string{
 			"scope": "attempts", "operations": itoa(r.Attempts),
-			"errors":       itoa(a.WriteTimeout + a.ReadTimeout + a.Unavailable + a.Overloaded + a.ClientTimeout + a.Other),
+			"errors":       itoa(errorTotal(a)),
 			"writeTimeout": itoa(a.WriteTimeout), "readTimeout": itoa(a.ReadTimeout), "unavailable": itoa(a.Unavailable),
 			"overloaded": itoa(a.Overloaded), "clientTimeout": itoa(a.ClientTimeout), "other": itoa(a.Other),
 		})

@@ -22,7 +22,8 @@ func datacenterLatency(d cbv1.DatacenterResults) (string, *cbv1.Latency) {
 	return "", nil
 }
 
-func datacenterErrors(e cbv1.ErrorCounts) int64 {
+// errorTotal is every failed operation (or attempt) of the counts, whatever its kind.
+func errorTotal(e cbv1.ErrorCounts) int64 {
 	return e.WriteTimeout + e.ReadTimeout + e.Unavailable + e.Overloaded + e.ClientTimeout + e.Other
 }
 
@@ -30,7 +31,7 @@ func datacenterErrors(e cbv1.ErrorCounts) int64 {
 // latency is of, p50, p99, p99.9, errors and timeouts per operation.
 func datacenterCells(d cbv1.DatacenterResults) []string {
 	cells := []string{d.Name, fmt.Sprint(d.WritersReported), numfmt.Count(d.Operations), numfmt.Count(d.OpsPerSecond), "-", "-", "-", "-",
-		numfmt.Count(datacenterErrors(d.Errors)), orDash(d.TimeoutsPerOperation)}
+		numfmt.Count(errorTotal(d.Errors)), orDash(d.TimeoutsPerOperation)}
 	if of, l := datacenterLatency(d); l != nil {
 		cells[4], cells[5], cells[6], cells[7] = of, bound(*l, "p50", l.P50), bound(*l, "p99", l.P99), bound(*l, "p999", l.P999)
 	}
@@ -67,7 +68,7 @@ func datacenterTable(dcs []cbv1.DatacenterResults) (htmlTable, bool) {
 	}
 	for _, d := range dcs {
 		class := ""
-		if datacenterErrors(d.Errors) > 0 {
+		if errorTotal(d.Errors) > 0 {
 			class = "nonzero"
 		}
 		t.add(class, datacenterCells(d)...)
