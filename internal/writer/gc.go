@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // The writer's live heap is a few MiB (buffers of the statements and connections, the
@@ -23,25 +24,103 @@ import (
 // Each load goroutine adds its stack and its statistics after the limit is set, about 16 KiB:
 // at 1,024 in flight that took 16 MiB of the headroom, and the collector ran all the time
 // (10.5% of the CPU, bench-writer --concurrency 1024), so the headroom grows with them.
+//
+// A writer pod runs one load, and the seeds run it closed, with one insert in flight: it
+// allocates little a second, and with 24 MiB of headroom its heap grew to some 13 MiB
+// between collections and the pod peaked at 24.1 MiB (bench-writer,
+// docs/writer-efficiency.md). A lone closed loop below 128 in flight therefore gets 8 MiB
+// plus 128 KiB a request, reaching the 24 MiB at 128. Everything else keeps 24 MiB:
+//   - an open loop (and a capacity search's rounds): with 12.5 MiB at 32 in flight and
+//     500 ops/s the collector ran while goroutines had to wake, and TestFixedRateReachesTarget's
+//     schedule lag p50 went from 59-81 µs to 211-584 µs on an idle machine;
+//   - a process running several loads (`cassbench run` with writers.count above one): the
+//     settings are the process's, not a load's, and six closed loops with one in flight each
+//     under 8 MiB kept the collector busy until they used 98% of their core
+//     (TestVerdictClusterWhenANodeSaturatesItsCPU read Unclear instead of Cluster).
 const (
-	gcPercent     = 800
-	gcMemoryLimit = 24 << 20
-	gcPerInFlight = 16 << 10
+	gcPercent      = 800
+	gcMemoryLimit  = 24 << 20
+	gcMinimumLimit = 8 << 20
+	gcPerRequest   = 128 << 10
+	gcPerInFlight  = 16 << 10
 )
 
-// tuneGC sets the writer's collector and returns what restores the previous settings. A
-// GOGC or GOMEMLIMIT in the environment is the operator's choice and is left as it is.
-func tuneGC(inFlight int) (restore func()) {
+// gcLoad is what the collector's settings depend on in one load.
+type gcLoad struct {
+	inFlight int
+	open     bool
+}
+
+// gcHeadroom is the soft limit above the live heap for the loads running in the process.
+func gcHeadroom(loads []gcLoad) int64 {
+	var stacks int64
+	for _, l := range loads {
+		stacks += int64(l.inFlight) * gcPerInFlight
+	}
+	if len(loads) == 1 && !loads[0].open {
+		return min(int64(gcMemoryLimit), gcMinimumLimit+int64(loads[0].inFlight)*gcPerRequest) + stacks
+	}
+	return gcMemoryLimit + stacks
+}
+
+// collectorSettings holds the collector's settings for every load of the process: the first load
+// in saves what was set before, the last one out puts it back, and each change in between
+// sets the limit for all the loads then running.
+type collectorSettings struct {
+	mu     sync.Mutex
+	loads  map[*gcLoad]struct{}
+	base   int64
+	before struct {
+		percent int
+		limit   int64
+	}
+}
+
+var gcSettings collectorSettings
+
+// tuneGC sets the collector for one more load and returns what takes it away again. A GOGC
+// or GOMEMLIMIT in the environment is the operator's choice and is left as it is.
+func tuneGC(inFlight int, open bool) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
+	s := &gcSettings
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The live heap is measured again for every load: what earlier loads keep is theirs.
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	percent := debug.SetGCPercent(gcPercent)
-	limit := debug.SetMemoryLimit(int64(ms.HeapAlloc) + gcMemoryLimit + int64(inFlight)*gcPerInFlight)
-	return func() {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(limit)
+	s.base = int64(ms.HeapAlloc)
+	if len(s.loads) == 0 {
+		s.loads = map[*gcLoad]struct{}{}
+		s.before.percent = debug.SetGCPercent(gcPercent)
+		s.before.limit = debug.SetMemoryLimit(-1)
 	}
+	l := &gcLoad{inFlight: inFlight, open: open}
+	s.loads[l] = struct{}{}
+	debug.SetMemoryLimit(s.base + gcHeadroom(s.running()))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			delete(s.loads, l)
+			if len(s.loads) == 0 {
+				debug.SetGCPercent(s.before.percent)
+				debug.SetMemoryLimit(s.before.limit)
+				return
+			}
+			debug.SetMemoryLimit(s.base + gcHeadroom(s.running()))
+		})
+	}
+}
+
+// running lists the loads now running; callers hold mu.
+func (s *collectorSettings) running() []gcLoad {
+	out := make([]gcLoad, 0, len(s.loads))
+	for l := range s.loads {
+		out = append(out, *l)
+	}
+	return out
 }
