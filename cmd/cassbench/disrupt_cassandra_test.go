@@ -48,7 +48,9 @@ spec:
 // cassbench run --disrupt stops node 2 of a private 2-node cluster 15 s into the window and
 // starts it again at 25 s (the start returns once it serves CQL and is in the ring); the run
 // succeeds and reports the fault with figures consistent with its times and the hints node 1
-// kept for node 2 (checkHints), and the node was started again, runs and answers afterwards.
+// kept for node 2 (checkHints), node 1 delivers every hint it stored once node 2 is back, seen
+// in its hints directory during and after the run (hintsWatch), and the node was started
+// again, runs and answers afterwards.
 // The window is 150 s so that a node 2 slow to start on a loaded machine (it has taken up to
 // 109 s) still leaves time to see its hints delivered.
 func TestRunStopsAndStartsANodeInsideItsWindow(t *testing.T) {
@@ -65,6 +67,8 @@ func TestRunStopsAndStartsANodeInsideItsWindow(t *testing.T) {
 	const schedule = "stop-node 2 at 15s; start-node 2 at 25s"
 	args := []string{"-f", file, "-o", "json", "--hosts", strings.Join(c.Hosts, ","), "--port", strconv.Itoa(c.Port),
 		"--disrupt", schedule, "--objective-p99", "50ms"}
+	hints := watchHints(filepath.Join(layout.NodeDir(1), "hints"))
+	defer hints.stop()
 	var out bytes.Buffer
 	code := runMain(ctx, args, &out)
 	t.Logf("cassbench run --disrupt %q -o json:\n%s", schedule, out.String())
@@ -111,6 +115,7 @@ func TestRunStopsAndStartsANodeInsideItsWindow(t *testing.T) {
 		}
 	}
 	checkHints(t, res, d)
+	hints.checkDelivered(t, hintsDeliveryWait)
 
 	// The node was started again by the run (each start writes a marker to its stdout.log),
 	// and it runs and answers CQL.
