@@ -36,13 +36,14 @@ type WritersSpec struct {
 	// +kubebuilder:default=Uniform
 	Arrivals Arrivals `json:"arrivals,omitempty"`
 
-	// pacingTick is how often an open loop's writer wakes to send what is due. Unset (the
-	// default), each operation is sent at its own intended start, with a schedule lag of tens
-	// of microseconds. A tick such as 1ms wakes once a tick and sends every operation then
-	// due together, which costs the writer far less CPU per operation at high rates (requests
-	// sent together share their system calls; docs/writer-efficiency.md) and adds up to one
-	// tick of schedule lag. Latencies are measured from each operation's intended start
-	// either way. Only with rate; at most 100ms.
+	// pacingTick puts an open loop's schedule on a grid. Unset (the default), each operation
+	// is due at its own place in the rate's timetable and sent then. A tick such as 1ms makes
+	// the operations the rate asks for within a tick due together at its end, as latte's
+	// millisecond timer releases them: the node sees a burst of rate × tick operations each
+	// tick, and the writer wakes once a tick and sends them together, which costs it far less
+	// CPU per operation at high rates (requests sent together share their system calls;
+	// docs/writer-efficiency.md). Schedule lag and latencies are measured from each
+	// operation's due time either way. Only with rate; at most 100ms.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration

@@ -182,8 +182,8 @@ func (e *engine) closed(p phase, op operation, stats [numKinds]*opStats, ticket 
 }
 
 // paced runs an open loop's operations at their intended starts, waking for each on time
-// (see sleeper), or at the first tick after it when the phase has a gate, until the
-// timetable has none left.
+// (see sleeper), or, when the phase has a gate, at the grid point the start falls due on
+// (onGrid), until the timetable has none left.
 func (e *engine) paced(p phase, tt *timetable, gate *tickGate, op operation, stats [numKinds]*opStats, rnd *rand.Rand, now func() time.Time) span {
 	var sp span
 	var x sample
@@ -201,6 +201,9 @@ func (e *engine) paced(p phase, tt *timetable, gate *tickGate, op operation, sta
 		intended, ok := tt.take(now())
 		if !ok {
 			return sp
+		}
+		if gate != nil {
+			intended = onGrid(p.Start, p.Tick, intended)
 		}
 		wait(intended)
 		send := now()

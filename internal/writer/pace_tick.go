@@ -8,13 +8,14 @@ import (
 
 // tickGate paces an open loop on a grid (writers.pacingTick) instead of each operation's own
 // wake-up: one goroutine wakes once a tick, on the phase's start plus whole ticks, and lets
-// through every operation whose intended start has passed. Operations due within one tick
-// then leave together, and on a batched connection they share one write(2) and their
-// answers one read, which a client pays for per call: on a loopback socket a write that
-// carries one insert costs the writer some 12 µs (bench-writer's profile at 10,000 ops/s),
-// as much as the rest of the operation. latte paces this way on tokio's millisecond timer.
-// What it costs is schedule lag, up to one tick, which the summary reports; every latency is
-// still measured from the operation's intended start, so none of that lag is hidden.
+// through every operation due by then. The schedule itself is on the grid (see onGrid): the
+// operations the rate asks for within one tick are all due at its end, and leave together;
+// on a batched connection they share one write(2), which a client pays for per call: on a
+// loopback socket a write that carries one insert costs the writer some 12 µs (bench-writer's
+// profile at 10,000 ops/s), as much as the rest of the operation. latte paces this way on
+// tokio's millisecond timer. What it changes is the arrival pattern the node sees, a burst
+// of rate × tick operations each tick instead of one every 1/rate; the schedule lag stays
+// the writer's delay past each burst's due time, and every latency is measured from it.
 type tickGate struct {
 	mu sync.Mutex
 	// passed is the time of the last tick.
@@ -48,6 +49,16 @@ func (w *waiters) Pop() any {
 	old[len(old)-1] = nil
 	*w = old[:len(old)-1]
 	return x
+}
+
+// onGrid is an operation's intended start on a phase paced every tick from start: the first
+// grid point at or after the timetable's start for it.
+func onGrid(start time.Time, tick time.Duration, t time.Time) time.Time {
+	d := t.Sub(start)
+	if d <= 0 {
+		return start
+	}
+	return start.Add((d + tick - 1) / tick * tick)
 }
 
 // newTickGate starts ticking every tick from start, on now's clock, until stop.

@@ -100,3 +100,25 @@ func TestTickGateStopReleasesWaiters(t *testing.T) {
 	g.stop()
 	<-done
 }
+
+// With a tick, an operation is due at the first grid point at or after its place in the
+// rate's timetable: the rate's operations within one tick become one burst at its end.
+func TestOnGridDuesEachOperationAtTheEndOfItsTick(t *testing.T) {
+	start := time.Unix(1000, 0)
+	tick := time.Millisecond
+	for _, c := range []struct {
+		at, want time.Duration
+	}{
+		{-5 * time.Microsecond, 0},
+		{0, 0},
+		{1, tick},
+		{100 * time.Microsecond, tick},
+		{tick, tick},
+		{tick + 1, 2 * tick},
+		{7*tick + 999*time.Microsecond, 8 * tick},
+	} {
+		if got := onGrid(start, tick, start.Add(c.at)); !got.Equal(start.Add(c.want)) {
+			t.Errorf("onGrid(start+%v) = start+%v, want start+%v", c.at, got.Sub(start), c.want)
+		}
+	}
+}
