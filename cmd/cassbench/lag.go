@@ -93,7 +93,7 @@ func startLagOn(ctx context.Context, l lagFlags, spec *cbv1.BenchmarkRunSpec, cs
 		s.Close()
 		return nil, err
 	}
-	tap, err := replag.StartTap(ctx, s, gen.RowKeyCQL(), l.sample, l.poll, l.limit)
+	tap, err := replag.StartTap(ctx, s, gen.RowKeyCQL(), l.sample, l.poll, l.limit, 4)
 	if err != nil {
 		return nil, fmt.Errorf("--observe-datacenter %s: %w", l.observe, err)
 	}

@@ -40,7 +40,7 @@ func startObserver(ctx context.Context, conn ConnFlags, spec *cbv1.BenchmarkRunS
 		return nil, fmt.Errorf("observing datacenter %s: %w", name, err)
 	}
 	sample, limit, poll := podenv.LagSettings(spec)
-	tap, err := replag.StartTap(ctx, s, gen.RowKeyCQL(), sample, poll, limit)
+	tap, err := replag.StartTap(ctx, s, gen.RowKeyCQL(), sample, poll, limit, podenv.ObserverReaders(spec.Datacenters, name))
 	if err != nil {
 		return nil, fmt.Errorf("observing datacenter %s: %w", name, err)
 	}

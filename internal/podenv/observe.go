@@ -23,6 +23,21 @@ func ObservedDatacenter(dcs []cbv1.RunDatacenter, index int) (name string, ok bo
 	return "", false
 }
 
+// ObserverReaders is how many reads each writer's observer of datacenter name keeps in
+// flight: ReadersPerObserver for each of spec.datacenters[].observers there.
+func ObserverReaders(dcs []cbv1.RunDatacenter, name string) int {
+	for _, d := range dcs {
+		if d.Name == name {
+			return max(int(d.Observers), 1) * ReadersPerObserver
+		}
+	}
+	return ReadersPerObserver
+}
+
+// ReadersPerObserver is the reads in flight of one observer, as cassbench run
+// --observe-datacenter has them.
+const ReadersPerObserver = 4
+
 // The defaults of spec.replicationLag, which the CRD fills in; a spec that was not admitted
 // (cassbench writer -f) may lack them.
 const (

@@ -19,6 +19,9 @@ func TestObservedDatacenter(t *testing.T) {
 			t.Errorf("writer %d observes %q (%v), want %q", index, got, ok, want)
 		}
 	}
+	if got := ObserverReaders(dcs, "dc3"); got != 8 {
+		t.Errorf("two observers in dc3 keep %d reads in flight, want 8", got)
+	}
 	if got, ok := ObservedDatacenter([]cbv1.RunDatacenter{{Name: "dc1", Writers: 1}}, 0); ok {
 		t.Errorf("no observers anywhere, writer 0 observes %q", got)
 	}

@@ -22,14 +22,15 @@ type Tap struct {
 
 // StartTap measures this process's clock against Cassandra through s, a session of the
 // observed datacenter (Connect), and starts an observer on it reading query (the workload's
-// RowKeyCQL) for one insert in 1/sample. Finish closes s; so does a failed StartTap.
-func StartTap(ctx context.Context, s *gocql.Session, query string, sample float64, poll, limit time.Duration) (*Tap, error) {
+// RowKeyCQL) for one insert in 1/sample, with readers reads in flight. Finish closes s; so
+// does a failed StartTap.
+func StartTap(ctx context.Context, s *gocql.Session, query string, sample float64, poll, limit time.Duration, readers int) (*Tap, error) {
 	clock, err := writer.MeasureOffset(ctx, s, time.Now, 10*time.Second)
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("measuring the observer's clock: %w", err)
 	}
-	obs, err := Start(ctx, Config{Session: s, Query: query, Poll: poll, Limit: limit, Timeout: 5 * time.Second, Readers: 4, Clock: clock})
+	obs, err := Start(ctx, Config{Session: s, Query: query, Poll: poll, Limit: limit, Timeout: 5 * time.Second, Readers: readers, Clock: clock})
 	if err != nil {
 		s.Close()
 		return nil, err
