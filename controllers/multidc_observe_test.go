@@ -87,6 +87,11 @@ func TestRunAcrossTwoDatacentersReportsReplicationLag(t *testing.T) {
 	if l.Lag == nil || l.Lag.P50 < 1900 || l.Lag.P50 > 2100 || l.Lag.Max < 85_000 {
 		t.Errorf("lag %+v: want p50 near 2000 µs and max near 90000 µs", l.Lag)
 	}
+	// Writer 1's observer did not see 5 keys within the limit: the run says so.
+	if c := findCond(done, cbv1.ConditionReplicationKeptUp); c.Status != metav1.ConditionFalse || c.Reason != cbv1.ReasonKeysNotSeen ||
+		!strings.Contains(c.Message, "5 of 45 sampled inserts were not readable in dc2 within 5s") {
+		t.Errorf("ReplicationKeptUp %s/%s: %s", c.Status, c.Reason, c.Message)
+	}
 	givenBack(t, dc1)
 	givenBack(t, dc2)
 }
