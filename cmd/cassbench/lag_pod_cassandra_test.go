@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cassbench/cassbench/internal/cli"
+	"github.com/cassbench/cassbench/internal/cql"
 	"github.com/cassbench/cassbench/internal/podenv"
 	"github.com/cassbench/cassbench/internal/summary"
 	"github.com/cassbench/cassbench/internal/testutil/cassandra"
@@ -70,6 +71,17 @@ func TestWriterPodObservesAnotherDatacenter(t *testing.T) {
 		{Name: "dc1", Datacenter: "dc1", Host: dc1, Port: int32(c.Port)},
 		{Name: "dc2", Datacenter: "dc2", Host: dc2, Port: int32(c.Port)},
 	}))
+	// Setup replicates the keyspace to both datacenters of schema.replication.datacenters.
+	ds, err := cql.Connect(cql.Options{Hosts: []string{dc2}, Port: c.Port, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]string
+	err = ds.Query("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = 'cli_across'").Scan(&rep)
+	ds.Close()
+	if err != nil || rep["dc1"] != "1" || rep["dc2"] != "1" {
+		t.Fatalf("keyspace cli_across replicated %v (%v), want dc1 and dc2 at 1", rep, err)
+	}
 	termLog := filepath.Join(dir, "writer.log")
 	if code := cli.Writer(ctx, "cassbench writer", []string{"-f", file, "--run-id", "across", "--index", "0",
 		"--metrics-addr", "", "--termination-log", termLog}, admitting); code != 0 {
