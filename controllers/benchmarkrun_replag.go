@@ -9,6 +9,14 @@ import (
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
+// resultConditions are the conditions a finished run's results set: TargetRateReached and
+// ReplicationKeptUp.
+func resultConditions(res *cbv1.Results) stageResult {
+	r := targetRate(res)
+	r.merge(replicationKeptUp(res))
+	return r
+}
+
 // replicationKeptUp is ConditionReplicationKeptUp of a finished run with observers: False
 // when sampled inserts were not readable in the observed datacenter within the limit, so that
 // a run against an unreachable or lagging datacenter says so where `kubectl wait` and
