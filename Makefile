@@ -185,7 +185,7 @@ test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operat
 # more JVMs starting on the same cores starved the shared nodes of the other packages' tests
 # until their writers' connections timed out. Those run one package at a time (-p 1).
 TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec|TestVerdictWritersWhenOneRequestInFlight
-ALONE_TESTS := TestClusterLifecycle|TestTwoDatacentersOfOneCluster|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota|TestServerEvidenceOnAPlainJavaNode|TestReplicationLagAcrossTwoDatacenters|TestRunMeasuresReplicationLagToAnotherDatacenter|TestDirectStaysInTheLocalDatacenter|TestRunStopsAndStartsANodeInsideItsWindow|TestFlushCompactAndDrainThroughTheAPIOnARealNode
+ALONE_TESTS := TestClusterLifecycle|TestTwoDatacentersOfOneCluster|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota|TestServerEvidenceOnAPlainJavaNode|TestReplicationLagAcrossTwoDatacenters|TestRunMeasuresReplicationLagToAnotherDatacenter|TestWriterPodObservesAnotherDatacenter|TestDirectStaysInTheLocalDatacenter|TestRunStopsAndStartsANodeInsideItsWindow|TestFlushCompactAndDrainThroughTheAPIOnARealNode
 .PHONY: test-timing
 test-timing: ## Run alone the real-Cassandra tests that measure time or start a cluster of their own (make test runs them last).
 	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/

@@ -209,11 +209,8 @@ func (d *decider) findSeveral() stageResult {
 	if len(run.Spec.Disruptions) > 0 {
 		return refuse("spec.disruptions: a run across several datacenters does not disrupt yet; disrupt a run of one datacenter (spec.datacenterRef)")
 	}
-	for i, named := range run.Spec.Datacenters {
-		if named.Observers > 0 {
-			return refuse(fmt.Sprintf("spec.datacenters[%d].observers: this manager does not run observers yet; measure replication lag with "+
-				"cassbench run --datacenter and --observe-datacenter, or remove the observers", i))
-		}
+	if msg := observedTwice(run.Spec.Datacenters); msg != "" {
+		return refuse(msg)
 	}
 	for _, h := range o.several {
 		if h.notWatched {
@@ -374,8 +371,27 @@ func mergeSummaries(run *cbv1.BenchmarkRun, summaries []*summary.Summary, dc *ca
 	merged := results.MergeWith(summaries, results.Options{NodeCPULimitMillicores: nodeCPULimit(dc)})
 	if merged != nil && len(run.Spec.Datacenters) > 0 {
 		merged.Datacenters = perDatacenter(run.Spec.Datacenters, summaries)
+		sample, limit, _ := podenv.LagSettings(&run.Spec)
+		merged.ReplicationLag = results.ReplicationLag(summaries, sample, limit)
 	}
 	return merged
+}
+
+// observedTwice refuses observers in a second datacenter: status.results.replicationLag
+// holds the lag to one, which every writer outside it observes (podenv.ObservedDatacenter).
+func observedTwice(dcs []cbv1.RunDatacenter) string {
+	first := -1
+	for i, d := range dcs {
+		switch {
+		case d.Observers == 0:
+		case first < 0:
+			first = i
+		default:
+			return fmt.Sprintf("spec.datacenters[%d].observers: a run measures replication lag to one datacenter, and spec.datacenters[%d] (%s) "+
+				"has observers already; remove one datacenter's observers, or measure the other in a run of its own", i, first, dcs[first].Name)
+		}
+	}
+	return ""
 }
 
 // perDatacenter merges the summaries of each datacenter's writers alone (a writer's

@@ -87,7 +87,7 @@ func (d *decider) load(t jobs.Target) stageResult {
 	if res == nil {
 		res = run.Status.Results
 	}
-	r.merge(targetRate(res))
+	r.merge(resultConditions(res))
 	if len(problems) == 0 && len(missing) == 0 {
 		r.set(cbv1.ConditionWritersComplete, metav1.ConditionTrue, cbv1.ReasonWritersSucceeded,
 			fmt.Sprintf("all %d writers finished and reported", n))

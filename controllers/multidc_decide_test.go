@@ -225,12 +225,17 @@ func TestDecideTakesSeveralDatacentersInOrder(t *testing.T) {
 	})
 }
 
-// A run across datacenters with observers fails before it takes any: this manager does not
-// run them yet, and a run that ignored them would report no lag as if none was asked for.
-func TestDecideRefusesObserversAcrossDatacenters(t *testing.T) {
+// A run with observers in one datacenter is taken like any other (its writers observe);
+// observers in two fail it before it takes any, naming the second, as status holds the lag
+// to one datacenter.
+func TestDecideObserversAcrossDatacenters(t *testing.T) {
 	testDecide(t, map[string]decideCase{
-		"observers are refused naming the field": {
+		"observers in one datacenter: the first datacenter is locked": {
 			o: severalObserved(aRun().Datacenters(cbv1.RunDatacenter{Name: "dc1", Writers: 2}, cbv1.RunDatacenter{Name: "dc2", Observers: 1}).Obj(),
+				aDC().Obj(), dc2().Obj()),
+			dc: "lock=bench/r", check: changeOn("dc1"), conds: conds(dcReadyCond, "False/DatacenterUpdating")},
+		"observers in two datacenters are refused naming the second": {
+			o: severalObserved(aRun().Datacenters(cbv1.RunDatacenter{Name: "dc1", Writers: 2, Observers: 1}, cbv1.RunDatacenter{Name: "dc2", Observers: 1}).Obj(),
 				aDC().Obj(), dc2().Obj()),
 			conds: conds(dcReadyCond, "False/InvalidSpec"), check: messageHas(dcReadyCond, "spec.datacenters[1].observers")},
 	})

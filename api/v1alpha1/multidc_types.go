@@ -45,6 +45,9 @@ type RunDatacenter struct {
 	// observers read a sampled share of the other datacenters' writers' acknowledged inserts
 	// back in this datacenter at LOCAL_ONE and record how long each took to become visible
 	// (status.results.replicationLag; spec.replicationLag sets the share and the limits).
+	// Each writer of another datacenter observes its own inserts, through a session whose
+	// only datacenter is this one, with 4 reads in flight per observer. A run observes one
+	// datacenter.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=8

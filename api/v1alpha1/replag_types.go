@@ -43,3 +43,16 @@ type ReplicationLagResults struct {
 	// +optional
 	ClockErrorMicros int64 `json:"clockErrorMicros,omitempty"`
 }
+
+// ConditionReplicationKeptUp, on a run with observers, says whether every sampled insert
+// became readable in the observed datacenter within spec.replicationLag.limit: False names
+// the keys not seen (censored), which an unreachable or lagging datacenter leaves.
+const ConditionReplicationKeptUp = "ReplicationKeptUp"
+
+// Reasons of ConditionReplicationKeptUp.
+const (
+	// ReasonKeysSeen: every sampled insert was read back within the limit.
+	ReasonKeysSeen = "KeysSeen"
+	// ReasonKeysNotSeen: some were not (censored); the message says how many, and where.
+	ReasonKeysNotSeen = "KeysNotSeen"
+)

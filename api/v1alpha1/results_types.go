@@ -129,8 +129,8 @@ type Results struct {
 	// prices.
 	// +optional
 	Cost *CostResults `json:"cost,omitempty"`
-	// replicationLag is what an observer in another datacenter saw of the writers' inserts
-	// (cassbench run --observe-datacenter; runs in Kubernetes do not observe yet).
+	// replicationLag is what observers in another datacenter saw of the writers' inserts
+	// (spec.datacenters[].observers, or cassbench run --observe-datacenter).
 	// +optional
 	ReplicationLag *ReplicationLagResults `json:"replicationLag,omitempty"`
 	// disruptions are the faults the run made inside its window and how it recovered from

@@ -65,10 +65,8 @@ func (l *lagFlags) check(spec *cbv1.BenchmarkRunSpec, local string, processes bo
 
 // lagRun is a running observer and the tap the writers feed it through.
 type lagRun struct {
-	flags   lagFlags
-	session *gocql.Session
-	obs     *replag.Observer
-	tap     *writer.LagTap
+	flags lagFlags
+	tap   *replag.Tap
 }
 
 // startLag connects to the observed datacenter and starts the observer there; nil when no
@@ -84,35 +82,22 @@ func startLag(ctx context.Context, l lagFlags, spec *cbv1.BenchmarkRunSpec, conn
 	if err != nil {
 		return nil, fmt.Errorf("--observe-datacenter: %w", err)
 	}
-	r, err := startLagOn(ctx, l, spec, csv, s)
-	if err != nil {
-		s.Close()
-	}
-	return r, err
+	return startLagOn(ctx, l, spec, csv, s)
 }
 
-// startLagOn measures this process's clock against Cassandra through s, a session of the
-// observed datacenter, and starts the observer on it; finish closes s.
+// startLagOn starts the observer on s, a session of the observed datacenter; finish (or a
+// failure here) closes s.
 func startLagOn(ctx context.Context, l lagFlags, spec *cbv1.BenchmarkRunSpec, csv *workload.CSV, s *gocql.Session) (*lagRun, error) {
 	gen, err := workload.NewGeneratorWith(spec, 0, 1, workload.Options{CSV: csv})
 	if err != nil {
+		s.Close()
 		return nil, err
 	}
-	clock, err := writer.MeasureOffset(ctx, s, time.Now, 10*time.Second)
+	tap, err := replag.StartTap(ctx, s, gen.RowKeyCQL(), l.sample, l.poll, l.limit, 4)
 	if err != nil {
-		return nil, fmt.Errorf("--observe-datacenter %s: measuring the clock: %w", l.observe, err)
+		return nil, fmt.Errorf("--observe-datacenter %s: %w", l.observe, err)
 	}
-	obs, err := replag.Start(ctx, replag.Config{
-		Session: s, Query: gen.RowKeyCQL(), Poll: l.poll, Limit: l.limit, Timeout: 5 * time.Second,
-		Readers: 4, Clock: clock,
-	})
-	if err != nil {
-		return nil, err
-	}
-	tap := &writer.LagTap{Every: max(int64(1/l.sample+0.5), 1), Expect: func(key []any, acked time.Time, c writer.ClockOffset) {
-		obs.Expect(replag.Key{Values: key, Acked: acked, Clock: c})
-	}}
-	return &lagRun{flags: l, session: s, obs: obs, tap: tap}, nil
+	return &lagRun{flags: l, tap: tap}, nil
 }
 
 // Tap is what the writers feed; nil without an observer.
@@ -120,7 +105,7 @@ func (r *lagRun) Tap() *writer.LagTap {
 	if r == nil {
 		return nil
 	}
-	return r.tap
+	return r.tap.Writer
 }
 
 // finish waits for the keys still pending (at most the limit) and returns what was observed.
@@ -128,10 +113,7 @@ func (r *lagRun) finish(ctx context.Context) replag.Result {
 	if r == nil {
 		return replag.Result{}
 	}
-	defer r.session.Close()
-	ctx, cancel := context.WithTimeout(ctx, r.flags.limit+10*time.Second)
-	defer cancel()
-	return r.obs.Finish(ctx)
+	return r.tap.Finish(ctx)
 }
 
 // results is what the observer saw as the run's results keep it; nil when no lag was asked

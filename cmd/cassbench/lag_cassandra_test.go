@@ -102,7 +102,6 @@ func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
 	}
 	lag, err := startLagOn(ctx, l, spec, nil, s)
 	if err != nil {
-		s.Close()
 		t.Fatal(err)
 	}
 	// The start barrier is kept at QUORUM, so the node stops once the writers write: the
@@ -113,7 +112,7 @@ func TestRunMeasuresReplicationLagToAnotherDatacenter(t *testing.T) {
 	tap := *lag.Tap()
 	tap.Expect = func(key []any, acked time.Time, clock writer.ClockOffset) {
 		once.Do(func() { close(writing) })
-		lag.tap.Expect(key, acked, clock)
+		lag.tap.Writer.Expect(key, acked, clock)
 	}
 	done := make(chan struct{})
 	go func() {

@@ -19,6 +19,24 @@ func (c *ConnFlags) Place(placement string, spec *cbv1.BenchmarkRunSpec, index i
 	if !ok {
 		return fmt.Errorf("writer %d is beyond the writers spec.datacenters places", index)
 	}
+	return c.placeIn(placement, name, fmt.Sprintf("writer %d runs", index))
+}
+
+// Observed is c connected to the datacenter whose replication lag writer index observes
+// (podenv.ObservedDatacenter) and its name in spec.datacenters; ok is false when the writer
+// observes none.
+func (c ConnFlags) Observed(placement string, spec *cbv1.BenchmarkRunSpec, index int) (_ ConnFlags, name string, ok bool, _ error) {
+	name, ok = podenv.ObservedDatacenter(spec.Datacenters, index)
+	if !ok || placement == "" {
+		return c, "", false, nil
+	}
+	err := c.placeIn(placement, name, fmt.Sprintf("writer %d observes", index))
+	return c, name, err == nil, err
+}
+
+// placeIn connects c to the datacenter spec.datacenters names name, as placement gives it;
+// what says why c needs it.
+func (c *ConnFlags) placeIn(placement, name, what string) error {
 	entries, err := podenv.ParsePlacement(placement)
 	if err != nil {
 		return err
@@ -29,5 +47,5 @@ func (c *ConnFlags) Place(placement string, spec *cbv1.BenchmarkRunSpec, index i
 			return nil
 		}
 	}
-	return fmt.Errorf("%s names no contact point for datacenter %s, where writer %d runs", podenv.Placement, name, index)
+	return fmt.Errorf("%s names no contact point for datacenter %s, where %s", podenv.Placement, name, what)
 }

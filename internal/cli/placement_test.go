@@ -71,3 +71,33 @@ func TestParsePlacementRefusesMalformedEntries(t *testing.T) {
 		}
 	}
 }
+
+// A writer outside the observed datacenter gets a connection to it, with its Cassandra name
+// as the local datacenter and the writer's credentials; a writer in it observes nothing.
+func TestObservedConnectsToTheObservedDatacenter(t *testing.T) {
+	spec := &cbv1.BenchmarkRunSpec{Datacenters: []cbv1.RunDatacenter{{Name: "east", Writers: 1}, {Name: "west", Writers: 1, Observers: 1}}}
+	placement := podenv.FormatPlacement([]podenv.PlacementEntry{
+		{Name: "east", Datacenter: "dc-east", Host: "c1-east-service.db.svc", Port: 9042},
+		{Name: "west", Datacenter: "dc-west", Host: "c1-west-service.db.svc", Port: 9142},
+	})
+	c := ConnFlags{Username: "u"}
+	if err := c.Place(placement, spec, 0); err != nil {
+		t.Fatal(err)
+	}
+	obs, name, ok, err := c.Observed(placement, spec, 0)
+	if err != nil || !ok || name != "west" {
+		t.Fatalf("writer 0 observes %q (%v, %v), want west", name, ok, err)
+	}
+	if obs.hosts != "c1-west-service.db.svc" || obs.port != 9142 || obs.Datacenter != "dc-west" || obs.Username != "u" {
+		t.Errorf("observer's connection %+v", obs)
+	}
+	if c.Datacenter != "dc-east" {
+		t.Errorf("the writer's own connection moved to %s", c.Datacenter)
+	}
+	if _, name, ok, err := c.Observed(placement, spec, 1); ok || err != nil {
+		t.Errorf("writer 1, in west, observes %q (%v)", name, err)
+	}
+	if _, _, _, err := c.Observed("east=dc-east@h:1", spec, 0); err == nil {
+		t.Error("a placement without the observed datacenter was accepted")
+	}
+}

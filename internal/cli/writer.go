@@ -64,6 +64,10 @@ func Writer(ctx context.Context, name string, args []string, src SpecSource) int
 	if err != nil {
 		return fail(err)
 	}
+	obs, err := startObserver(ctx, conn, spec, *index, csv)
+	if err != nil {
+		return fail(err)
+	}
 	stopProfiles, err := StartProfiles(*cpuProfile, *memProfile)
 	if err != nil {
 		return fail(err)
@@ -71,7 +75,9 @@ func Writer(ctx context.Context, name string, args []string, src SpecSource) int
 	sum, err := writer.Run(ctx, writer.Config{
 		Spec: spec, Conn: conn.Options(), RunID: *runID, Index: int32(*index), Writers: int32(*writers),
 		Datacenter: conn.Datacenter, BarrierTimeout: *barrier, MetricsAddr: *metrics, Progress: os.Stderr, CSV: csv,
+		Lag: obs.writerTap(),
 	})
+	obs.finish(ctx, sum)
 	stopProfiles()
 	runtimeStats(os.Stderr, sum)
 	return reportWriter(name, sum, err, *termLog)

@@ -65,6 +65,9 @@ type Summary struct {
 	Paths *Paths `json:"path,omitempty"`
 	// Capacity is what a capacity search found, on writer 0's summary only.
 	Capacity *Capacity `json:"cap,omitempty"`
+	// Replag is what this writer's replication-lag observer saw in another datacenter of a
+	// run across several (spec.datacenters[].observers); nil without one.
+	Replag *Replag `json:"rl,omitempty"`
 }
 
 // Paths counts one writer's write requests (every attempt, warm-up included) by the path that
@@ -289,6 +292,7 @@ func (s *Summary) Encode() ([]byte, error) {
 		out.Kinds = nil
 	}
 	out.Lag = out.Lag.Clone()
+	out.Replag = out.Replag.clone()
 	out.Timeline = out.Timeline.Clone()
 	steps := []func(){
 		func() {},
@@ -365,6 +369,9 @@ func (s *Summary) forEachSketch(f func(*sketch.Sketch)) {
 	}
 	if s.Lag != nil {
 		f(s.Lag)
+	}
+	if s.Replag != nil && s.Replag.Lag != nil {
+		f(s.Replag.Lag)
 	}
 }
 

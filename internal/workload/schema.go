@@ -55,10 +55,11 @@ func keyspaceCQL(ks string, s cbv1.SchemaSpec, datacenter string) (string, error
 	case cbv1.SimpleStrategy:
 		repl = fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", factor)
 	case cbv1.NetworkTopologyStrategy:
-		if datacenter == "" {
-			return "", fmt.Errorf("schema.replication NetworkTopologyStrategy needs the datacenter name")
+		fs, err := ntsFactors(s, datacenter)
+		if err != nil {
+			return "", err
 		}
-		repl = fmt.Sprintf("{'class': 'NetworkTopologyStrategy', %s: %d}", ddl.QuoteString(datacenter), factor)
+		repl = "{'class': 'NetworkTopologyStrategy', " + ntsCQL(fs) + "}"
 	default:
 		return "", fmt.Errorf("schema.replication.strategy %q is not SimpleStrategy or NetworkTopologyStrategy", s.Replication.Strategy)
 	}

@@ -70,6 +70,17 @@ func TestBuildSchema(t *testing.T) {
 				kv,
 			}},
 		},
+		"a replication map replicates to each of its datacenters, whatever the local one": {
+			spec: specOf(func(s *cbv1.BenchmarkRunSpec) {
+				s.Schema.Replication = cbv1.Replication{Strategy: cbv1.NetworkTopologyStrategy, Factor: 1,
+					Datacenters: []cbv1.DatacenterReplication{{Name: "dc1", Factor: 3}, {Name: "dc2", Factor: 2}}}
+			}),
+			dc: "dc1",
+			want: &Schema{Keyspace: "cassbench", Table: "key_value", Statements: []string{
+				"CREATE KEYSPACE IF NOT EXISTS cassbench WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 2} AND durable_writes = true",
+				kv,
+			}},
+		},
 		"compaction and TTL, options quoted and sorted": {
 			spec: specOf(func(s *cbv1.BenchmarkRunSpec) {
 				s.Schema.Compaction = &cbv1.Compaction{Class: "LeveledCompactionStrategy", Options: map[string]string{

@@ -68,10 +68,11 @@ func WantSchema(spec *cbv1.BenchmarkRunSpec, datacenter string) (*Want, error) {
 	case cbv1.SimpleStrategy:
 		w.Replication = map[string]string{"class": "SimpleStrategy", "replication_factor": factor}
 	case cbv1.NetworkTopologyStrategy:
-		if datacenter == "" {
-			return nil, fmt.Errorf("schema.replication NetworkTopologyStrategy needs the datacenter name")
+		fs, err := ntsFactors(s, datacenter)
+		if err != nil {
+			return nil, err
 		}
-		w.Replication = map[string]string{"class": "NetworkTopologyStrategy", datacenter: factor}
+		w.Replication = ntsWant(fs)
 	default:
 		return nil, fmt.Errorf("schema.replication.strategy %q is not SimpleStrategy or NetworkTopologyStrategy", s.Replication.Strategy)
 	}

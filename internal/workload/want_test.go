@@ -57,3 +57,18 @@ func TestWithOption(t *testing.T) {
 		}
 	}
 }
+
+// A replication map is what an existing keyspace must hold: every datacenter at its factor.
+func TestWantSchemaReplicationMap(t *testing.T) {
+	spec := specOf(func(s *cbv1.BenchmarkRunSpec) {
+		s.Schema.Replication = cbv1.Replication{Strategy: cbv1.NetworkTopologyStrategy,
+			Datacenters: []cbv1.DatacenterReplication{{Name: "dc1", Factor: 3}, {Name: "dc2", Factor: 1}}}
+	})
+	w, err := WantSchema(spec, "dc1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"class": "NetworkTopologyStrategy", "dc1": "3", "dc2": "1"}, w.Replication); diff != "" {
+		t.Errorf("replication (-want +got):\n%s", diff)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 )
 
 // BarrierTable is the table, in the benchmark keyspace, where writers of a run meet. Writer
@@ -38,6 +40,20 @@ func BarrierConsistency(replicationFactor int32) gocql.Consistency {
 		return gocql.One
 	}
 	return gocql.Quorum
+}
+
+// Replicas is how many replicas the run's keyspace keeps of a row: schema.replication.factor,
+// or the factors of schema.replication.datacenters added up, where a map gives them (a
+// keyspace with one replica in each of two datacenters has two, and its barrier needs QUORUM).
+func Replicas(r cbv1.Replication) int32 {
+	if len(r.Datacenters) == 0 {
+		return r.Factor
+	}
+	var n int32
+	for _, d := range r.Datacenters {
+		n += d.Factor
+	}
+	return n
 }
 
 // Barrier is one writer's view of the start barrier.

@@ -133,7 +133,7 @@ func (r *phaseResult) add(later phaseResult) {
 
 func (ld *load) capacityStore() capacityStore {
 	return capacityStore{session: ld.conn.session, keyspace: ld.conn.schema.Keyspace, run: ld.cfg.RunID, now: ld.cfg.Now,
-		consistency: BarrierConsistency(ld.cfg.Spec.Schema.Replication.Factor), timeout: ld.setupTimeout()}
+		consistency: BarrierConsistency(Replicas(ld.cfg.Spec.Schema.Replication)), timeout: ld.setupTimeout()}
 }
 
 // planWait is how long a writer waits for the next round: the longest a step and the debt

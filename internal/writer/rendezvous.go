@@ -94,7 +94,7 @@ func (ld *load) barrierOf(run string, timeout time.Duration) Barrier {
 	cfg := ld.cfg
 	return Barrier{
 		Session: ld.conn.session, Keyspace: ld.conn.schema.Keyspace, Run: run, Index: cfg.Index, Writers: cfg.Writers,
-		Consistency: BarrierConsistency(cfg.Spec.Schema.Replication.Factor),
+		Consistency: BarrierConsistency(Replicas(cfg.Spec.Schema.Replication)),
 		Timeout:     timeout, RequestTimeout: ld.setupTimeout(), Now: cfg.Now, Offset: ld.met.offset.Offset,
 		GiveUp: cfg.GiveUp,
 	}
