@@ -4,13 +4,10 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
-	"slices"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
@@ -51,46 +48,6 @@ func TestScaleRunGrowsTheDatacenterAndGivesItBack(t *testing.T) {
 	})
 }
 
-// A tuning run: concurrent_writes and the heap changed for the run, which cass-operator rolls
-// out by replacing the StatefulSet's pod; the setup Job reads both back from the node (its
-// settingsVerified) before any write is measured, and dc1's config is given back, rolled again.
-func TestTuningRunRollsTheStatefulSetVerifiesAndRestores(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout+15*time.Minute)
-	defer cancel()
-	k := connect(t)
-	run := k.sampleRun(t, func(r *cbv1.BenchmarkRun) {
-		r.Spec.Datacenter.Config = &cbv1.DatacenterConfig{
-			CassandraYaml:    rawJSON(t, map[string]any{"concurrent_writes": 48}),
-			JvmServerOptions: rawJSON(t, map[string]any{"initial_heap_size": "640M", "max_heap_size": "640M"}),
-		}
-	})
-	revision := k.statefulSet(ctx, t).Status.UpdateRevision
-	before := k.start(ctx, t, run)
-	rolled := false
-	done := k.waitFinished(ctx, t, run, func(*cbv1.BenchmarkRun) {
-		rolled = rolled || k.statefulSet(ctx, t).Status.UpdateRevision != revision
-	})
-	succeeded(t, done)
-	if !rolled {
-		t.Errorf("the StatefulSet's revision stayed %s during the run: the new config was not rolled out", revision)
-	}
-	dc := done.Status.Datacenter
-	if dc == nil {
-		t.Fatal("no datacenter status")
-	}
-	t.Logf("settings verified %q, unverified %q", dc.SettingsVerified, dc.SettingsUnverified)
-	for _, want := range []string{"concurrent_writes", "jvm-server-options.max_heap_size"} {
-		if !slices.Contains(dc.SettingsVerified, want) {
-			t.Errorf("setup did not verify %s on the node: verified %q, unverified %q", want, dc.SettingsVerified, dc.SettingsUnverified)
-		}
-	}
-	k.checkRestored(ctx, t, done, before)
-	k.waitStatefulSet(ctx, t, "rolled back and ready", func(s *appsv1.StatefulSet) bool {
-		return s.Status.UpdateRevision == s.Status.CurrentRevision && s.Status.UpdatedReplicas == *s.Spec.Replicas &&
-			s.Status.ReadyReplicas == *s.Spec.Replicas
-	})
-}
-
 func (k *cluster) statefulSet(ctx context.Context, t *testing.T) *appsv1.StatefulSet {
 	t.Helper()
 	s := &appsv1.StatefulSet{}
@@ -114,13 +71,4 @@ func (k *cluster) waitStatefulSet(ctx context.Context, t *testing.T, what string
 		}
 		time.Sleep(5 * time.Second)
 	}
-}
-
-func rawJSON(t *testing.T, v any) *runtime.RawExtension {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &runtime.RawExtension{Raw: b}
 }
