@@ -27,6 +27,9 @@ cluster_containers() {
 [[ -z "$(cluster_containers)" ]] || fail "the kind cluster $KIND_CLUSTER exists already: delete it first (make kind-down)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# .ci/run stops the local Cassandra cluster on exit: point it at an empty directory of its own,
+# so that it stops nothing another test uses (the shared cluster by default).
+export CASSBENCH_CASSANDRA_DIR=$tmp/cassandra CASSBENCH_CASSANDRA_OFFSET=${CASSBENCH_CASSANDRA_OFFSET:-130}
 CASSBENCH_DOCKER_STATE=$tmp/host hack/docker.sh record
 had_engine=0
 engine_up && had_engine=1
