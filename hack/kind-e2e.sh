@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the e2e tests (test/e2e, build tag e2e) against the kind cluster: the BenchmarkRun of
-# config/samples/kind-demo.yaml must succeed with results and give the datacenter back, and so
-# must runs whose writers are held to a CPU quota or whose manager pod is deleted mid-run; a
-# writer OOM-killed by its memory limit fails its run naming it.
+# config/samples/kind-demo.yaml must succeed with results and give the datacenter back, also
+# from a namespace that enforces the restricted Pod Security Standard, and so must runs whose
+# writers are held to a CPU quota or whose manager pod is deleted mid-run, and a run that
+# scales dc1 to two nodes; a writer OOM-killed by its memory limit fails its run naming it.
 # Needs make kind-up and make kind-deploy first.
 set -euo pipefail
 source "$(dirname "$0")/kind-common.sh"

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -37,16 +38,20 @@ func (k *cluster) dump(t *testing.T, run *cbv1.BenchmarkRun) {
 		logYAML(t, map[string]any{"spec": got.Spec, "status": got.Status})
 	}
 
-	section("CassandraDatacenter " + run.Spec.DatacenterRef.Name)
+	dcNamespace := run.Spec.DatacenterRef.Namespace
+	if dcNamespace == "" {
+		dcNamespace = run.Namespace
+	}
+	section("CassandraDatacenter " + dcNamespace + "/" + run.Spec.DatacenterRef.Name)
 	dc := &cassdcapi.CassandraDatacenter{}
-	if err := k.c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: run.Spec.DatacenterRef.Name}, dc); err != nil {
+	if err := k.c.Get(ctx, client.ObjectKey{Namespace: dcNamespace, Name: run.Spec.DatacenterRef.Name}, dc); err != nil {
 		t.Logf("reading datacenter: %v", err)
 	} else {
 		logYAML(t, map[string]any{"annotations": dc.Annotations, "size": dc.Spec.Size,
 			"config": json.RawMessage(dc.Spec.Config), "status": dc.Status})
 	}
 
-	for _, ns := range []string{namespace, managerNamespace} {
+	for _, ns := range slices.Compact([]string{run.Namespace, dcNamespace, managerNamespace}) {
 		section("pods in " + ns)
 		pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -72,7 +77,7 @@ func (k *cluster) dump(t *testing.T, run *cbv1.BenchmarkRun) {
 	}
 
 	k.logsOf(ctx, t, managerNamespace, managerSelector)
-	k.logsOf(ctx, t, namespace, cbv1.RunLabel+"="+run.Name)
+	k.logsOf(ctx, t, run.Namespace, cbv1.RunLabel+"="+run.Name)
 }
 
 func (k *cluster) logsOf(ctx context.Context, t *testing.T, ns, selector string) {

@@ -105,7 +105,10 @@ type datacenterBefore struct {
 func (k *cluster) start(ctx context.Context, t *testing.T, run *cbv1.BenchmarkRun) datacenterBefore {
 	t.Helper()
 	dc := &cassdcapi.CassandraDatacenter{}
-	key := client.ObjectKey{Namespace: namespace, Name: run.Spec.DatacenterRef.Name}
+	key := client.ObjectKey{Namespace: run.Spec.DatacenterRef.Namespace, Name: run.Spec.DatacenterRef.Name}
+	if key.Namespace == "" {
+		key.Namespace = run.Namespace
+	}
 	if err := k.c.Get(ctx, key, dc); err != nil {
 		t.Fatalf("datacenter %s (run make kind-up): %v", key, err)
 	}
