@@ -115,8 +115,7 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	if err := ld.connect(ctx); err != nil {
 		return nil, err
 	}
-	// A capacity search runs its rounds as open loops too.
-	ld.restoreGC = tuneGC(ld.shape.concurrency, ld.shape.rate > 0 || spec.Capacity != nil)
+	ld.restoreGC = tuneGC(ld.shape.concurrency)
 	if spec.Workload.Dataset != nil {
 		if gen, err = onDataset(ctx, cfg, ld.conn.session, schema, gen, ld.setupTimeout()); err != nil {
 			ld.close()
