@@ -142,7 +142,7 @@ type WritersSpec struct {
 	// load grows with replicas.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || !has(self.limits) || ['cpu', 'memory', 'ephemeral-storage'].all(r, !(r in self.requests) || !(r in self.limits) || !isQuantity(string(self.requests[r])) || !isQuantity(string(self.limits[r])) || quantity(string(self.requests[r])).compareTo(quantity(string(self.limits[r]))) <= 0)",message="writers.resources.requests must not exceed writers.resources.limits (cpu, memory, ephemeral-storage): the apiserver would refuse the writer Job; raise the limit or lower the request"
-	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources corev1.ResourceRequirements `json:"resources,omitzero"`
 
 	// nodeSelector of writer pods.
 	// +optional
