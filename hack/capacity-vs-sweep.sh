@@ -11,6 +11,16 @@
 #   HOSTS=127.0.0.21,127.0.0.22 hack/capacity-vs-sweep.sh
 #
 # Needs jq, bc and python3 with PyYAML. Quiet: only the summary goes to stdout; each run's log is in $OUT.
+#
+# On a machine other work shares, the node's capacity moves with that work, and a sweep of 20
+# minutes does not measure one node. NODE_CPU (root, cgroup v1) holds it still: the nodes of
+# $CASSBENCH_CASSANDRA_DIR (or the PIDs in $NODE_PIDS) go into a cpu cgroup of their own, and
+# this script with its writers into another, both weighted far above anything else, so that
+# they get the CPU they ask for whatever else runs. NODE_CPU=0 adds no quota (the knee is where
+# the node and its writers fill the machine); NODE_CPU=0.5 also limits the nodes to half a
+# core (a CFS period of NODE_CPU_PERIOD_US, 10 ms by default), whose throttling then sets the
+# latency at every rate. At exit every process goes back where it was and both groups are
+# removed (checked).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,6 +36,59 @@ conn=(--hosts "$HOSTS")
 [ -n "${CASSBENCH_USERNAME:-}" ] && conn+=(--username "$CASSBENCH_USERNAME")
 
 now() { date +%s.%N; }
+
+# isolate CORES: see the header; unisolate runs at exit.
+NODE_CPU_PERIOD_US=${NODE_CPU_PERIOD_US:-10000}
+cg_root="" cg_node="" cg_client="" cg_home="" cg_homes=()
+cpu_cgroup() { awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3; exit}' "/proc/$1/cgroup"; }
+isolate() {
+	local cores=$1 pids pid
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		echo "NODE_CPU: cgroup v2 is not handled by this script; use a cgroup v1 host or leave NODE_CPU unset" >&2
+		exit 2
+	fi
+	cg_root=/sys/fs/cgroup/cpu
+	[ -w "$cg_root" ] || { echo "NODE_CPU needs root and $cg_root writable" >&2; exit 2; }
+	pids=${NODE_PIDS:-$(cat "${CASSBENCH_CASSANDRA_DIR:?NODE_CPU needs CASSBENCH_CASSANDRA_DIR or NODE_PIDS}"/nodes/*/cassandra.pid 2>/dev/null || true)}
+	[ -n "$pids" ] || { echo "NODE_CPU: no node PIDs (is the cluster up?)" >&2; exit 2; }
+	cg_home=$(cpu_cgroup $$)
+	cg_node=$cg_root/cassbench-capacity-node-$$
+	cg_client=$cg_root/cassbench-capacity-client-$$
+	mkdir "$cg_node" "$cg_client"
+	trap unisolate EXIT
+	# 262144 is cpu.shares' maximum: the groups win every contest with ordinary processes (1024).
+	echo 262144 >"$cg_node/cpu.shares"
+	echo 262144 >"$cg_client/cpu.shares"
+	if [ "$cores" != 0 ]; then
+		# A short period: with the default 100 ms a node out of quota waits up to 100 ms, and
+		# p99 measures the throttling instead of the node's queue.
+		echo "$NODE_CPU_PERIOD_US" >"$cg_node/cpu.cfs_period_us"
+		echo "$(awk -v c="$cores" -v p="$NODE_CPU_PERIOD_US" 'BEGIN { printf "%d", c * p }')" >"$cg_node/cpu.cfs_quota_us"
+	fi
+	for pid in $pids; do
+		cg_homes+=("$pid:$(cpu_cgroup "$pid")")
+		echo "$pid" >"$cg_node/cgroup.procs"
+	done
+	echo $$ >"$cg_client/cgroup.procs"
+	echo "NODE_CPU=$cores: node PIDs $(echo $pids), quota $(cat "$cg_node/cpu.cfs_quota_us")/$(cat "$cg_node/cpu.cfs_period_us") us (-1: none); node and writers weighted 262144"
+}
+unisolate() {
+	local rc=$? g pid home entry left=0
+	for g in "$cg_node" "$cg_client"; do
+		[ -d "$g" ] || continue
+		for pid in $(cat "$g/cgroup.procs"); do
+			home=$cg_home
+			for entry in "${cg_homes[@]}"; do [ "${entry%%:*}" = "$pid" ] && home=${entry#*:}; done
+			echo "$pid" >"$cg_root$home/cgroup.procs" 2>/dev/null || true
+		done
+		rmdir "$g" 2>/dev/null || true
+		[ -d "$g" ] && { echo "NODE_CPU: could not remove $g" >&2; left=1; }
+	done
+	[ "$left" = 0 ] && echo "NODE_CPU: both cgroups removed, their processes back where they were" >&2
+	[ "$left" = 0 ] || rc=1
+	exit "$rc"
+}
+[ -n "${NODE_CPU:-}" ] && isolate "$NODE_CPU"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "load before the search: $(load) on $(nproc) cores"

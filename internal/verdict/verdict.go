@@ -315,6 +315,16 @@ func littleBound(e Evidence) bool {
 // Judge gathers the evidence from merged results and the writers' summaries and returns the
 // verdict; results.Merge calls it once the client's figures are known.
 func Judge(r *cbv1.Results, sums []*summary.Summary) *cbv1.Bottleneck {
+	e, ok := evidenceOf(r, sums)
+	if !ok {
+		return nil
+	}
+	return Verdict(e)
+}
+
+// evidenceOf gathers the evidence of merged results and the writers' summaries; false when
+// neither side was read.
+func evidenceOf(r *cbv1.Results, sums []*summary.Summary) (Evidence, bool) {
 	e := Evidence{
 		Operations:     r.Operations,
 		WindowMillis:   r.WindowMillis,
@@ -360,8 +370,5 @@ func Judge(r *cbv1.Results, sums []*summary.Summary) *cbv1.Bottleneck {
 	if e.TargetRate > 0 {
 		e.InFlight = 0
 	}
-	if len(e.CPU) == 0 && e.Server == nil {
-		return nil
-	}
-	return Verdict(e)
+	return e, len(e.CPU) > 0 || e.Server != nil
 }

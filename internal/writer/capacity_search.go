@@ -12,6 +12,7 @@ import (
 	"github.com/cassbench/cassbench/internal/nodewatch"
 	"github.com/cassbench/cassbench/internal/results"
 	"github.com/cassbench/cassbench/internal/summary"
+	"github.com/cassbench/cassbench/internal/verdict"
 )
 
 // debtPoll is how often the search reads the nodes while it waits for their debt.
@@ -83,7 +84,8 @@ func (ld *load) search(ctx context.Context, store capacityStore, first time.Time
 func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary.Step, *cbv1.Bottleneck, error) {
 	var p99s []time.Duration
 	var wholes []*summary.Summary
-	var verdict *cbv1.Bottleneck
+	var merged *cbv1.Results
+	var mergedOf []*summary.Summary
 	st := summary.Step{Target: rate}
 	for {
 		before := sr.snapshots(ctx)
@@ -102,7 +104,7 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 		st.Runs++
 		wholes = append(wholes, got.wholes...)
 		p99s = append(p99s, capacity.PartP99s(got.cumulative)...)
-		verdict = sr.verdict(ctx, got.wholes, before)
+		merged, mergedOf = sr.merge(ctx, got.wholes, before)
 		spread := capacity.Spread(p99s)
 		st.Spread = percent(spread)
 		if spread*100 <= float64(sr.spec.P99SpreadPercent) || int(st.Runs) > int(ptrOr(sr.spec.MaxExtensions, 0)) || ctx.Err() != nil {
@@ -115,11 +117,12 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 	st.P99, st.P999 = f.P99.Microseconds(), f.P999.Microseconds()
 	st.Ops = f.Operations * int64(time.Second) / int64(time.Duration(int(st.Runs)*sr.parts)*sr.part)
 	st.Met, st.Reason = capacity.Judge(sr.obj, f)
+	knee := kneeVerdict(merged, mergedOf, st)
 	st.Reason = clip(st.Reason, 160)
-	if verdict != nil {
-		st.Verdict = string(verdict.Verdict)
+	if knee != nil {
+		st.Verdict = string(knee.Verdict)
 	}
-	return st, verdict, nil
+	return st, knee, nil
 }
 
 // collect waits for every writer's records of round n: its parts and the whole round.
@@ -141,11 +144,24 @@ func (sr *searcher) collect(ctx context.Context, n int) (roundRows, error) {
 	}
 }
 
-// verdict merges the writers' summaries of a whole round, with the nodes' figures from
-// before to now, as a run's results are merged, and returns their bottleneck verdict.
-func (sr *searcher) verdict(ctx context.Context, whole []*summary.Summary, before map[string]*nodewatch.Snapshot) *cbv1.Bottleneck {
-	if len(whole) == 0 {
+// kneeVerdict is a step's bottleneck verdict: the merged results' own for a step that met
+// its objective, and for one that missed it what made it miss (verdict.JudgeMissed), also
+// when its rate was reached.
+func kneeVerdict(r *cbv1.Results, sums []*summary.Summary, st summary.Step) *cbv1.Bottleneck {
+	switch {
+	case r == nil:
 		return nil
+	case st.Met:
+		return r.Bottleneck
+	}
+	return verdict.JudgeMissed(r, sums, st.Reason)
+}
+
+// merge merges the writers' summaries of a whole round, with the nodes' figures from before
+// to now, as a run's results are merged, and returns the results and the summaries merged.
+func (sr *searcher) merge(ctx context.Context, whole []*summary.Summary, before map[string]*nodewatch.Snapshot) (*cbv1.Results, []*summary.Summary) {
+	if len(whole) == 0 {
+		return nil, nil
 	}
 	after := sr.snapshots(ctx)
 	var nodes []summary.ServerNode
@@ -162,10 +178,7 @@ func (sr *searcher) verdict(ctx context.Context, whole []*summary.Summary, befor
 	if len(nodes) > 0 {
 		sums[0].Server = nodewatch.Bounded(nodes)
 	}
-	if r := results.Merge(sums); r != nil {
-		return r.Bottleneck
-	}
-	return nil
+	return results.Merge(sums), sums
 }
 
 // snapshots reads every node; one that cannot be read is left out.

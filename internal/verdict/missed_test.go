@@ -1,0 +1,66 @@
+package verdict
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
+	"github.com/cassbench/cassbench/internal/summary"
+)
+
+// A capacity step that reached its rate but missed its p99 is judged on its signs, not
+// called TargetMet: a saturated node is the cluster, a throttled writer the writers, and no
+// sign at all is Unclear with what each side used.
+func TestJudgeMissedNamesWhatMadeAReachedStepMiss(t *testing.T) {
+	reached := func(server *cbv1.ServerResults) *cbv1.Results {
+		return &cbv1.Results{Operations: 80000, WindowMillis: 10000, OpsPerSecond: 8000, Server: server,
+			Schedule: &cbv1.ScheduleResults{TargetOpsPerSecond: 8000}}
+	}
+	idle := []*summary.Summary{{CPU: &summary.WriterCPU{UsedMillicores: 300, LimitMillicores: 1000, Rate: 8000}}}
+	throttled := []*summary.Summary{{CPU: &summary.WriterCPU{UsedMillicores: 250, LimitMillicores: 250, Rate: 8000, ThrottledPercent: 55}}}
+	const why = "p99 245ms over 200ms"
+	tests := map[string]struct {
+		r    *cbv1.Results
+		sums []*summary.Summary
+		want cbv1.Bottleneck
+	}{
+		"a node at its CPU": {
+			r: reached(nodes(cbv1.NodeServerResults{}, 1900)), sums: idle,
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckCluster, WriterCPUPercent: 30, Evidence: []string{
+				"8,000 ops/s were reached, but p99 245ms over 200ms",
+				"node 127.0.0.1's CPU was saturated: it used 1.9 cores of the 2.0 cores it could use (95%)"}},
+		},
+		"a throttled writer": {
+			r: reached(nodes(cbv1.NodeServerResults{}, 600)), sums: throttled,
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckWriters, WriterCPUPercent: 100, WriterThrottledPercent: 55, Evidence: []string{
+				"8,000 ops/s were reached, but p99 245ms over 200ms",
+				"writer 0 used 250m of its 250m CPU limit (100%)",
+				"writer 0 was CPU-throttled in 55% of scheduler periods"}},
+		},
+		"no sign": {
+			r: reached(nodes(cbv1.NodeServerResults{}, 1200)), sums: idle,
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear, WriterCPUPercent: 30, Evidence: []string{
+				"8,000 ops/s were reached, but p99 245ms over 200ms, and neither side showed strain",
+				"the busiest node, 127.0.0.1, used 60% of the 2.0 cores it could use; the busiest writer used 30% of its CPU"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if Judge(tc.r, tc.sums).Verdict != cbv1.BottleneckTargetMet {
+				t.Fatalf("the step reached its rate: Judge should say TargetMet")
+			}
+			got := JudgeMissed(tc.r, tc.sums, why)
+			if diff := cmp.Diff(&tc.want, got); diff != "" {
+				t.Errorf("JudgeMissed (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// A step that fell short of its rate keeps the verdict a run gets.
+	short := &cbv1.Results{Operations: 60000, WindowMillis: 10000, OpsPerSecond: 6000, Server: nodes(cbv1.NodeServerResults{}, 1900),
+		Schedule: &cbv1.ScheduleResults{TargetOpsPerSecond: 8000}}
+	if diff := cmp.Diff(Judge(short, idle), JudgeMissed(short, idle, why)); diff != "" {
+		t.Errorf("a step short of its rate (-Judge +JudgeMissed):\n%s", diff)
+	}
+}
