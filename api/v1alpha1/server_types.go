@@ -183,6 +183,14 @@ type NodeServerResults struct {
 	// node's saturation.
 	// +optional
 	CPULimitMillicores int64 `json:"cpuLimitMillicores,omitempty"`
+	// cpuThrottledPercent is the share of the scheduler periods of the node's cgroup CPU quota
+	// in which the node used its quota up and was held until the next period (cpu.stat's
+	// nr_throttled over nr_periods). Read where the node's process is on the reading writer's
+	// machine and a cgroup on its path sets a quota; absent elsewhere.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	CPUThrottledPercent *int64 `json:"cpuThrottledPercent,omitempty"`
 	// gc is the stop-the-world pauses of the node's JVM in the window; absent where no source
 	// was readable (notAvailable then says why).
 	// +optional

@@ -1019,6 +1019,11 @@ func (in *NodeServerResults) DeepCopyInto(out *NodeServerResults) {
 		*out = new(NodeSSTableResults)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.CPUThrottledPercent != nil {
+		in, out := &in.CPUThrottledPercent, &out.CPUThrottledPercent
+		*out = new(int64)
+		**out = **in
+	}
 	if in.GC != nil {
 		in, out := &in.GC, &out.GC
 		*out = new(NodeGCResults)

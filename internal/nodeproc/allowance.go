@@ -72,7 +72,13 @@ func countCPUList(list string) int {
 // readable. The paths are relative to this process's cgroup namespace, which is the node's
 // when both run on the same host.
 func cgroupQuota(groups string) int64 {
-	var least int64
+	least, _ := quotaGroup(groups)
+	return least
+}
+
+// quotaGroup is cgroupQuota with the directory of the cgroup that sets the smallest quota
+// ("" when none does): the one whose cpu.stat counts the throttling.
+func quotaGroup(groups string) (least int64, where string) {
 	for _, line := range strings.Split(strings.TrimSpace(groups), "\n") {
 		f := strings.SplitN(line, ":", 3)
 		if len(f) != 3 {
@@ -89,14 +95,14 @@ func cgroupQuota(groups string) int64 {
 		}
 		for path := filepath.Clean("/" + f[2]); ; path = filepath.Dir(path) {
 			if q := quotaAt(filepath.Join(dir, path)); q > 0 && (least == 0 || q < least) {
-				least = q
+				least, where = q, filepath.Join(dir, path)
 			}
 			if path == "/" {
 				break
 			}
 		}
 	}
-	return least
+	return least, where
 }
 
 func hasController(list, name string) bool {

@@ -72,6 +72,10 @@ type Local struct {
 	CPU, Wall       time.Duration
 	Cores           int
 	LimitMillicores int64
+	// ThrottledPercent is the share of its quota's scheduler periods in which the node was
+	// throttled, where Throttling (a quota was set and its counters read).
+	ThrottledPercent int64
+	Throttling       bool
 	// GC is what its gc log (or GCSource) says of the window; nil when it has none.
 	GC *nodeproc.GCPauses
 	// GCSource is where GC comes from: summary.GCFromLog when empty.
@@ -147,6 +151,10 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 		n.CPUMillicores = local.CPU.Microseconds() / local.Wall.Milliseconds()
 		n.CPUCores = int32(local.Cores)
 		n.CPULimitMillicores = local.LimitMillicores
+		if local.Throttling {
+			pct := local.ThrottledPercent
+			n.CPUThrottledPercent = &pct
+		}
 	}
 	for _, code := range local.Missing {
 		// A node whose GC the system_logs give is missing nothing of it.

@@ -88,6 +88,7 @@ func Begin(ctx context.Context, s *gocql.Session, targets []Target, now func() t
 				if p.GCLog == "" {
 					start.perf = startPerf(p)
 				}
+				start.throttle, start.throttling = p.Throttling()
 				sm.procs[t.Node] = start
 			}
 		}
@@ -195,6 +196,9 @@ type localStart struct {
 	hints *HintTally
 	// perf is its JVM's collections at the start, where it logs none to a file.
 	perf perfStart
+	// throttle is its quota's cgroup's counters at the start, where one sets a quota.
+	throttle   nodeproc.Throttling
+	throttling bool
 }
 
 // table is the benchmark table, which every target shares.
@@ -292,6 +296,9 @@ func (sm *Sampler) local(node string, to time.Time, ends map[string]jvmMetrics, 
 	if cpu, err := start.proc.CPU(); err == nil {
 		a := start.proc.Allowance()
 		l.CPU, l.Cores, l.LimitMillicores = cpu-start.cpu, a.Cores, a.Millicores()
+		if end, ok := start.proc.Throttling(); ok && start.throttling {
+			l.ThrottledPercent, l.Throttling = nodeproc.ThrottledPercent(start.throttle, end)
+		}
 	} else {
 		l.Missing = append(l.Missing, summary.MissingCPUProc)
 	}

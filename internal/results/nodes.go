@@ -66,6 +66,7 @@ func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
 		CoordinatorLatencyResolutionMicros: n.CoordResolution,
 	}
 	r.CPUMillicores, r.CPUCores, r.CPULimitMillicores = n.CPUMillicores, n.CPUCores, n.CPULimitMillicores
+	r.CPUThrottledPercent = n.CPUThrottledPercent
 	if source, ok := sstableSources[n.SSTableSource]; ok {
 		r.SSTables = &cbv1.NodeSSTableResults{Source: source, Before: n.SSTablesBefore, After: n.SSTablesAfter, Peak: n.SSTablesPeak,
 			PendingCompactions: n.PendingCompactions, PendingCompactionsPeak: n.PendingCompactionsPeak}

@@ -112,6 +112,9 @@ type ServerNode struct {
 	CPUMillicores      int64 `json:"nc,omitempty"`
 	CPUCores           int32 `json:"ncc,omitempty"`
 	CPULimitMillicores int64 `json:"ncl,omitempty"`
+	// CPUThrottledPercent is the share of its cgroup quota's scheduler periods in which the
+	// node was throttled; nil where no quota was set or its counters were not read.
+	CPUThrottledPercent *int64 `json:"nth,omitempty"`
 	// GC pauses, from GCSource (GCFromLog or GCFromSystemLogs; empty: none read).
 	GCSource string `json:"gs,omitempty"`
 	// Log errors and the worst line, from system_views.system_logs; Logs is false where the
@@ -168,6 +171,10 @@ func (n *ServerNode) Add(o ServerNode) {
 	n.CPUMillicores += o.CPUMillicores
 	n.CPUCores += o.CPUCores
 	n.CPULimitMillicores += o.CPULimitMillicores
+	if o.CPUThrottledPercent != nil && (n.CPUThrottledPercent == nil || *o.CPUThrottledPercent > *n.CPUThrottledPercent) {
+		pct := *o.CPUThrottledPercent
+		n.CPUThrottledPercent = &pct // the most throttled node's
+	}
 	if n.GCSource == "" || o.GCSource == GCFromSystemLogs {
 		n.GCSource = o.GCSource // a sum with any partial source is partial
 	}

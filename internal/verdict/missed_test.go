@@ -64,3 +64,23 @@ func TestJudgeMissedNamesWhatMadeAReachedStepMiss(t *testing.T) {
 		t.Errorf("a step short of its rate (-Judge +JudgeMissed):\n%s", diff)
 	}
 }
+
+// A node its cgroup's quota throttled is the cluster's sign even when its CPU, averaged over
+// the window, read under the saturation line (a quota leaves idle gaps between periods).
+func TestANodeThrottledByItsQuotaIsTheCluster(t *testing.T) {
+	throttled := int64(64)
+	server := &cbv1.ServerResults{NodesRead: 1, Nodes: []cbv1.NodeServerResults{{
+		Node: "127.0.0.1", CPUMillicores: 430, CPUCores: 2, CPULimitMillicores: 500, CPUThrottledPercent: &throttled}}}
+	r := &cbv1.Results{Operations: 57550, WindowMillis: 10000, OpsPerSecond: 5755, Server: server,
+		Schedule: &cbv1.ScheduleResults{TargetOpsPerSecond: 6000}}
+	idle := []*summary.Summary{{CPU: &summary.WriterCPU{UsedMillicores: 300, LimitMillicores: 1000, Rate: 6000}}}
+	b := Judge(r, idle)
+	want := []string{"node 127.0.0.1 was held by its cgroup's CPU quota (0.5 cores) in 64% of scheduler periods"}
+	if b.Verdict != cbv1.BottleneckCluster || !cmp.Equal(b.Evidence, want) {
+		t.Errorf("verdict %s %q, want Cluster %q", b.Verdict, b.Evidence, want)
+	}
+	throttled = 5
+	if b := Judge(r, idle); b.Verdict == cbv1.BottleneckCluster {
+		t.Errorf("5%% of periods throttled made the verdict Cluster: %q", b.Evidence)
+	}
+}

@@ -167,6 +167,9 @@ func clusterSigns(e Evidence, writersStrained bool) []string {
 		if pct, ok := nodeCPUPercent(n); ok && pct >= nodeBusyPercent {
 			out = append(out, fmt.Sprintf("node %s's CPU was saturated: it used %s of the %s it could use (%d%%)", n.Node, numfmt.Cores(n.CPUMillicores), numfmt.Cores(nodeCPULimit(n)), pct))
 		}
+		if t := n.CPUThrottledPercent; t != nil && *t >= throttledPercent {
+			out = append(out, fmt.Sprintf("node %s was held by its cgroup's CPU quota (%s) in %d%% of scheduler periods", n.Node, numfmt.Cores(n.CPULimitMillicores), *t))
+		}
 	}
 	t := s.Total
 	if t.Dropped > 0 {
