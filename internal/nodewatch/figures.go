@@ -147,15 +147,7 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 	if local == nil {
 		local = remoteUnread
 	}
-	if local.Wall >= time.Millisecond && local.CPU > 0 {
-		n.CPUMillicores = local.CPU.Microseconds() / local.Wall.Milliseconds()
-		n.CPUCores = int32(local.Cores)
-		n.CPULimitMillicores = local.LimitMillicores
-		if local.Throttling {
-			pct := local.ThrottledPercent
-			n.CPUThrottledPercent = &pct
-		}
-	}
+	localCPU(&n, local)
 	for _, code := range local.Missing {
 		// A node whose GC the system_logs give is missing nothing of it.
 		if !logs.Available || !gcCodes[code] {
@@ -193,4 +185,18 @@ func Bounded(nodes []summary.ServerNode) *summary.Server {
 	s := &summary.Server{Nodes: sorted}
 	s.Bound()
 	return s
+}
+
+// localCPU sets a node's CPU figures from its process's, where they were read.
+func localCPU(n *summary.ServerNode, local *Local) {
+	if local.Wall < time.Millisecond || local.CPU <= 0 {
+		return
+	}
+	n.CPUMillicores = local.CPU.Microseconds() / local.Wall.Milliseconds()
+	n.CPUCores = int32(local.Cores)
+	n.CPULimitMillicores = local.LimitMillicores
+	if local.Throttling {
+		pct := local.ThrottledPercent
+		n.CPUThrottledPercent = &pct
+	}
 }
