@@ -89,6 +89,12 @@ type NodeServerResults struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Node string `json:"node,omitempty"`
+	// datacenter is the node's Cassandra datacenter, as the writers' driver learnt it from
+	// the ring, set when the nodes listed span several datacenters (a run across
+	// datacenters); empty in Total, in a run of one datacenter, and where not known.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Datacenter string `json:"datacenter,omitempty"`
 	// mutations and Reads this replica applied to the benchmark table in the window (the
 	// table's local write and read counts): summed over nodes, the writes times the
 	// replication factor.

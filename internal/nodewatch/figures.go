@@ -109,7 +109,7 @@ func Figures(before, after *Snapshot, peaks Peaks, logs Logs, local *Local) summ
 	}
 	unit, resolution, _ := LatencyUnit(after.Version)
 	n := summary.ServerNode{
-		Node: after.Node,
+		Node: after.Node, Datacenter: after.Datacenter,
 		// The table's local write and read timers count every write and read this replica
 		// applied to the benchmark table, including those a stage ran inline, which never
 		// reach the stage's completed count.

@@ -48,7 +48,7 @@ func window(version string, p99 float64) (before, after *Snapshot) {
 		"Native-Transport-Requests": {BlockedAllTime: 10},
 		"HintsDispatcher":           {BlockedAllTime: 1},
 	}, LocalWrite: Latency{Count: 100}, LocalRead: Latency{Count: 5}, Expired: 4}
-	after = &Snapshot{Node: "127.0.0.1", Version: version, Pools: map[string]Pool{
+	after = &Snapshot{Node: "127.0.0.1", Datacenter: "dc1", Version: version, Pools: map[string]Pool{
 		"MutationStage":             {Completed: 9500},
 		"MemtableFlushWriter":       {Completed: 9},
 		"Native-Transport-Requests": {BlockedAllTime: 50, Blocked: 7},
@@ -68,22 +68,22 @@ func TestFigures(t *testing.T) {
 	}{
 		"5.0 node: p99 in seconds at 1 ms": {
 			version: "5.0.9", p99: 0.002,
-			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
+			want: summary.ServerNode{Node: "127.0.0.1", Datacenter: "dc1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
 		},
 		"4.0 node: p99 in milliseconds": {
 			version: "4.0.19", p99: 2.125,
-			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
+			want: summary.ServerNode{Node: "127.0.0.1", Datacenter: "dc1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordWriteP99Micros: 2125, CoordReadP99Micros: 4250, CoordResolution: 1, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
 		},
 		"unknown version: no coordinator figure": {
 			version: "", p99: 0.002,
-			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
+			want: summary.ServerNode{Node: "127.0.0.1", Datacenter: "dc1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7, Missing: []string{summary.MissingCPURemote, summary.MissingGCRemote}},
 		},
 		"logged drops add only the node's own": {
 			version: "5.0.9", p99: 0.002,
 			logs: Logs{Available: true, DroppedInternal: 5},
-			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 12,
+			want: summary.ServerNode{Node: "127.0.0.1", Datacenter: "dc1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 12,
 				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Logs: true, GCSource: summary.GCFromSystemLogs,
 				// The logs give GC, so only CPU is missing.
 				Missing: []string{summary.MissingCPURemote}},
@@ -92,7 +92,7 @@ func TestFigures(t *testing.T) {
 			version: "5.0.9", p99: 0.002,
 			logs:  Logs{Available: true, GCPauses: 1, GCTotalMillis: 250, GCMaxMillis: 250},
 			local: &Local{CPU: 3 * time.Second, Wall: 2 * time.Second, Cores: 2, GC: &nodeproc.GCPauses{Count: 3, TotalMicros: 262400, MaxMicros: 250300}},
-			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
+			want: summary.ServerNode{Node: "127.0.0.1", Datacenter: "dc1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, Logs: true,
 				CPUMillicores: 1500, CPUCores: 2, GCSource: summary.GCFromLog, GCPauses: 3, GCTotalMillis: 262, GCMaxMillis: 250},
 		},
@@ -102,13 +102,13 @@ func TestFigures(t *testing.T) {
 			version: "5.0.9", p99: 0,
 			local: &Local{CPU: time.Second, Wall: 2 * time.Second, Cores: 2, GC: perfPauses(nodeproc.PerfGC{Count: 4, Total: time.Millisecond},
 				nodeproc.PerfGC{Count: 9, Total: 31400 * time.Microsecond}), GCSource: summary.GCFromPerfData},
-			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
+			want: summary.ServerNode{Node: "127.0.0.1", Datacenter: "dc1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordResolution: 1000, CPUMillicores: 500, CPUCores: 2, GCSource: summary.GCFromPerfData, GCPauses: 5, GCTotalMillis: 30},
 		},
 		"a local JVM with no gc log and no counters says why": {
 			version: "5.0.9", p99: 0.002,
 			local: &Local{CPU: time.Second, Wall: 2 * time.Second, Cores: 2, Missing: []string{summary.MissingGCPerfOff}},
-			want: summary.ServerNode{Node: "127.0.0.1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
+			want: summary.ServerNode{Node: "127.0.0.1", Datacenter: "dc1", Mutations: 10000, Flushes: 2, Blocked: 3, BlockedPeak: 2, Dropped: 7,
 				CoordWriteP99Micros: 2000, CoordReadP99Micros: 4000, CoordResolution: 1000, CPUMillicores: 500, CPUCores: 2,
 				Missing: []string{summary.MissingGCPerfOff}},
 		},

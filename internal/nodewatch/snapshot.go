@@ -34,7 +34,9 @@ type Latency struct {
 // Snapshot is what one node showed at one moment.
 type Snapshot struct {
 	Node string
-	At   time.Time
+	// Datacenter is the node's (Target.Datacenter).
+	Datacenter string
+	At         time.Time
 	// Version is the node's release_version (system.local): the unit of its latency tables
 	// depends on it (LatencyUnit).
 	Version string
@@ -80,7 +82,9 @@ const queryTimeout = 10 * time.Second
 
 // Target is one node to read and the table the run loads.
 type Target struct {
-	Node, HostID    string
+	Node, HostID string
+	// Datacenter is the node's Cassandra datacenter, as the driver learnt it from the ring.
+	Datacenter      string
 	Port            int
 	Keyspace, Table string
 	// CompactedSince is where the count of system.compaction_history rows starts (the
@@ -93,7 +97,7 @@ type Target struct {
 func Targets(s *gocql.Session, keyspace, table string) []Target {
 	var out []Target
 	for _, h := range s.GetHosts() {
-		out = append(out, Target{Node: h.ConnectAddress().String(), HostID: h.HostID(), Port: h.Port(), Keyspace: keyspace, Table: table})
+		out = append(out, Target{Node: h.ConnectAddress().String(), HostID: h.HostID(), Datacenter: h.DataCenter(), Port: h.Port(), Keyspace: keyspace, Table: table})
 	}
 	sortTargets(out)
 	return out
@@ -102,7 +106,7 @@ func Targets(s *gocql.Session, keyspace, table string) []Target {
 // Read takes one node's snapshot. A table the node cannot answer is named in Missing; only a
 // node that answers nothing is an error.
 func Read(ctx context.Context, s *gocql.Session, t Target, now time.Time) (*Snapshot, error) {
-	snap := &Snapshot{Node: t.Node, At: now, Pools: map[string]Pool{}, SSTables: -1, PendingCompactions: -1}
+	snap := &Snapshot{Node: t.Node, Datacenter: t.Datacenter, At: now, Pools: map[string]Pool{}, SSTables: -1, PendingCompactions: -1}
 	// scan runs one query on the node and calls row after each row is scanned into dest.
 	scan := func(table, stmt string, values []any, row func(), dest ...any) {
 		qctx, cancel := context.WithTimeout(ctx, queryTimeout)

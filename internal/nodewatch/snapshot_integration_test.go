@@ -84,6 +84,15 @@ func TestSamplerCountsFlushesAndCompactions(t *testing.T) {
 	before := map[string]reading{}
 	for _, tg := range targets {
 		before[tg.Node] = read(t, s, tg.HostID, ks, table)
+		// Each target carries its node's datacenter, as the node itself names it: the
+		// verdict of a run across datacenters names the datacenter of a node it blames.
+		var dc string
+		if err := s.Query("SELECT data_center FROM system.local").SetHostID(tg.HostID).Scan(&dc); err != nil {
+			t.Fatal(err)
+		}
+		if tg.Datacenter == "" || tg.Datacenter != dc {
+			t.Errorf("target %s: datacenter %q, the node says %q", tg.Node, tg.Datacenter, dc)
+		}
 	}
 
 	smp := nodewatch.Start(ctx, s, targets, 500*time.Millisecond, nil)

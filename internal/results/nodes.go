@@ -45,6 +45,11 @@ func MergeServer(summaries []*summary.Summary) *cbv1.ServerResults {
 		return nodes[i].Node < nodes[j].Node
 	})
 	total.Node, total.Count, total.Worst = "", 0, ""
+	if !severalDatacenters(nodes) {
+		for i := range nodes {
+			nodes[i].Datacenter = ""
+		}
+	}
 	out := &cbv1.ServerResults{NodesRead: read, Total: nodeResult(total), Errors: errs}
 	for _, n := range nodes {
 		out.Nodes = append(out.Nodes, nodeResult(n))
@@ -53,9 +58,31 @@ func MergeServer(summaries []*summary.Summary) *cbv1.ServerResults {
 	return out
 }
 
+// severalDatacenters tells whether the nodes span more than one datacenter: only then does
+// status name each node's, and the verdict with it.
+func severalDatacenters(nodes []summary.ServerNode) bool {
+	for _, n := range nodes {
+		if n.Datacenter != nodes[0].Datacenter {
+			return true
+		}
+	}
+	return false
+}
+
+// maxDatacenterName is the longest datacenter name status keeps (the field's MaxLength):
+// Cassandra bounds none, a CassandraDatacenter's name is a Kubernetes name.
+const maxDatacenterName = 64
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
 func nodeResult(n summary.ServerNode) cbv1.NodeServerResults {
 	r := cbv1.NodeServerResults{
-		Node: n.Node, Mutations: n.Mutations, Reads: n.Reads,
+		Node: n.Node, Datacenter: truncate(n.Datacenter, maxDatacenterName), Mutations: n.Mutations, Reads: n.Reads,
 		PendingPeak: n.PendingPeak, PendingStage: n.PendingStage,
 		BlockedPeak: n.BlockedPeak, Blocked: n.Blocked, Dropped: n.Dropped, Hints: n.Hints,
 		Compactions: n.Compactions, CompactionBacklogBefore: n.BacklogBefore,

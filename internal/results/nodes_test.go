@@ -59,7 +59,7 @@ const maxQuote = 160
 func worstNode(i int) summary.ServerNode {
 	big := int64(math.MaxInt64)
 	return summary.ServerNode{
-		Node: fmt.Sprintf("fd00:1234:5678:9abc:def0:1234:5678:%04x", i), Mutations: big, Reads: big,
+		Node: fmt.Sprintf("fd00:1234:5678:9abc:def0:1234:5678:%04x", i), Datacenter: strings.Repeat("d", 80), Mutations: big, Reads: big,
 		PendingPeak: big, PendingStage: "Native-Transport-Requests", BlockedPeak: big, Blocked: big, Dropped: big,
 		Hints: big, Compactions: big, BacklogBefore: big, BacklogAfter: big, BacklogPeak: big, CompactionBytesLeft: big,
 		Flushes: big, TableMiBBefore: big, TableMiBAfter: big, DiskMiB: big, CoordWriteP99Micros: big, CoordReadP99Micros: big, CoordResolution: big,

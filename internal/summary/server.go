@@ -61,8 +61,10 @@ const MaxServerBytes = 1024
 // are differences between the snapshots at the window's start and end; peaks are the highest
 // seen at any sample.
 type ServerNode struct {
-	Node  string `json:"a,omitempty"`
-	Count int32  `json:"k,omitempty"`
+	Node string `json:"a,omitempty"`
+	// Datacenter is the node's Cassandra datacenter (empty where not known).
+	Datacenter string `json:"dc,omitempty"`
+	Count      int32  `json:"k,omitempty"`
 	// Mutations and Reads this replica applied to the benchmark table (its local write and
 	// read timers' counts).
 	Mutations int64 `json:"m,omitempty"`

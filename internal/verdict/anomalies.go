@@ -36,24 +36,24 @@ func Anomalies(r *cbv1.ServerResults) []string {
 			break
 		}
 		if n.Logs != nil && n.Logs.OutOfMemory > 0 {
-			add("node %s ran out of memory: %q", n.Node, n.Logs.Worst)
+			add("node %s ran out of memory: %q", NodeName(n), n.Logs.Worst)
 		}
 		if n.Dropped > 0 {
-			add("node %s dropped %s messages", n.Node, numfmt.Count(n.Dropped))
+			add("node %s dropped %s messages", NodeName(n), numfmt.Count(n.Dropped))
 		}
 		if n.Blocked > 0 || n.BlockedPeak > 0 {
-			add("node %s blocked %s requests (up to %s at once)", n.Node, numfmt.Count(max(n.Blocked, n.BlockedPeak)), numfmt.Count(n.BlockedPeak))
+			add("node %s blocked %s requests (up to %s at once)", NodeName(n), numfmt.Count(max(n.Blocked, n.BlockedPeak)), numfmt.Count(n.BlockedPeak))
 		}
 		if n.PendingPeak >= pendingWorthSaying {
-			add("node %s queued up to %s tasks in %s", n.Node, numfmt.Count(n.PendingPeak), n.PendingStage)
+			add("node %s queued up to %s tasks in %s", NodeName(n), numfmt.Count(n.PendingPeak), n.PendingStage)
 		}
 		if n.Hints > 0 {
-			add("node %s holds %s hint files for other nodes", n.Node, numfmt.Count(n.Hints))
+			add("node %s holds %s hint files for other nodes", NodeName(n), numfmt.Count(n.Hints))
 		}
 	}
 	for _, n := range r.Nodes {
 		if ss := n.SSTables; ss != nil && ss.Peak-ss.Before >= sstablesWorthSaying && ss.Peak >= 2*max(ss.Before, 1) {
-			add("node %s's SSTables of the table grew from %s to %s (%s at the end): compaction fell behind the flushes", n.Node,
+			add("node %s's SSTables of the table grew from %s to %s (%s at the end): compaction fell behind the flushes", NodeName(n),
 				numfmt.Count(ss.Before), numfmt.Count(ss.Peak), numfmt.Count(ss.After))
 		}
 	}
@@ -65,11 +65,21 @@ func Anomalies(r *cbv1.ServerResults) []string {
 		worst := ""
 		for _, n := range r.Nodes {
 			if n.GC != nil && n.GC.MaxMillis == t.GC.MaxMillis {
-				worst = " on node " + n.Node
+				worst = " on node " + NodeName(n)
 				break
 			}
 		}
 		add("GC paused %s in total, worst %s%s", numfmt.Millis(t.GC.TotalMillis), numfmt.Millis(t.GC.MaxMillis), worst)
 	}
 	return out
+}
+
+// NodeName is how a verdict names a node: its address, and its Cassandra datacenter where the
+// writers learnt it ("10.0.0.7 (dc2)"), so that a run across datacenters says which one a
+// sign comes from.
+func NodeName(n cbv1.NodeServerResults) string {
+	if n.Datacenter == "" {
+		return n.Node
+	}
+	return n.Node + " (" + n.Datacenter + ")"
 }

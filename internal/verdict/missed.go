@@ -47,7 +47,7 @@ func usage(e Evidence, b *cbv1.Bottleneck) string {
 	node := "the nodes' CPU was not read"
 	if e.Server != nil {
 		if busiest, pct, _ := busiestNode(e.Server); pct > 0 {
-			node = fmt.Sprintf("the busiest node, %s, used %d%% of the %s it could use", busiest.Node, pct, numfmt.Cores(nodeCPULimit(busiest)))
+			node = fmt.Sprintf("the busiest node, %s, used %d%% of the %s it could use", NodeName(busiest), pct, numfmt.Cores(nodeCPULimit(busiest)))
 		}
 	}
 	if b.WriterCPUPercent > 0 {

@@ -165,10 +165,10 @@ func clusterSigns(e Evidence, writersStrained bool) []string {
 	}
 	for _, n := range s.Nodes {
 		if pct, ok := nodeCPUPercent(n); ok && pct >= nodeBusyPercent {
-			out = append(out, fmt.Sprintf("node %s's CPU was saturated: it used %s of the %s it could use (%d%%)", n.Node, numfmt.Cores(n.CPUMillicores), numfmt.Cores(nodeCPULimit(n)), pct))
+			out = append(out, fmt.Sprintf("node %s's CPU was saturated: it used %s of the %s it could use (%d%%)", NodeName(n), numfmt.Cores(n.CPUMillicores), numfmt.Cores(nodeCPULimit(n)), pct))
 		}
 		if t := n.CPUThrottledPercent; t != nil && *t >= throttledPercent {
-			out = append(out, fmt.Sprintf("node %s was held by its cgroup's CPU quota (%s) in %d%% of scheduler periods", n.Node, numfmt.Cores(n.CPULimitMillicores), *t))
+			out = append(out, fmt.Sprintf("node %s was held by its cgroup's CPU quota (%s) in %d%% of scheduler periods", NodeName(n), numfmt.Cores(n.CPULimitMillicores), *t))
 		}
 	}
 	t := s.Total
@@ -243,7 +243,7 @@ func unknownCPU(s *cbv1.ServerResults) string {
 		if n.CPUMillicores > 0 {
 			why = "what it could use was not known (on cass-operator pods that needs the datacenter's spec.resources.limits.cpu)"
 		}
-		parts = append(parts, fmt.Sprintf("node %s: %s", n.Node, why))
+		parts = append(parts, fmt.Sprintf("node %s: %s", NodeName(n), why))
 		if len(parts) == 3 {
 			break
 		}
@@ -287,14 +287,14 @@ func concurrencyBound(e Evidence) (cbv1.BottleneckVerdict, []string) {
 	switch {
 	case all && pct < nodeIdlePercent:
 		return cbv1.BottleneckWriters, []string{raise,
-			fmt.Sprintf("the busiest node, %s, used %d%% of the CPU it could use, and %s", busiest.Node, pct, quietNodes)}
+			fmt.Sprintf("the busiest node, %s, used %d%% of the CPU it could use, and %s", NodeName(busiest), pct, quietNodes)}
 	case all && pct < nodeBusyPercent && e.InFlight*1000 < nodeCPULimit(busiest):
 		return cbv1.BottleneckWriters, []string{raise,
 			fmt.Sprintf("the busiest node, %s, used %d%% of the %s it could use, which %s requests in flight cannot keep busy, and %s",
-				busiest.Node, pct, numfmt.Cores(nodeCPULimit(busiest)), numfmt.Count(e.InFlight), quietNodes)}
+				NodeName(busiest), pct, numfmt.Cores(nodeCPULimit(busiest)), numfmt.Count(e.InFlight), quietNodes)}
 	case all:
 		return cbv1.BottleneckUnclear, []string{little,
-			fmt.Sprintf("node %s used %d%% of the CPU it could use: more requests in flight may or may not raise throughput", busiest.Node, pct)}
+			fmt.Sprintf("node %s used %d%% of the CPU it could use: more requests in flight may or may not raise throughput", NodeName(busiest), pct)}
 	case e.InFlight == 1 && pct < nodeIdlePercent:
 		return cbv1.BottleneckWriters, []string{raise,
 			"one request in flight keeps no node busy: each waits, idle, while the request and its answer travel, and " + quietNodes,

@@ -122,6 +122,15 @@ func TestVerdict(t *testing.T) {
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckCluster, WriterCPUPercent: 20,
 				Evidence: []string{"node 127.0.0.1's CPU was saturated: it used 1.9 cores of the 2.0 cores it could use (95%)"}},
 		},
+		// Across datacenters: dc2's node is the one spent, and the verdict says which.
+		"saturated node in the second datacenter": {
+			e: Evidence{Operations: 150000, WindowMillis: 10000, OpsPerSecond: 15000, MeanServiceMicros: 4000, InFlight: 64, CPU: idleCPU,
+				Server: &cbv1.ServerResults{NodesRead: 2, Nodes: []cbv1.NodeServerResults{
+					{Node: "10.0.0.1", Datacenter: "dc1", CPUMillicores: 300, CPUCores: 2},
+					{Node: "10.1.0.1", Datacenter: "dc2", CPUMillicores: 1950, CPUCores: 2}}}},
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckCluster, WriterCPUPercent: 20,
+				Evidence: []string{"node 10.1.0.1 (dc2)'s CPU was saturated: it used 1.9 cores of the 2.0 cores it could use (97%)"}},
+		},
 		// Scenario 3 with the node pinned to one core of the machine: its affinity, not the
 		// machine, is what it could use.
 		"node pinned to one core": {
