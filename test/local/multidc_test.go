@@ -2,10 +2,13 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,18 +27,11 @@ import (
 // give both datacenters back. dc2 is deleted at the end, so the other scenarios find one
 // datacenter and one node.
 func TestRunAcrossTwoDatacentersOfOneCluster(t *testing.T) {
-	const name = "two-dcs"
-	env, ctx := scenario(t, name)
+	const name, down = "two-dcs", "two-dcs-remote-down"
+	env, ctx := scenario(t, name, down)
 	dc2 := addDatacenter(ctx, t, env, "dc2")
 
-	run := newRun(env, name).Writers(1).Rate(200).Concurrency(4).Mix(1, 0).Duration(20*time.Second).
-		Datacenters(cbv1.RunDatacenter{Name: env.Datacenter, Writers: 1}, cbv1.RunDatacenter{Name: dc2.Name, Observers: 1}).Obj()
-	run.Spec.Schema.Replication = cbv1.Replication{
-		Strategy:    cbv1.NetworkTopologyStrategy,
-		Datacenters: []cbv1.DatacenterReplication{{Name: env.Datacenter, Factor: 1}, {Name: dc2.Name, Factor: 1}},
-	}
-	run.Spec.ReplicationLag = &cbv1.ReplicationLagSpec{SampleShare: "0.2", Limit: &metav1.Duration{Duration: 10 * time.Second}}
-	create(ctx, t, env, run)
+	create(ctx, t, env, twoDatacenterRun(env, name, dc2.Name, 20*time.Second))
 	done := waitFinished(ctx, t, env, name, 10*time.Minute)
 	if c := cond(done, cbv1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
 		t.Fatalf("run did not succeed: %s/%s: %s\n%s", c.Status, c.Reason, c.Message, conditions(done))
@@ -64,9 +60,89 @@ func TestRunAcrossTwoDatacentersOfOneCluster(t *testing.T) {
 	if c := cond(done, cbv1.ConditionReplicationKeptUp); c.Status != metav1.ConditionTrue || c.Reason != cbv1.ReasonKeysSeen {
 		t.Errorf("ReplicationKeptUp %s/%s: %s", c.Status, c.Reason, c.Message)
 	}
-	t.Logf("replication lag dc1 -> dc2: %d keys seen, p50 %dµs, p99 %dµs, max %dµs, bound %dµs",
-		l.Seen, l.Lag.P50, l.Lag.P99, l.Lag.Max, l.BoundMicros)
-	for _, key := range []types.NamespacedName{env.DatacenterKey(), {Namespace: env.Namespace, Name: dc2.Name}} {
+	t.Logf("replication lag %s -> %s: %d keys seen, p50 %dµs, p99 %dµs, max %dµs, bound %dµs",
+		env.Datacenter, dc2.Name, l.Seen, l.Lag.P50, l.Lag.P99, l.Lag.Max, l.BoundMicros)
+	givenBack(ctx, t, env, dc2.Name)
+
+	remoteDown(ctx, t, env, down, dc2.Name)
+}
+
+// twoDatacenterRun writes in the environment's datacenter at LOCAL_QUORUM, so that the
+// writes do not wait for the remote one, and observes a fifth of its inserts in remote.
+func twoDatacenterRun(env *Env, name, remote string, d time.Duration) *cbv1.BenchmarkRun {
+	run := newRun(env, name).Writers(1).Rate(200).Concurrency(4).Mix(1, 0).Duration(d).
+		WriteConsistency("LOCAL_QUORUM").
+		Datacenters(cbv1.RunDatacenter{Name: env.Datacenter, Writers: 1}, cbv1.RunDatacenter{Name: remote, Observers: 1}).Obj()
+	run.Spec.Schema.Replication = cbv1.Replication{
+		Strategy:    cbv1.NetworkTopologyStrategy,
+		Datacenters: []cbv1.DatacenterReplication{{Name: env.Datacenter, Factor: 1}, {Name: remote, Factor: 1}},
+	}
+	run.Spec.ReplicationLag = &cbv1.ReplicationLagSpec{SampleShare: "0.2", Limit: &metav1.Duration{Duration: 5 * time.Second}}
+	return run
+}
+
+// remoteDown runs again with the remote datacenter's node unreachable for most of the
+// window: its JVM is paused (SIGSTOP) once the writers run, as a partitioned node looks to
+// its peers, and resumed before the window ends. The writes go on at LOCAL_QUORUM; the
+// observer's reads of the keys written meanwhile find nothing within the limit, and node 1
+// keeps the remote replica's writes as hints. The run must say so: keys not seen, counted
+// apart from the lag, a ReplicationKeptUp condition naming the datacenter, and hints stored
+// in the server evidence.
+func remoteDown(ctx context.Context, t *testing.T, env *Env, name, remote string) {
+	t.Helper()
+	create(ctx, t, env, twoDatacenterRun(env, name, remote, 40*time.Second))
+	waitRun(ctx, t, env, name, 10*time.Minute, "running", func(r *cbv1.BenchmarkRun) bool { return r.Status.Phase == cbv1.PhaseRunning })
+	time.Sleep(3 * time.Second)
+	pid := env.Nodes.PID(2)
+	if pid == 0 {
+		t.Fatal("node 2 does not run")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("pausing node 2: %v", err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+				t.Errorf("resuming node 2: %v", err)
+			}
+		}
+	}
+	t.Cleanup(resume)
+	time.Sleep(25 * time.Second)
+	resume()
+	done := waitFinished(ctx, t, env, name, 10*time.Minute)
+	t.Logf("run with %s unreachable for 25 s: %s", remote, conditions(done))
+	res := done.Status.Results
+	if res == nil || res.ReplicationLag == nil {
+		t.Fatalf("no replication lag in the results: %+v", res)
+	}
+	l := res.ReplicationLag
+	if l.Censored == 0 {
+		t.Errorf("replication lag %+v: want keys not seen in %s while it was unreachable", l, remote)
+	}
+	if c := cond(done, cbv1.ConditionReplicationKeptUp); c.Status != metav1.ConditionFalse || c.Reason != cbv1.ReasonKeysNotSeen ||
+		!strings.Contains(c.Message, "not readable in "+remote) {
+		t.Errorf("ReplicationKeptUp %s/%s: %s; want False/%s naming %s", c.Status, c.Reason, c.Message, cbv1.ReasonKeysNotSeen, remote)
+	}
+	var hints int64
+	if res.Server != nil && res.Server.Timeline != nil {
+		for _, p := range res.Server.Timeline.Points {
+			hints += p.HintsStored
+		}
+	}
+	if hints == 0 {
+		t.Errorf("no hints stored in the server evidence (results.server: %+v)", res.Server)
+	}
+	t.Logf("%d of %d sampled keys not seen in %s, %d read errors; %d hints stored", l.Censored, l.Seen+l.Censored, remote, l.ReadErrors, hints)
+	givenBack(ctx, t, env, remote)
+}
+
+// givenBack checks that both datacenters are unlocked at their one node.
+func givenBack(ctx context.Context, t *testing.T, env *Env, remote string) {
+	t.Helper()
+	for _, key := range []types.NamespacedName{env.DatacenterKey(), {Namespace: env.Namespace, Name: remote}} {
 		dc := &cassdcapi.CassandraDatacenter{}
 		if err := env.Client.Get(ctx, key, dc); err != nil {
 			t.Fatal(err)
@@ -79,18 +155,31 @@ func TestRunAcrossTwoDatacentersOfOneCluster(t *testing.T) {
 
 // addDatacenter creates a one-node CassandraDatacenter of the environment's cluster, opted in
 // like the environment's own, waits until cass-operator reports it ready, and deletes it when
-// the test ends, waiting until it is gone and its node stopped.
+// the test ends, waiting until it is gone and its node stopped. It is annotated
+// decommission-on-delete: cass-operator v1.31's ProcessDeletion (reconcile_datacenter.go)
+// then decommissions its nodes (forced, through the management API) before it deletes the
+// datacenter, so the ring the other scenarios use no longer holds a down node of dc2 owning
+// tokens; without it the StatefulSet is only scaled to 0.
 func addDatacenter(ctx context.Context, t *testing.T, env *Env, name string) *cassdcapi.CassandraDatacenter {
 	t.Helper()
 	dc := builders.MakeDatacenter(name, env.Namespace).Cluster(env.Cluster).ServerVersion(cassandraVersion()).
-		AllowBenchmarks("true").Annotation(cbv1.AllowDropKeyspacesAnnotation, "local_*").Obj()
+		AllowBenchmarks("true").Annotation(cbv1.AllowDropKeyspacesAnnotation, "local_*").
+		Annotation(cassdcapi.DecommissionOnDeleteAnnotation, "true").Obj()
 	if err := env.Client.Create(ctx, dc); err != nil {
 		t.Fatalf("creating CassandraDatacenter %s: %v", name, err)
 	}
 	key := types.NamespacedName{Namespace: env.Namespace, Name: name}
+	// As before adding a datacenter to any cluster: system_auth, SimpleStrategy with one
+	// replica on a new cluster, must place its replicas per datacenter, or the roles whose
+	// tokens the new node takes are read at LOCAL_QUORUM where they have no replica ("Cannot
+	// achieve consistency level LOCAL_QUORUM" at every login). When the datacenter goes, the
+	// keyspace goes back to the environment's datacenter alone, whose one replica answers the
+	// QUORUM that logins of the default superuser read at.
+	authReplication(ctx, t, fmt.Sprintf("{'class': 'NetworkTopologyStrategy', '%s': 1, '%s': 1}", env.Datacenter, name))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
+		authReplication(ctx, t, fmt.Sprintf("{'class': 'NetworkTopologyStrategy', '%s': 1}", env.Datacenter))
 		if err := env.Client.Delete(ctx, dc); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting %s: %v", name, err)
 			return
@@ -113,4 +202,22 @@ func addDatacenter(ctx context.Context, t *testing.T, env *Env, name string) *ca
 	}
 	t.Logf("%s ready in %s, nodes running %v", name, time.Since(start).Round(time.Second), env.Nodes.Running())
 	return dc
+}
+
+// authReplication sets system_auth's replication through node 1, as the default superuser.
+func authReplication(ctx context.Context, t *testing.T, replication string) {
+	t.Helper()
+	c := gocql.NewCluster(NodeIP(1))
+	c.Authenticator = gocql.PasswordAuthenticator{Username: Username, Password: Password}
+	c.Timeout = 30 * time.Second
+	c.HostFilter = gocql.WhiteListHostFilter(NodeIP(1))
+	s, err := c.CreateSession()
+	if err != nil {
+		t.Errorf("connecting to node 1: %v", err)
+		return
+	}
+	defer s.Close()
+	if err := s.Query("ALTER KEYSPACE system_auth WITH replication = " + replication).ExecContext(ctx); err != nil {
+		t.Errorf("system_auth replication %s: %v", replication, err)
+	}
 }
