@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	cassdcapi "github.com/k8ssandra/cass-operator/apis/cassandra/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -155,13 +157,25 @@ func givenBack(ctx context.Context, t *testing.T, env *Env, remote string) {
 
 // addDatacenter creates a one-node CassandraDatacenter of the environment's cluster, opted in
 // like the environment's own, waits until cass-operator reports it ready, and deletes it when
-// the test ends, waiting until it is gone and its node stopped. It is annotated
-// decommission-on-delete: cass-operator v1.31's ProcessDeletion (reconcile_datacenter.go)
-// then decommissions its nodes (forced, through the management API) before it deletes the
-// datacenter, so the ring the other scenarios use no longer holds a down node of dc2 owning
-// tokens; without it the StatefulSet is only scaled to 0.
+// the test ends, waiting until it is gone and its node stopped.
+//
+// system_auth is handled as an operator adding a datacenter does: on a new cluster it is
+// SimpleStrategy with one replica, so the new node would take the tokens of some roles and
+// logins, read at LOCAL_QUORUM, would find no replica where they look ("Cannot achieve
+// consistency level LOCAL_QUORUM"). It is placed in the environment's datacenter before the
+// new one is created (Cassandra refuses a datacenter it does not know yet), in both once the
+// new node has joined, and the new node rebuilds it from the first (nodetool rebuild), so
+// that the observers' logins in the new datacenter find their role there.
+//
+// The datacenter is annotated decommission-on-delete: cass-operator v1.31's ProcessDeletion
+// (reconcile_datacenter.go) then decommissions its node (forced, through the management
+// API) before it deletes it, so the ring the other scenarios use keeps no down node owning
+// tokens; without it the StatefulSet is only scaled to 0. system_auth goes back to the first
+// datacenter alone once the node has left (Cassandra refuses it while the node is up).
 func addDatacenter(ctx context.Context, t *testing.T, env *Env, name string) *cassdcapi.CassandraDatacenter {
 	t.Helper()
+	user := superuser(ctx, t, env)
+	authReplication(ctx, t, user, fmt.Sprintf("{'class': 'NetworkTopologyStrategy', '%s': 1}", env.Datacenter))
 	dc := builders.MakeDatacenter(name, env.Namespace).Cluster(env.Cluster).ServerVersion(cassandraVersion()).
 		AllowBenchmarks("true").Annotation(cbv1.AllowDropKeyspacesAnnotation, "local_*").
 		Annotation(cassdcapi.DecommissionOnDeleteAnnotation, "true").Obj()
@@ -169,17 +183,9 @@ func addDatacenter(ctx context.Context, t *testing.T, env *Env, name string) *ca
 		t.Fatalf("creating CassandraDatacenter %s: %v", name, err)
 	}
 	key := types.NamespacedName{Namespace: env.Namespace, Name: name}
-	// As before adding a datacenter to any cluster: system_auth, SimpleStrategy with one
-	// replica on a new cluster, must place its replicas per datacenter, or the roles whose
-	// tokens the new node takes are read at LOCAL_QUORUM where they have no replica ("Cannot
-	// achieve consistency level LOCAL_QUORUM" at every login). When the datacenter goes, the
-	// keyspace goes back to the environment's datacenter alone, whose one replica answers the
-	// QUORUM that logins of the default superuser read at.
-	authReplication(ctx, t, fmt.Sprintf("{'class': 'NetworkTopologyStrategy', '%s': 1, '%s': 1}", env.Datacenter, name))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		authReplication(ctx, t, fmt.Sprintf("{'class': 'NetworkTopologyStrategy', '%s': 1}", env.Datacenter))
 		if err := env.Client.Delete(ctx, dc); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting %s: %v", name, err)
 			return
@@ -190,10 +196,25 @@ func addDatacenter(ctx context.Context, t *testing.T, env *Env, name string) *ca
 		})
 		if err != nil {
 			t.Errorf("%s not gone with its node within 5 minutes (running nodes %v)", name, env.Nodes.Running())
+			return
 		}
+		authReplication(ctx, t, user, fmt.Sprintf("{'class': 'NetworkTopologyStrategy', '%s': 1}", env.Datacenter))
 	})
 	start := time.Now()
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 6*time.Minute, true, func(ctx context.Context) (bool, error) {
+	both := fmt.Sprintf("{'class': 'NetworkTopologyStrategy', '%s': 1, '%s': 1}", env.Datacenter, name)
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 2*time.Second, 6*time.Minute, true, func(ctx context.Context) (bool, error) {
+		last = alterAuth(user, both)
+		return last == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("%s's node never joined (running nodes %v): %v", name, env.Nodes.Running(), last)
+	}
+	var out bytes.Buffer
+	if err := nodesCluster(&out).Nodetool(ctx, 2, &out, &out, "rebuild", "--keyspace", "system_auth", "--", env.Datacenter); err != nil {
+		t.Fatalf("rebuilding system_auth on node 2: %v\n%s", err, out.String())
+	}
+	err = wait.PollUntilContextTimeout(ctx, time.Second, 6*time.Minute, true, func(ctx context.Context) (bool, error) {
 		got := &cassdcapi.CassandraDatacenter{}
 		return env.Client.Get(ctx, key, got) == nil && applied(got), nil
 	})
@@ -204,20 +225,39 @@ func addDatacenter(ctx context.Context, t *testing.T, env *Env, name string) *ca
 	return dc
 }
 
-// authReplication sets system_auth's replication through node 1, as the default superuser.
-func authReplication(ctx context.Context, t *testing.T, replication string) {
+// superuser is the credentials of the cluster's superuser Secret, which cass-operator made:
+// its logins read at LOCAL_QUORUM, where the default superuser's read at QUORUM of every
+// datacenter's replicas.
+func superuser(ctx context.Context, t *testing.T, env *Env) gocql.PasswordAuthenticator {
 	t.Helper()
+	dc := &cassdcapi.CassandraDatacenter{}
+	if err := env.Client.Get(ctx, env.DatacenterKey(), dc); err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{}
+	if err := env.Client.Get(ctx, dc.GetSuperuserSecretNamespacedName(), secret); err != nil {
+		t.Fatalf("the superuser Secret: %v", err)
+	}
+	return gocql.PasswordAuthenticator{Username: string(secret.Data["username"]), Password: string(secret.Data["password"])}
+}
+
+// authReplication sets system_auth's replication through node 1.
+func authReplication(ctx context.Context, t *testing.T, user gocql.PasswordAuthenticator, replication string) {
+	t.Helper()
+	if err := alterAuth(user, replication); err != nil {
+		t.Errorf("system_auth replication %s: %v", replication, err)
+	}
+}
+
+func alterAuth(user gocql.PasswordAuthenticator, replication string) error {
 	c := gocql.NewCluster(NodeIP(1))
-	c.Authenticator = gocql.PasswordAuthenticator{Username: Username, Password: Password}
+	c.Authenticator = user
 	c.Timeout = 30 * time.Second
 	c.HostFilter = gocql.WhiteListHostFilter(NodeIP(1))
 	s, err := c.CreateSession()
 	if err != nil {
-		t.Errorf("connecting to node 1: %v", err)
-		return
+		return fmt.Errorf("connecting to node 1: %w", err)
 	}
 	defer s.Close()
-	if err := s.Query("ALTER KEYSPACE system_auth WITH replication = " + replication).ExecContext(ctx); err != nil {
-		t.Errorf("system_auth replication %s: %v", replication, err)
-	}
+	return s.Query("ALTER KEYSPACE system_auth WITH replication = " + replication).Exec()
 }
