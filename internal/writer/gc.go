@@ -34,8 +34,7 @@ import (
 // allocates little a second, and with 24 MiB of headroom its heap grew between collections
 // until the pod peaked at 24-27 MiB. A lone closed loop below 128 in flight whose cgroup sets
 // no CPU quota therefore gets 8 MiB plus 128 KiB a request (reaching the 24 MiB at 128): its
-// peak was 21.3-21.8 MiB at one in flight, and its writes per CPU-second 1.11 times those of
-// the same writer with 24 MiB, side by side (docs/writer-efficiency.md). Everything else keeps
+// peak was 21.3-21.8 MiB at one in flight (docs/writer-efficiency.md). Everything else keeps
 // 24 MiB:
 //   - a writer held to a CPU quota pays for every collection out of it: at 100m and four in
 //     flight, TestVerdictWritersWhenThrottledByAQuota made 479-562 ops/s with the smaller
