@@ -35,8 +35,8 @@ import (
 // until the pod peaked at 24-27 MiB. A lone closed loop below 128 in flight whose cgroup sets
 // no CPU quota therefore gets 8 MiB plus 128 KiB a request (reaching the 24 MiB at 128): its
 // peak was 21.1-21.4 MiB at one in flight against 24.5-26.6 with 24 MiB, for 0.72-1.33 times
-// the writes per CPU-second (median 0.89, docs/writer-efficiency.md). Everything else keeps
-// 24 MiB:
+// the writes per CPU-second (median 0.89; a later five rounds measured 0.99, range 0.84-1.31,
+// docs/writer-efficiency.md). Everything else keeps 24 MiB:
 //   - a writer held to a CPU quota pays for every collection out of it: at 100m and four in
 //     flight, TestVerdictWritersWhenThrottledByAQuota made 479-562 ops/s with the smaller
 //     headroom against 2,256 with 24 MiB, and its late node reads made the verdict Unclear;
