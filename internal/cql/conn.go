@@ -63,9 +63,10 @@ type batchConn struct {
 	// readSet and writeSet are the socket's deadlines (Unix nanoseconds); only the reading
 	// goroutine and the one sending touch them.
 	readSet, writeSet int64
-	// raw is the plain TCP socket under Conn, written with rawWrite (see rawio_linux.go), or
-	// nil when Conn is written through (TLS, a pipe).
-	raw syscall.RawConn
+	// raw is the plain TCP socket under Conn, written by writer (see rawio_linux.go), or
+	// nil when Conn is written through (TLS, a pipe); only the goroutine sending uses writer.
+	raw    syscall.RawConn
+	writer socketWriter
 }
 
 func newBatchConn(c net.Conn, ioTimeout time.Duration) *batchConn {
@@ -156,7 +157,7 @@ func (b *batchConn) send(p []byte) error {
 	err := b.extend(b.Conn.SetWriteDeadline, &b.writeSet)
 	if err == nil {
 		if b.raw != nil {
-			err = rawWrite(b.raw, p)
+			err = b.writer.write(b.raw, p)
 		} else {
 			_, err = b.Conn.Write(p)
 		}

@@ -54,28 +54,44 @@ func sysWrite(fd uintptr, p []byte) (int, syscall.Errno) {
 	return int(n), 0
 }
 
-// rawWrite writes all of p on rc, waiting in the poller while the socket's buffer is full
-// (until the write deadline).
-func rawWrite(rc syscall.RawConn, p []byte) error {
-	var werr error
-	err := rc.Write(func(fd uintptr) bool {
-		for len(p) > 0 {
-			n, e := sysWrite(fd, p)
-			switch e {
-			case 0:
-				p = p[n:]
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false
-			default:
-				werr = os.NewSyscallError("write", e)
-				return true
-			}
-		}
-		return true
-	})
+// socketWriter writes all of a buffer on a socket, waiting in the poller while the socket's
+// buffer is full (until the write deadline). It keeps its callback and the state the callback
+// works on from one write to the next: a closure made for each write escaped to the heap with
+// the buffer and the error it captured, two allocations a write. One goroutine writes at a
+// time (batchConn.sending).
+type socketWriter struct {
+	p   []byte
+	err error
+	fn  func(fd uintptr) bool
+}
+
+// write writes all of p on rc.
+func (w *socketWriter) write(rc syscall.RawConn, p []byte) error {
+	if w.fn == nil {
+		w.fn = w.loop
+	}
+	w.p, w.err = p, nil
+	err := rc.Write(w.fn)
+	w.p = nil
 	if err != nil {
 		return err
 	}
-	return werr
+	return w.err
+}
+
+func (w *socketWriter) loop(fd uintptr) bool {
+	for len(w.p) > 0 {
+		n, e := sysWrite(fd, w.p)
+		switch e {
+		case 0:
+			w.p = w.p[n:]
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			w.err = os.NewSyscallError("write", e)
+			return true
+		}
+	}
+	return true
 }

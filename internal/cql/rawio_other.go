@@ -14,4 +14,6 @@ func rawSocket(net.Conn) syscall.RawConn { return nil }
 
 func sysRead(uintptr, []byte) (int, syscall.Errno) { return 0, syscall.ENOSYS }
 
-func rawWrite(syscall.RawConn, []byte) error { return errors.ErrUnsupported }
+type socketWriter struct{}
+
+func (*socketWriter) write(syscall.RawConn, []byte) error { return errors.ErrUnsupported }

@@ -30,23 +30,37 @@ import (
 // before it had set, in whatever order they ended. Now the first load in saves what was set
 // before, the last one out puts it back, and the limit in between covers every load running.
 //
-// A smaller headroom for a lone closed loop below 128 in flight (8 MiB plus 128 KiB a
-// request) was tried twice and taken back. It cut a writer pod's peak RSS at one insert in
-// flight from 26.2-26.9 to 21.3-21.8 MiB, but the collector then ran far more often, which a
-// writer under a CPU limit pays for out of its quota: at 100m and four in flight
-// TestVerdictWritersWhenThrottledByAQuota went from 2,447 to 479-562 ops/s and its late node
-// reads made the verdict Unclear. Before that, six closed loops in one process under 8 MiB
-// used 98% of their core (TestVerdictClusterWhenANodeSaturatesItsCPU), and an open loop's
-// schedule lag p50 rose from 59-81 µs to 211-584 µs.
+// A writer pod runs one load, and the seeds run it closed, with one insert in flight: it
+// allocates little a second, and with 24 MiB of headroom its heap grew between collections
+// until the pod peaked at 24-27 MiB. A lone closed loop below 128 in flight whose cgroup sets
+// no CPU quota therefore gets 8 MiB plus 128 KiB a request (reaching the 24 MiB at 128): its
+// peak was 21.1-21.4 MiB at one in flight against 24.5-26.6 with 24 MiB, for 0.72-1.33 times
+// the writes per CPU-second (median 0.89; a later five rounds measured 0.99, range 0.84-1.31,
+// docs/writer-efficiency.md). Everything else keeps 24 MiB:
+//   - a writer held to a CPU quota pays for every collection out of it: at 100m and four in
+//     flight, TestVerdictWritersWhenThrottledByAQuota made 479-562 ops/s with the smaller
+//     headroom against 2,256 with 24 MiB, and its late node reads made the verdict Unclear;
+//   - an open loop (and a capacity search's rounds): with 12.5 MiB at 32 in flight the
+//     collector ran while goroutines had to wake, and the schedule lag p50 rose from
+//     59-81 µs to 211-584 µs;
+//   - a process running several loads (`cassbench run` with several writers): six closed
+//     loops with one in flight each under 8 MiB used 98% of their core
+//     (TestVerdictClusterWhenANodeSaturatesItsCPU).
 const (
-	gcPercent     = 800
-	gcMemoryLimit = 24 << 20
-	gcPerInFlight = 16 << 10
+	gcPercent      = 800
+	gcMemoryLimit  = 24 << 20
+	gcMinimumLimit = 8 << 20
+	gcPerRequest   = 128 << 10
+	gcPerInFlight  = 16 << 10
 )
 
 // gcLoad is what the collector's settings depend on in one load.
 type gcLoad struct {
 	inFlight int
+	// open is an open loop (writers.rate), which must wake on time.
+	open bool
+	// quota is a CPU quota on the writer's cgroup, which pays for every collection.
+	quota bool
 }
 
 // gcHeadroom is the soft limit above the live heap for the loads running in the process.
@@ -54,6 +68,9 @@ func gcHeadroom(loads []gcLoad) int64 {
 	var stacks int64
 	for _, l := range loads {
 		stacks += int64(l.inFlight) * gcPerInFlight
+	}
+	if len(loads) == 1 && !loads[0].open && !loads[0].quota {
+		return min(int64(gcMemoryLimit), gcMinimumLimit+int64(loads[0].inFlight)*gcPerRequest) + stacks
 	}
 	return gcMemoryLimit + stacks
 }
@@ -75,7 +92,7 @@ var gcSettings collectorSettings
 
 // tuneGC sets the collector for one more load and returns what takes it away again. A GOGC
 // or GOMEMLIMIT in the environment is the operator's choice and is left as it is.
-func tuneGC(inFlight int) (restore func()) {
+func tuneGC(l gcLoad) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
@@ -92,15 +109,14 @@ func tuneGC(inFlight int) (restore func()) {
 		s.before.percent = debug.SetGCPercent(gcPercent)
 		s.before.limit = debug.SetMemoryLimit(-1)
 	}
-	l := &gcLoad{inFlight: inFlight}
-	s.loads[l] = struct{}{}
+	s.loads[&l] = struct{}{}
 	debug.SetMemoryLimit(s.base + gcHeadroom(s.running()))
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			delete(s.loads, l)
+			delete(s.loads, &l)
 			if len(s.loads) == 0 {
 				debug.SetGCPercent(s.before.percent)
 				debug.SetMemoryLimit(s.before.limit)

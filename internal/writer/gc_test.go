@@ -11,10 +11,13 @@ func TestGCHeadroomCoversEveryLoadsRequestsInFlight(t *testing.T) {
 		loads []gcLoad
 		want  int64
 	}{
-		{"1 in flight", []gcLoad{{1}}, 24<<20 + 16<<10},
-		{"128 in flight", []gcLoad{{128}}, 24<<20 + 2<<20},
-		{"1024 in flight", []gcLoad{{1024}}, 24<<20 + 16<<20},
-		{"six loads, 1 in flight each", []gcLoad{{1}, {1}, {1}, {1}, {1}, {1}}, 24<<20 + 6*16<<10},
+		{"a lone closed loop, 1 in flight", []gcLoad{{inFlight: 1}}, 8<<20 + 128<<10 + 16<<10},
+		{"a lone closed loop, 64 in flight", []gcLoad{{inFlight: 64}}, 16<<20 + 64*16<<10},
+		{"a lone closed loop, 128 in flight", []gcLoad{{inFlight: 128}}, 24<<20 + 2<<20},
+		{"a lone closed loop, 1024 in flight", []gcLoad{{inFlight: 1024}}, 24<<20 + 16<<20},
+		{"1 in flight under a CPU quota", []gcLoad{{inFlight: 1, quota: true}}, 24<<20 + 16<<10},
+		{"an open loop, 1 in flight", []gcLoad{{inFlight: 1, open: true}}, 24<<20 + 16<<10},
+		{"six loads, 1 in flight each", []gcLoad{{inFlight: 1}, {inFlight: 1}, {inFlight: 1}, {inFlight: 1}, {inFlight: 1}, {inFlight: 1}}, 24<<20 + 6*16<<10},
 	} {
 		if got := gcHeadroom(c.loads); got != c.want {
 			t.Errorf("%s: headroom %d, want %d", c.name, got, c.want)
@@ -32,16 +35,16 @@ func TestGCSettingsAreTheProcesssAndPutBackByTheLastLoad(t *testing.T) {
 	oldLimit := debug.SetMemoryLimit(limitBefore)
 	t.Cleanup(func() { debug.SetGCPercent(oldPercent); debug.SetMemoryLimit(oldLimit) })
 
-	first := tuneGC(1)
+	first := tuneGC(gcLoad{inFlight: 1})
 	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
 		t.Fatalf("GC percent %d during a load, want %d", got, gcPercent)
 	}
-	second := tuneGC(1024)
+	second := tuneGC(gcLoad{inFlight: 1024})
 	both := debug.SetMemoryLimit(-1)
 	first()
 	first() // a second call changes nothing
 	got := debug.SetMemoryLimit(-1)
-	if want := both - gcHeadroom([]gcLoad{{1}, {1024}}) + gcHeadroom([]gcLoad{{1024}}); got != want {
+	if want := both - gcHeadroom([]gcLoad{{inFlight: 1}, {inFlight: 1024}}) + gcHeadroom([]gcLoad{{inFlight: 1024}}); got != want {
 		t.Errorf("with the second load still running the limit is %d, want %d (its own headroom), not the one from before (%d)", got, want, int64(limitBefore))
 	}
 	second()

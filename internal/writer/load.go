@@ -115,7 +115,10 @@ func newLoad(ctx context.Context, cfg Config) (*load, error) {
 	if err := ld.connect(ctx); err != nil {
 		return nil, err
 	}
-	ld.restoreGC = tuneGC(ld.shape.concurrency)
+	// A capacity search runs its rounds as open loops too; a quota is read as the writer's
+	// CPU summary reads it.
+	ld.restoreGC = tuneGC(gcLoad{inFlight: ld.shape.concurrency, open: ld.shape.rate > 0 || spec.Capacity != nil,
+		quota: cpuLimit() > 0})
 	if spec.Workload.Dataset != nil {
 		if gen, err = onDataset(ctx, cfg, ld.conn.session, schema, gen, ld.setupTimeout()); err != nil {
 			ld.close()

@@ -57,8 +57,9 @@ func sumKinds(t *[numKinds]totals) (ops, failed, retries int64) {
 // histBounds are the Prometheus histogram's upper bounds in microseconds: 100 µs to 10 s.
 var histBounds = [...]float64{100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1e6, 2.5e6, 5e6, 1e7}
 
-// opStats counts one kind of operation. Each load goroutine owns its own, so the lock is
-// uncontended on the hot path and only readers (progress, metrics) ever wait on it.
+// opStats counts one kind of operation. The load goroutines share a few (statSlots): with
+// two for each thread, goroutines of different threads seldom meet on one lock, and readers
+// (progress, metrics) take it now and then.
 type opStats struct {
 	mu       sync.Mutex
 	read     bool

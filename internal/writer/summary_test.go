@@ -40,10 +40,11 @@ func TestSummaryFitsTerminationMessage(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			ps := newPhaseStats(tc.goroutines)
-			for i := range ps {
-				wide(ps[i][Write], tc.perGoroutine, uint64(i))
+			// Goroutine i records into slot i modulo the slots, as the engine's do.
+			for i := range tc.goroutines {
+				wide(ps[i%len(ps)][Write], tc.perGoroutine, uint64(i))
 				if tc.reads {
-					wide(ps[i][Read], tc.perGoroutine, uint64(i)+1000)
+					wide(ps[i%len(ps)][Read], tc.perGoroutine, uint64(i)+1000)
 				}
 			}
 			lag, _, _ := summarizePace(ps)

@@ -46,6 +46,28 @@ func TestWatchStopsWithContext(t *testing.T) {
 	}
 }
 
+// Without writers.maxErrorPercent every failure is tolerated: the watch ends with the context
+// and blames nothing, however many operations failed.
+func TestWatchWithoutABudgetEndsWithTheContext(t *testing.T) {
+	st := newState(1)
+	for range 2000 {
+		st.measured[0][Write].record(&sample{outcome: Unavailable})
+	}
+	e := &engine{}
+	ctx, cancel := context.WithCancel(context.Background())
+	why := watch(ctx, e, st, Budget{})
+	if e.stop.Load() {
+		t.Error("the engine was stopped before its context ended")
+	}
+	cancel()
+	if err := why(); err != nil {
+		t.Errorf("a watch without a budget blames it: %v", err)
+	}
+	if !e.stop.Load() {
+		t.Error("engine not stopped")
+	}
+}
+
 func TestNothingSucceeded(t *testing.T) {
 	last := "no hosts available"
 	tests := map[string]struct {
