@@ -2,6 +2,8 @@ package verdict
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	cbv1 "github.com/cassbench/cassbench/api/v1alpha1"
 	"github.com/cassbench/cassbench/internal/numfmt"
@@ -82,4 +84,29 @@ func NodeName(n cbv1.NodeServerResults) string {
 		return n.Node
 	}
 	return n.Node + " (" + n.Datacenter + ")"
+}
+
+// where names the listed nodes (with their datacenter, where the run spans several) on which
+// a sign summed over the nodes was seen, most first, up to three: " (most on node 10.1.0.1
+// (dc2), then 10.0.0.1 (dc1))". Empty when no listed node shows it, as when the nodes were
+// summed and not listed.
+func where(s *cbv1.ServerResults, of func(cbv1.NodeServerResults) int64) string {
+	var seen []cbv1.NodeServerResults
+	for _, n := range s.Nodes {
+		if of(n) > 0 {
+			seen = append(seen, n)
+		}
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	sort.SliceStable(seen, func(i, j int) bool { return of(seen[i]) > of(seen[j]) })
+	names := make([]string, 0, 3)
+	for _, n := range seen[:min(len(seen), 3)] {
+		names = append(names, NodeName(n))
+	}
+	if len(names) == 1 {
+		return " (on node " + names[0] + ")"
+	}
+	return " (most on node " + names[0] + ", then " + strings.Join(names[1:], ", ") + ")"
 }

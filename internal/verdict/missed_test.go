@@ -84,3 +84,23 @@ func TestANodeThrottledByItsQuotaIsTheCluster(t *testing.T) {
 		t.Errorf("5%% of periods throttled made the verdict Cluster: %q", b.Evidence)
 	}
 }
+
+// A sign summed over the nodes names where it was seen, with each node's datacenter, so that a
+// run across datacenters says which one was at fault.
+func TestSummedSignsNameTheNodesAndTheirDatacenters(t *testing.T) {
+	server := &cbv1.ServerResults{NodesRead: 3,
+		Total: cbv1.NodeServerResults{PendingPeak: 40, PendingStage: "MutationStage", Dropped: 7},
+		Nodes: []cbv1.NodeServerResults{
+			{Node: "10.0.0.1", Datacenter: "dc1", PendingPeak: 2},
+			{Node: "10.1.0.1", Datacenter: "dc2", PendingPeak: 40, Dropped: 5},
+			{Node: "10.1.0.2", Datacenter: "dc2", Dropped: 2},
+		}}
+	b := Verdict(Evidence{Operations: 60000, WindowMillis: 10000, OpsPerSecond: 6000, TargetRate: 8000, Server: server})
+	want := []string{
+		"nodes dropped 7 messages (most on node 10.1.0.1 (dc2), then 10.1.0.2 (dc2))",
+		"up to 40 tasks waited in MutationStage (most on node 10.1.0.1 (dc2), then 10.0.0.1 (dc1))",
+	}
+	if b.Verdict != cbv1.BottleneckCluster || !cmp.Equal(b.Evidence, want) {
+		t.Errorf("verdict %s %q, want Cluster %q", b.Verdict, b.Evidence, want)
+	}
+}

@@ -173,17 +173,26 @@ func clusterSigns(e Evidence, writersStrained bool) []string {
 	}
 	t := s.Total
 	if t.Dropped > 0 {
-		out = append(out, fmt.Sprintf("nodes dropped %s messages", numfmt.Count(t.Dropped)))
+		out = append(out, fmt.Sprintf("nodes dropped %s messages", numfmt.Count(t.Dropped))+
+			where(s, func(n cbv1.NodeServerResults) int64 { return n.Dropped }))
 	}
 	if t.Blocked > 0 || t.BlockedPeak > 0 {
-		out = append(out, fmt.Sprintf("nodes blocked %s requests", numfmt.Count(max(t.Blocked, t.BlockedPeak))))
+		out = append(out, fmt.Sprintf("nodes blocked %s requests", numfmt.Count(max(t.Blocked, t.BlockedPeak)))+
+			where(s, func(n cbv1.NodeServerResults) int64 { return max(n.Blocked, n.BlockedPeak) }))
 	}
 	if t.PendingPeak >= pendingWorthSaying {
-		out = append(out, fmt.Sprintf("up to %s tasks waited in %s", numfmt.Count(t.PendingPeak), t.PendingStage))
+		out = append(out, fmt.Sprintf("up to %s tasks waited in %s", numfmt.Count(t.PendingPeak), t.PendingStage)+
+			where(s, func(n cbv1.NodeServerResults) int64 { return n.PendingPeak }))
 	}
 	if t.GC != nil && e.WindowMillis > 0 && s.NodesRead > 0 &&
 		t.GC.TotalMillis*100 > e.WindowMillis*int64(s.NodesRead)*gcPercentOfWindow {
-		out = append(out, fmt.Sprintf("GC paused the nodes %s in total over a %s window", numfmt.Millis(t.GC.TotalMillis), numfmt.Millis(e.WindowMillis)))
+		out = append(out, fmt.Sprintf("GC paused the nodes %s in total over a %s window", numfmt.Millis(t.GC.TotalMillis), numfmt.Millis(e.WindowMillis))+
+			where(s, func(n cbv1.NodeServerResults) int64 {
+				if n.GC == nil {
+					return 0
+				}
+				return n.GC.TotalMillis
+			}))
 	}
 	if t.Logs != nil && t.Logs.OutOfMemory > 0 {
 		out = append(out, "a node ran out of memory")
