@@ -30,8 +30,16 @@ func (p *Process) Throttling() (Throttling, bool) {
 		return Throttling{}, false
 	}
 	var t Throttling
-	var periods, throttled bool
-	for _, line := range strings.Split(string(stat), "\n") {
+	var ok bool
+	t.Periods, t.Throttled, ok = ParseCPUStat(string(stat))
+	return t, ok
+}
+
+// ParseCPUStat reads nr_periods and nr_throttled from a cgroup's cpu.stat (v1 and v2 name
+// them alike); ok when both were there.
+func ParseCPUStat(s string) (periods, throttled int64, ok bool) {
+	var havePeriods, haveThrottled bool
+	for _, line := range strings.Split(s, "\n") {
 		f := strings.Fields(line)
 		if len(f) != 2 {
 			continue
@@ -42,12 +50,12 @@ func (p *Process) Throttling() (Throttling, bool) {
 		}
 		switch f[0] {
 		case "nr_periods":
-			t.Periods, periods = v, true
+			periods, havePeriods = v, true
 		case "nr_throttled":
-			t.Throttled, throttled = v, true
+			throttled, haveThrottled = v, true
 		}
 	}
-	return t, periods && throttled
+	return periods, throttled, havePeriods && haveThrottled
 }
 
 // ThrottledPercent is the share of the periods between two readings in which the group was

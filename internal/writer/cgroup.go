@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cassbench/cassbench/internal/nodeproc"
 	"github.com/cassbench/cassbench/internal/summary"
 )
 
@@ -106,22 +107,7 @@ func throttling() (periods, throttled int64) {
 }
 
 func parseCPUStat(s string) (periods, throttled int64) {
-	for _, line := range strings.Split(s, "\n") {
-		f := strings.Fields(line)
-		if len(f) != 2 {
-			continue
-		}
-		v, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		switch f[0] {
-		case "nr_periods":
-			periods = v
-		case "nr_throttled":
-			throttled = v
-		}
-	}
+	periods, throttled, _ = nodeproc.ParseCPUStat(s)
 	return periods, throttled
 }
 
