@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -233,6 +234,45 @@ func TestFailedWriterFailsTheRunAndKeepsTheOthersResults(t *testing.T) {
 	}
 	if d := pl.Datacenter(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) || d.Annotations[cbv1.LockAnnotation] != "" {
 		t.Errorf("datacenter not given back: %s %v", d.Spec.Config, d.Annotations)
+	}
+}
+
+// Writers that fail before their first send report only an error: no window, so no results.
+// The manager once merged them into results without the window the API requires; every
+// status write was then refused and the run stayed Running with its Job long failed.
+func TestWritersFailedBeforeSendingFailTheRunNamingWhy(t *testing.T) {
+	ns := env.Namespace(t)
+	dc := readyDatacenter(t, ns, "dc1", 3)
+	startManager(t, managerConfig(t, ns))
+	gen := pl.Datacenter(t, dc).Generation
+	run := builders.MakeBenchmarkRun("none-sent", ns).Datacenter("dc1").
+		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(2).Duration(time.Second).Obj()
+	pl.Create(t, run)
+	pl.PassPreflight(t, run)
+	pl.OperatorApplies(t, dc, gen)
+	setup := pl.WaitJob(t, ns, "none-sent-setup")
+	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 3})}})
+	pl.FinishJob(t, setup, []int32{0}, nil)
+	job := pl.WaitJob(t, ns, "none-sent-writer")
+	const why = "observing datacenter dc2: no response received from cassandra within timeout period"
+	pl.Pods(t, job, map[int32]play.PodResult{
+		0: {ExitCode: 1, Message: play.FailedWriterSummary(t, 0, 2, why)},
+		1: {ExitCode: 1, Message: play.FailedWriterSummary(t, 1, 2, "start barrier: saw 1 of 2 writers")},
+	})
+	pl.FinishJob(t, job, nil, []int32{0, 1})
+	got := pl.WaitCondition(t, run, cbv1.ConditionSucceeded, metav1.ConditionFalse, cbv1.ReasonWriterFailed)
+	if c := meta.FindStatusCondition(got.Status.Conditions, cbv1.ConditionSucceeded); !strings.Contains(c.Message, why) {
+		t.Errorf("Succeeded's message %q does not say why writer 0 failed", c.Message)
+	}
+	if got.Status.Results != nil {
+		t.Errorf("results %+v from writers that measured nothing", got.Status.Results)
+	}
+	got = pl.WaitCondition(t, run, cbv1.ConditionDatacenterRestored, metav1.ConditionTrue, "")
+	if d := pl.Datacenter(t, dc); !datacenter.SameJSON(d.Spec.Config, json.RawMessage(originalConfig)) || d.Annotations[cbv1.LockAnnotation] != "" {
+		t.Errorf("datacenter not given back: %s %v", d.Spec.Config, d.Annotations)
+	}
+	if got.Status.Phase != cbv1.PhaseFailed {
+		t.Errorf("phase %s, want %s", got.Status.Phase, cbv1.PhaseFailed)
 	}
 }
 

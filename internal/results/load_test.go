@@ -26,7 +26,7 @@ func TestMergeKeepsTheLoadStageApart(t *testing.T) {
 	if res.Operations != 20 {
 		t.Errorf("window operations %d, want the 20 writes alone", res.Operations)
 	}
-	if Merge(sums[:0]) != nil || Merge([]*summary.Summary{{Version: summary.Version}}).Load != nil {
+	if Merge(sums[:0]) != nil || Merge([]*summary.Summary{{Version: summary.Version, Start: 1000, End: 2000}}).Load != nil {
 		t.Error("a load stage appeared where no writer loaded")
 	}
 }

@@ -18,7 +18,11 @@ import (
 	"github.com/cassbench/cassbench/internal/verdict"
 )
 
-// Merge combines the summaries of the writers that reported. It returns nil when none did.
+// Merge combines the summaries of the writers that reported. It returns nil when none did, or
+// when every one that did failed before its first send: results without a measured window
+// would say nothing, and the API requires the window (a status holding such results is
+// refused, and a run whose only writers failed at their start would never finish). Their
+// errors are the run's failure, which the caller reads from the summaries.
 func Merge(summaries []*summary.Summary) *cbv1.Results { return MergeWith(summaries, Options{}) }
 
 // Options are what the controller knows of the nodes and the writers cannot read.
@@ -32,12 +36,14 @@ type Options struct {
 // MergeWith is Merge with what the controller knows of the nodes.
 func MergeWith(summaries []*summary.Summary, o Options) *cbv1.Results {
 	var reported []*summary.Summary
+	measuring := false
 	for _, s := range summaries {
 		if s != nil {
 			reported = append(reported, s)
+			measuring = measuring || s.Measured()
 		}
 	}
-	if len(reported) == 0 {
+	if !measuring {
 		return nil
 	}
 	sort.Slice(reported, func(i, j int) bool { return reported[i].Index < reported[j].Index })

@@ -68,6 +68,23 @@ func TestMergeCounts(t *testing.T) {
 
 // A percentile that a writer's shrunk report only bounds is named as a bound, and every
 // latency block says at which accuracy it was computed.
+// Writers that all failed before their first send (an observer that could not reach its
+// datacenter, a refused login) measured no window: there are no results to merge, only
+// their errors. Results without the window the API requires were written to status once,
+// refused, and the run never finished.
+func TestNoResultsWhenEveryWriterFailedBeforeMeasuring(t *testing.T) {
+	failed := func(i int32, err string) *summary.Summary {
+		return &summary.Summary{Version: summary.Version, Index: i, Writers: 2, Error: err}
+	}
+	if got := Merge([]*summary.Summary{failed(0, "observing datacenter dc2: no response"), nil, failed(1, "start barrier: saw 1 of 2 writers")}); got != nil {
+		t.Errorf("results %+v from writers that measured nothing; want none", got)
+	}
+	if got := Merge([]*summary.Summary{failed(0, "observing datacenter dc2: no response"),
+		{Version: summary.Version, Index: 1, Writers: 2, Start: 1000, End: 2000, Writes: &summary.Ops{OK: 10}}}); got == nil || got.WindowStart.IsZero() || got.WritersReported != 2 {
+		t.Errorf("results %+v: want the measuring writer's window, both writers reported", got)
+	}
+}
+
 func TestMergedAccuracy(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var vs []float64

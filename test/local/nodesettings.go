@@ -21,9 +21,14 @@ import (
 // with the value the rendered cassandra.yaml holds (absent there: removed), and the heap of
 // the rendered jvm-server.options. The rest of the node's config stays the local cluster's
 // (addresses, seeds, snitch, directories), which is where a local node must differ from a
-// pod: it shares the host with the other nodes.
+// pod: it shares the host with the other nodes. The node's datacenter and rack are the
+// rendered cassandra-rackdc.properties' (cass-operator names the datacenter in
+// CONFIG_FILE_DATA's datacenter-info): a node option, it comes after the cluster's, so a pod
+// of a second CassandraDatacenter of the cluster starts its node in that datacenter, joining
+// the local cluster's ring through its seeds (node 1) as cass-operator's seed service would.
 func nodeSettings(dir string, in *configbuild.Input) (localcassandra.Options, error) {
 	o := localcassandra.Options{Timeout: localcassandra.DefaultOptions().Timeout}
+	o.JVMOpts = []string{"-Dcassandra-rackdc.properties=file://" + filepath.Join(dir, "cassandra-rackdc.properties")}
 	data, err := os.ReadFile(filepath.Join(dir, "cassandra.yaml"))
 	if err != nil {
 		return o, err

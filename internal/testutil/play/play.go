@@ -305,6 +305,17 @@ func WriterSummary(tb testing.TB, index, writers int32, ok int64, errMsg string)
 	return string(b)
 }
 
+// FailedWriterSummary is the termination message of a writer that failed before its first
+// send: its index and error, and no window.
+func FailedWriterSummary(tb testing.TB, index, writers int32, errMsg string) string {
+	tb.Helper()
+	b, err := (&summary.Summary{Index: index, Writers: writers, Error: errMsg}).Encode()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
 // PassPreflight plays the run's settings check finding every setting.
 func (p Player) PassPreflight(tb testing.TB, run *cbv1.BenchmarkRun) {
 	tb.Helper()

@@ -96,8 +96,15 @@ func (s *Server) clusterHealth(w http.ResponseWriter, r *http.Request) {
 // createRole: POST /api/v0/ops/auth/role?username=&is_superuser=&can_login=&password=
 // (openapi.json operationId createRole: 200 "OK", 400 "Username is empty" / "Password is
 // empty"). AuthResources.java createRole; the agent creates the role through the role manager
-// as the system user, which overwrites a role that exists, so the played one creates it with
-// its options if missing and sets them if not.
+// as the system user, which overwrites a role that exists (CassandraRoleManager.createRole,
+// an INSERT), so the played one creates it with its options if missing and sets them if not.
+//
+// cass-operator upserts its users on every reconcile until one succeeds. The agent's
+// overwrite always does; an ALTER ROLE that changes the password again within 5 s is refused
+// by Cassandra 5.0 (CassandraRoleManager.enforcePasswordUpdateRateLimit, which only alterRole
+// calls), and answering that with 500 had cass-operator retry it every second or so. So a role
+// this server already set to the same options is left as it is: the overwrite would write the
+// same values (a fresh salt aside).
 func (s *Server) createRole(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	name, password := q.Get("username"), q.Get("password")
@@ -115,6 +122,13 @@ func (s *Server) createRole(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("creating role %s: %w", name, err))
 		return
 	}
+	s.mu.Lock()
+	set := s.roles[name] == opts
+	s.mu.Unlock()
+	if len(rows) > 0 && set {
+		text(w, http.StatusOK, "OK")
+		return
+	}
 	// A new role is created with its options in one statement: an ALTER right after would
 	// change its password again, which Cassandra 5.0 refuses within 5 s of the last change.
 	stmt := "CREATE ROLE IF NOT EXISTS " + cqlString(name) + " WITH " + opts
@@ -125,6 +139,12 @@ func (s *Server) createRole(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("creating role %s: %w", name, err))
 		return
 	}
+	s.mu.Lock()
+	if s.roles == nil {
+		s.roles = map[string]string{}
+	}
+	s.roles[name] = opts
+	s.mu.Unlock()
 	text(w, http.StatusOK, "OK")
 }
 

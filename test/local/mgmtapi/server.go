@@ -18,7 +18,8 @@ type Server struct {
 	jobs *jobs
 
 	mu             sync.Mutex
-	startRequested bool // the real server's requestedState == STARTED
+	startRequested bool              // the real server's requestedState == STARTED
+	roles          map[string]string // role -> the options this server last set it to (createRole)
 
 	routes map[string]map[string]http.HandlerFunc // path, then method
 }
