@@ -6,6 +6,7 @@ package results
 import (
 	"encoding/base64"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -18,11 +19,8 @@ import (
 	"github.com/cassbench/cassbench/internal/verdict"
 )
 
-// Merge combines the summaries of the writers that reported. It returns nil when none did, or
-// when every one that did failed before its first send: results without a measured window
-// would say nothing, and the API requires the window (a status holding such results is
-// refused, and a run whose only writers failed at their start would never finish). Their
-// errors are the run's failure, which the caller reads from the summaries.
+// Merge combines the summaries of the writers that reported. It returns nil when none did or
+// all failed before their first send: results need a measured window (the API requires it).
 func Merge(summaries []*summary.Summary) *cbv1.Results { return MergeWith(summaries, Options{}) }
 
 // Options are what the controller knows of the nodes and the writers cannot read.
@@ -35,15 +33,8 @@ type Options struct {
 
 // MergeWith is Merge with what the controller knows of the nodes.
 func MergeWith(summaries []*summary.Summary, o Options) *cbv1.Results {
-	var reported []*summary.Summary
-	measuring := false
-	for _, s := range summaries {
-		if s != nil {
-			reported = append(reported, s)
-			measuring = measuring || s.Measured()
-		}
-	}
-	if !measuring {
+	reported := slices.DeleteFunc(slices.Clone(summaries), func(s *summary.Summary) bool { return s == nil })
+	if !slices.ContainsFunc(reported, (*summary.Summary).Measured) {
 		return nil
 	}
 	sort.Slice(reported, func(i, j int) bool { return reported[i].Index < reported[j].Index })
