@@ -99,12 +99,13 @@ func (s *Server) clusterHealth(w http.ResponseWriter, r *http.Request) {
 // as the system user, which overwrites a role that exists (CassandraRoleManager.createRole,
 // an INSERT), so the played one creates it with its options if missing and sets them if not.
 //
-// cass-operator upserts its users on every reconcile until one succeeds. The agent's
-// overwrite always does; an ALTER ROLE that changes the password again within 5 s is refused
-// by Cassandra 5.0 (CassandraRoleManager.enforcePasswordUpdateRateLimit, which only alterRole
-// calls), and answering that with 500 had cass-operator retry it every second or so. So a role
-// this server already set to the same options is left as it is: the overwrite would write the
-// same values (a fresh salt aside).
+// cass-operator v1.31 upserts its users on every pass of its rack reconcile (CreateUsers,
+// reconcile_racks.go), and a failed upsert ends the pass before Ready is set. The agent's
+// overwrite always succeeds; an ALTER ROLE that changes the password again within 5 s is
+// refused by Cassandra 5.0 (CassandraRoleManager.enforcePasswordUpdateRateLimit, which only
+// alterRole calls), and answering that with 500 had cass-operator retry every second or so. So
+// a role this server already set to the same options is left as it is: the overwrite would
+// write the same values (a fresh salt aside).
 func (s *Server) createRole(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	name, password := q.Get("username"), q.Get("password")
