@@ -328,7 +328,7 @@ docker-build-local: docker-check ## Build $(IMG) without a registry: the Dockerf
 	CASSBENCH_CACHE=$(CACHE) GO=$(GO) hack/cassbench-image.sh docker $(IMG)
 
 .PHONY: kind-images
-kind-images: docker-check ## Build the kind node image and every image it preloads without a registry (hack/kind-images.sh; ~30 min cold, cached by version).
+kind-images: docker-check ## Build the kind node image and every image it preloads without a registry (hack/kind-images.sh; cached by version; docs/install.md gives cold times).
 	CASSBENCH_CACHE=$(CACHE) GO=$(GO) KIND_VERSION=$(KIND_VERSION) hack/kind-images.sh node
 
 .PHONY: docker-push

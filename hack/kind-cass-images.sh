@@ -128,7 +128,9 @@ go_binary() { CGO_ENABLED=0 GOOS=linux "$GO" build -trimpath -ldflags '-s -w' -o
 #     test/local/configbuild.
 #   - system-logger: a stand-in for the real Vector sidecar (not buildable here): Debian's
 #     static busybox following system.log, so that `kubectl logs -c server-system-logger`
-#     shows the node's log as with the real one.
+#     shows the node's log as with the real one. It stops on SIGTERM as Vector does: a shell
+#     that is PID 1 gets only the signals it traps, and `exec tail` as PID 1 ignored SIGTERM,
+#     so every Cassandra pod took its whole grace period (120 s) to stop.
 cassandra_images() {
 	[[ -d "$CASSANDRA_LIB" ]] || hack/cassandra.sh fetch >&2
 	local base ctx
@@ -171,7 +173,7 @@ cassandra_images() {
 	ln -s busybox "$ctx/logger/bin/sh" && chmod 1777 "$ctx/logger/tmp"
 	logger=$LOCAL_REGISTRY/system-logger:$(recipe_key "$ctx/logger/bin/busybox")
 	cached "$logger" || import_root "$logger" "$ctx/logger" --change 'ENV PATH=/bin' --change 'USER 999:999' \
-		--change 'ENTRYPOINT ["/bin/busybox", "sh", "-c", "until [ -f /var/log/cassandra/system.log ]; do sleep 1; done; exec busybox tail -n +1 -F /var/log/cassandra/system.log"]'
+		--change 'ENTRYPOINT ["/bin/busybox", "sh", "-c", "trap \"exit 0\" TERM INT; until [ -f /var/log/cassandra/system.log ]; do sleep 1 & wait $!; done; busybox tail -n +1 -F /var/log/cassandra/system.log & wait $!"]'
 	printf '%s\n' "$server" "$client" "$logger"
 }
 

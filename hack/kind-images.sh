@@ -114,9 +114,85 @@ runtime_binaries() {
 		-ldflags "-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=$CRICTL_VERSION"
 }
 
+# CoreDNS with the plugins kubeadm's Corefile names and no others: `go install` of CoreDNS's
+# own main links every plugin of its plugin.cfg (the cloud DNS providers, etcd, tracing, ...), the
+# slowest build of this script cold (109 s against 78 s for this one, each alone with an empty
+# build cache on 2 cores, 2026-11-28). CoreDNS chooses its plugins at compile time: a main
+# package that imports the plugins it wants and sets dnsserver.Directives (their order) before
+# coremain.Run (https://coredns.io/2017/07/25/compile-time-enabling-or-disabling-plugins/).
+# The plugins' names, packages and order are read from plugin.cfg of $COREDNS_VERSION, and the
+# Corefile kubeadm writes (the ConfigMap of its CoreDNS addon, which kind keeps) from
+# Kubernetes $KUBE_VERSION, so a Corefile naming a plugin not built in fails here, not in the
+# cluster.
+COREDNS_PLUGINS="errors health ready kubernetes prometheus forward cache loop reload loadbalance"
+COREDNS_BIN=$BIN/coredns-$COREDNS_VERSION-$(printf '%s\n' $COREDNS_PLUGINS | sha256sum | cut -c1-12)
+
+# corefile_plugins prints the plugins kubeadm's Corefile of $KUBE_VERSION names, one a line:
+# the first word of each line directly inside the server block, template actions removed.
+corefile_plugins() {
+	local kube
+	kube=$(GOFLAGS= "$GO" mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+	sed -n '/^ *Corefile: |$/,/^`/p' "$kube/cmd/kubeadm/app/phases/addons/dns/manifests.go" |
+		sed -e '1d' -e '$d' -e 's/{{[^}]*}}//g' |
+		awk '{ if (depth == 1 && NF && $1 != "}" && $1 != "{") print $1
+		       depth += gsub(/{/, "{") - gsub(/}/, "}") }'
+}
+
+build_coredns() {
+	[[ -x "$COREDNS_BIN" ]] && return
+	local coredns p
+	coredns=$(GOFLAGS= "$GO" mod download -json "github.com/coredns/coredns@$COREDNS_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+	local used
+	used=$(corefile_plugins)
+	[[ -n "$used" ]] || die "found no plugins in kubeadm's Corefile of $KUBE_VERSION (cmd/kubeadm/app/phases/addons/dns/manifests.go)"
+	for p in $used; do
+		[[ " $COREDNS_PLUGINS " == *" $p "* ]] || die "kubeadm's Corefile of $KUBE_VERSION uses the CoreDNS plugin $p, which COREDNS_PLUGINS leaves out"
+	done
+	log "building coredns $COREDNS_VERSION with the plugins $COREDNS_PLUGINS"
+	mkdir -p "$BIN"
+	local tmp
+	tmp=$(scratch_dir "$BIN/.build-XXXXXX")
+	# plugin.cfg lines are name:package, in the order the plugins run.
+	local directives="" imports="" name pkg n=0
+	while IFS=: read -r name pkg; do
+		[[ " $COREDNS_PLUGINS " == *" $name "* ]] || continue
+		directives+="	\"$name\","$'\n'
+		imports+="	_ \"github.com/coredns/coredns/plugin/$pkg\""$'\n'
+		n=$((n + 1))
+	done < <(grep -v '^#' "$coredns/plugin.cfg" | grep ':')
+	[[ $n == $(wc -w <<<"$COREDNS_PLUGINS") ]] || die "CoreDNS $COREDNS_VERSION's plugin.cfg lacks some of $COREDNS_PLUGINS"
+	cat >"$tmp/main.go" <<GO
+// Command coredns is CoreDNS $COREDNS_VERSION with the plugins kubeadm's Corefile uses,
+// written by hack/kind-images.sh.
+package main
+
+import (
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/coremain"
+
+$imports)
+
+func init() {
+	dnsserver.Directives = []string{
+$directives	}
+}
+
+func main() { coremain.Run() }
+GO
+	printf 'module cassbench.local/coredns\n\ngo %s\n\nrequire github.com/coredns/coredns %s\n' \
+		"$(sed -n 's/^go //p' "$coredns/go.mod")" "$COREDNS_VERSION" >"$tmp/go.mod"
+	# Only CoreDNS's own requirements (its go.mod is tidy, so they are the versions its own
+	# build selects); it has no replace directives to repeat.
+	! grep -q '^replace' "$coredns/go.mod" || die "CoreDNS $COREDNS_VERSION's go.mod has replace directives to repeat"
+	(cd "$tmp" && GOFLAGS=-mod=mod "$GO" mod tidy >&2 && GOFLAGS= CGO_ENABLED=0 "$GO" build -trimpath \
+		-ldflags "-s -w -X github.com/coredns/coredns/coremain.GitCommit=cassbench-$(basename "$COREDNS_BIN")" -o coredns .)
+	mv "$tmp/coredns" "$COREDNS_BIN"
+	rm -rf "$tmp"
+}
+
 binaries() {
 	runtime_binaries
-	go_install coredns "$COREDNS_VERSION" "github.com/coredns/coredns@$COREDNS_VERSION" -ldflags "-s -w"
+	build_coredns
 	go_install local-path-provisioner "$LOCAL_PATH_VERSION" \
 		"github.com/rancher/local-path-provisioner@$LOCAL_PATH_VERSION" -ldflags "-s -w -X main.VERSION=$LOCAL_PATH_VERSION"
 	build_pause
@@ -126,8 +202,9 @@ binaries() {
 }
 
 
-# The recipe's revision: a change to how an image is made gives new cache entries.
-RECIPE=2
+# The recipe's revision: a change to how an image is made gives new cache entries (3: CoreDNS
+# with only the Corefile's plugins).
+RECIPE=3
 IMAGES=$CACHE/kind/images-r$RECIPE
 # Locally built images carry this registry name, which no registry serves: a pull of them can
 # only be served by what was loaded. Kubernetes' own keep their upstream names (registry.k8s.io),
@@ -303,7 +380,7 @@ WRAPPER
 	fi
 	echo "$saved"
 	binary_image "registry.k8s.io/etcd:${ETCD_VERSION#v}-0" "$assets/etcd" /usr/local/bin/etcd
-	binary_image "registry.k8s.io/coredns/coredns:$COREDNS_VERSION" "$BIN/coredns-$COREDNS_VERSION" /coredns \
+	binary_image "registry.k8s.io/coredns/coredns:$COREDNS_VERSION" "$COREDNS_BIN" /coredns \
 		--change 'ENTRYPOINT ["/coredns"]'
 	binary_image "registry.k8s.io/pause:$PAUSE_VERSION" "$BIN/pause-$PAUSE_VERSION" /pause \
 		--change 'ENTRYPOINT ["/pause"]' --change 'USER 65535:65535'
@@ -389,6 +466,8 @@ node() {
 {
 case "${1:-}" in
 binaries) binaries ;;
+coredns) build_coredns ;;
+corefile-plugins) corefile_plugins ;;
 base) base ;;
 debootstrap) debootstrap_root ;;
 images) images ;;

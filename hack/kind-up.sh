@@ -25,7 +25,7 @@ if [[ ! -f /sys/fs/cgroup/cgroup.controllers ]]; then
 	patches+=($'kind: KubeletConfiguration\nfailCgroupV1: false')
 fi
 if [[ "$mode" == local ]]; then
-	log "no image registry (KIND_IMAGES=$KIND_IMAGES): building the node image here (hack/kind-images.sh; ~30 min cold, cached after)"
+	log "no image registry (KIND_IMAGES=$KIND_IMAGES): building the node image here (hack/kind-images.sh; minutes to an hour cold by load, cached after)"
 	node_image=$(KIND="$KIND" hack/kind-images.sh node)
 	# etcd is the version hack/control-plane.sh builds, not kubeadm's default.
 	patches+=("$(printf 'kind: ClusterConfiguration\netcd:\n  local:\n    imageTag: %s' "$(hack/kind-images.sh etcd-tag)")")
