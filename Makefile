@@ -172,11 +172,21 @@ cass-operator: ## Build the real cass-operator manager at the version go.mod pin
 # Every tier in one `go test ./...`, so that packages of all tiers run in parallel; verify
 # checks that every test package is in a tier (hack/test-tiers.sh). Tools the tests call are
 # built first, so that parallel test packages never race to build them.
-test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operator-crds cass-operator-manifests cass-operator chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local.
+test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operator-crds cass-operator-manifests cass-operator chromium $(KUSTOMIZE) $(HELM) $(MONITORING_CRDS) ## Run every test: unit, envtest integration, real Cassandra, test/local, then the timing tests and the kind scenarios.
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh)" CASS_OPERATOR_CRDS="$(CASS_OPERATOR_CRDS)" \
 		CASS_OPERATOR_MANIFESTS="$(CASS_OPERATOR_MANIFESTS)" CASS_OPERATOR_MANAGER="$$(hack/cass-operator.sh)" HELM=$(HELM) DISTRIBUTION=$(DISTRIBUTION) \
 		$(GO) test -count=1 -timeout 60m ./...
 	$(MAKE) test-timing
+	$(MAKE) test-kind E2E_RUN='$(KIND_TEST_RUN)'
+
+# The kind scenarios make test runs last, on a cluster of its own that it then deletes (with
+# the Docker engine it started, the host checked against what it recorded): what only a real
+# kubelet shows. kind-demo from a namespace that enforces the restricted Pod Security Standard,
+# writers held by a CPU limit reading their quota from the real cgroup, and a writer
+# OOM-killed by its memory limit. The other e2e scenarios (the manager's pod deleted mid-run,
+# a scale run, kind-demo in the demo namespace) run in make test-kind or make test-e2e. Cold,
+# the stage builds its images (about 8.5 minutes here) and then takes about 8 (docs/install.md).
+KIND_TEST_RUN := ^(TestKindDemoRunSucceedsInARestrictedNamespace|TestWritersHeldByACPULimitReadTheirQuotaFromTheCgroup|TestWriterOOMKilledFailsTheRunNamingItAndRestores)$$
 
 # Tests that measure time (schedule lag, achieved rates, the run-to-run noise compare sees) run
 # alone, after every other package: with other tests on the same cores their bounds would

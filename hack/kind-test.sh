@@ -45,24 +45,33 @@ teardown() {
 trap teardown EXIT
 trap 'exit 130' INT TERM
 
-# The manager, as the real kubelet runs it: admitted under restricted, probes passing (ready,
-# and no restart by the liveness probe over a minute), no container restarted.
+# The manager, as the real kubelet runs it: admitted under restricted and ready (probes
+# passing). manager_steady, after the e2e tests, checks that no container of it restarted, so
+# the liveness probe held over at least a minute of runs (it waits out the rest of the minute
+# when the tests were quicker); a manager pod the tests replaced (the scenario that deletes it
+# mid-run) is checked the same.
+manager_since=0
 check_manager() {
 	source hack/kind-common.sh
-	local pod
 	k -n "$CASSBENCH_NAMESPACE" wait pod -l app.kubernetes.io/name=cassbench --for=condition=Ready --timeout=3m
-	pod=$(k -n "$CASSBENCH_NAMESPACE" get pod -l app.kubernetes.io/name=cassbench -o jsonpath='{.items[0].metadata.name}')
 	[[ $(k get namespace "$CASSBENCH_NAMESPACE" -o jsonpath='{.metadata.labels.pod-security\.kubernetes\.io/enforce}') == restricted ]] ||
 		{ echo "namespace $CASSBENCH_NAMESPACE does not enforce restricted" >&2; return 1; }
-	sleep 60
-	local restarts
-	restarts=$(k -n "$CASSBENCH_NAMESPACE" get pod "$pod" -o jsonpath='{.status.containerStatuses[*].restartCount}')
-	if [[ "$restarts" != 0 ]]; then
-		k -n "$CASSBENCH_NAMESPACE" describe pod "$pod" >&2
-		echo "the manager restarted ($restarts): its probes fail under a real kubelet" >&2
+	manager_since=$SECONDS
+}
+
+manager_steady() {
+	source hack/kind-common.sh
+	local left=$((60 - (SECONDS - manager_since))) restarts
+	if ((left > 0)); then
+		sleep "$left"
+	fi
+	restarts=$(k -n "$CASSBENCH_NAMESPACE" get pod -l app.kubernetes.io/name=cassbench -o jsonpath='{.items[*].status.containerStatuses[*].restartCount}')
+	if [[ -z "$restarts" || -n "${restarts//[0 ]/}" ]]; then
+		k -n "$CASSBENCH_NAMESPACE" describe pod -l app.kubernetes.io/name=cassbench >&2
+		echo "the manager restarted (restart counts: ${restarts:-no pod}): its probes fail under a real kubelet" >&2
 		return 1
 	fi
-	k -n "$CASSBENCH_NAMESPACE" get pod "$pod" -o wide >&2
+	k -n "$CASSBENCH_NAMESPACE" get pod -l app.kubernetes.io/name=cassbench -o wide >&2
 }
 
 # The datacenter kind-up made, as the real kubelet runs it: Ready, both containers of its pod
@@ -82,3 +91,4 @@ stage datacenter check_datacenter
 stage kind-deploy hack/kind-deploy.sh
 stage manager check_manager
 stage e2e hack/kind-e2e.sh
+stage manager-steady manager_steady
