@@ -198,20 +198,27 @@ func completeRun(t *testing.T, ns, name string, writers int32) {
 	pl.FinishJob(t, job, all, nil)
 }
 
-func TestFailedWriterFailsTheRunAndKeepsTheOthersResults(t *testing.T) {
+// tunedRunAtItsWriters creates a run of writers that tunes a ready 3-node dc1, plays its
+// settings check, cass-operator's roll and its setup, and returns it with its writer Job.
+func tunedRunAtItsWriters(t *testing.T, name string, writers int32) (*cbv1.BenchmarkRun, *cassdcapi.CassandraDatacenter, *batchv1.Job) {
+	t.Helper()
 	ns := env.Namespace(t)
 	dc := readyDatacenter(t, ns, "dc1", 3)
 	startManager(t, managerConfig(t, ns))
 	gen := pl.Datacenter(t, dc).Generation
-	run := builders.MakeBenchmarkRun("one-fails", ns).Datacenter("dc1").
-		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(3).Duration(time.Second).Obj()
+	run := builders.MakeBenchmarkRun(name, ns).Datacenter("dc1").
+		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(writers).Duration(time.Second).Obj()
 	pl.Create(t, run)
 	pl.PassPreflight(t, run)
 	pl.OperatorApplies(t, dc, gen)
-	setup := pl.WaitJob(t, ns, "one-fails-setup")
+	setup := pl.WaitJob(t, ns, name+"-setup")
 	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 3})}})
 	pl.FinishJob(t, setup, []int32{0}, nil)
-	job := pl.WaitJob(t, ns, "one-fails-writer")
+	return run, dc, pl.WaitJob(t, ns, name+"-writer")
+}
+
+func TestFailedWriterFailsTheRunAndKeepsTheOthersResults(t *testing.T) {
+	run, dc, job := tunedRunAtItsWriters(t, "one-fails", 3)
 	pl.Pods(t, job, map[int32]play.PodResult{
 		0: {Message: play.WriterSummary(t, 0, 3, 5000, "")},
 		1: {ExitCode: 137},
@@ -241,19 +248,7 @@ func TestFailedWriterFailsTheRunAndKeepsTheOthersResults(t *testing.T) {
 // The manager once merged them into results without the window the API requires; every
 // status write was then refused and the run stayed Running with its Job long failed.
 func TestWritersFailedBeforeSendingFailTheRunNamingWhy(t *testing.T) {
-	ns := env.Namespace(t)
-	dc := readyDatacenter(t, ns, "dc1", 3)
-	startManager(t, managerConfig(t, ns))
-	gen := pl.Datacenter(t, dc).Generation
-	run := builders.MakeBenchmarkRun("none-sent", ns).Datacenter("dc1").
-		CassandraYaml(map[string]any{"concurrent_writes": 64}).Writers(2).Duration(time.Second).Obj()
-	pl.Create(t, run)
-	pl.PassPreflight(t, run)
-	pl.OperatorApplies(t, dc, gen)
-	setup := pl.WaitJob(t, ns, "none-sent-setup")
-	pl.Pods(t, setup, map[int32]play.PodResult{0: {Message: play.SetupReport(t, summary.SetupReport{Nodes: 3})}})
-	pl.FinishJob(t, setup, []int32{0}, nil)
-	job := pl.WaitJob(t, ns, "none-sent-writer")
+	run, dc, job := tunedRunAtItsWriters(t, "none-sent", 2)
 	const why = "observing datacenter dc2: no response received from cassandra within timeout period"
 	pl.Pods(t, job, map[int32]play.PodResult{
 		0: {ExitCode: 1, Message: play.FailedWriterSummary(t, 0, 2, why)},
