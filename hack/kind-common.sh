@@ -58,3 +58,12 @@ images_mode() {
 		;;
 	esac
 }
+
+# wait_datacenter waits until the datacenter kind-up creates is ready (pulling Cassandra images
+# takes minutes on a connected machine). Ready alone stays True during updates;
+# cassandraOperatorProgress says the reconcile is done.
+wait_datacenter() {
+	log "waiting for dc1 to be ready"
+	k -n "$DEMO_NAMESPACE" wait cassandradatacenter/dc1 --for=condition=Ready --timeout=20m
+	k -n "$DEMO_NAMESPACE" wait cassandradatacenter/dc1 --for=jsonpath='{.status.cassandraOperatorProgress}'=Ready --timeout=10m
+}

@@ -74,21 +74,22 @@ manager_steady() {
 	k -n "$CASSBENCH_NAMESPACE" get pod -l app.kubernetes.io/name=cassbench -o wide >&2
 }
 
-# The datacenter kind-up made, as the real kubelet runs it: Ready, both containers of its pod
-# ready, and the open-files limit its Cassandra container got (printed: the engine's, which
+# The datacenter kind-up made (it started while kind-deploy installed cassbench), as the real
+# kubelet runs it: Ready, both containers of its pod ready, and the open-files limit its Cassandra container got (printed: the engine's, which
 # this machine cannot raise; Cassandra recommends 100000 and starts with what it gets).
 check_datacenter() {
 	source hack/kind-common.sh
 	local pod=demo-dc1-default-sts-0
-	k -n "$DEMO_NAMESPACE" wait cassandradatacenter/dc1 --for=condition=Ready --timeout=1m
+	wait_datacenter
 	k -n "$DEMO_NAMESPACE" wait pod "$pod" --for=condition=Ready --timeout=1m
 	echo "dc1: $pod runs $(k -n "$DEMO_NAMESPACE" get pod "$pod" -o jsonpath='{.spec.containers[?(@.name=="cassandra")].image}'); its Cassandra container's open-files limit is $(k -n "$DEMO_NAMESPACE" exec "$pod" -c cassandra -- sh -c 'ulimit -n')" >&2
 }
 
 stage docker-up hack/docker.sh up
-stage kind-up hack/kind-up.sh
-stage datacenter check_datacenter
+# cassbench is installed while dc1 starts: the datacenter stage waits for it after.
+stage kind-up env KIND_UP_WAIT=0 hack/kind-up.sh
 stage kind-deploy hack/kind-deploy.sh
+stage datacenter check_datacenter
 stage manager check_manager
 stage e2e hack/kind-e2e.sh
 stage manager-steady manager_steady
