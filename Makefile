@@ -398,7 +398,7 @@ kind-deploy: docker-check $(KIND) $(HELM) ## Build $(IMG), load it into kind and
 
 .PHONY: test-e2e
 test-e2e: docker-check $(KIND) ## Run a BenchmarkRun end to end on the kind cluster (after kind-up and kind-deploy).
-	$(KIND_ENV) hack/kind-e2e.sh
+	$(KIND_ENV) IMG=$(IMG) hack/kind-e2e.sh
 
 ##@ Release
 

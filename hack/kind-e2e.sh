@@ -10,6 +10,8 @@ source "$(dirname "$0")/kind-common.sh"
 require_docker
 require_cluster
 
-export E2E_KUBE_CONTEXT="$CONTEXT" E2E_NAMESPACE="$DEMO_NAMESPACE" E2E_MANAGER_NAMESPACE="$CASSBENCH_NAMESPACE"
+# E2E_IMAGE: what kind-deploy built (and, without a registry, pushed to the cluster's own).
+export E2E_KUBE_CONTEXT="$CONTEXT" E2E_NAMESPACE="$DEMO_NAMESPACE" E2E_MANAGER_NAMESPACE="$CASSBENCH_NAMESPACE" \
+	E2E_IMAGE="${IMG:-cassbench:dev}"
 # E2E_RUN picks scenarios by name (go test -run), e.g. E2E_RUN=OOM make test-e2e.
 "$GO" test -tags e2e -count=1 -timeout 60m -v ${E2E_RUN:+-run "$E2E_RUN"} ./test/e2e/
