@@ -73,6 +73,9 @@ func TestCassbenchImagePulledByDigestFromTheClusterRegistry(t *testing.T) {
 			t.Errorf("writer pod %s names the image %q, want %q", p.Name, got, want)
 		}
 		checkRanDigest(t, p, digest)
+		if len(p.Status.ContainerStatuses) > 0 {
+			t.Logf("writer pod %s on %s ran %s", p.Name, p.Spec.NodeName, p.Status.ContainerStatuses[0].ImageID)
+		}
 	}
 }
 
