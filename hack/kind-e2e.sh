@@ -3,7 +3,9 @@
 # config/samples/kind-demo.yaml must succeed with results and give the datacenter back, also
 # from a namespace that enforces the restricted Pod Security Standard, and so must runs whose
 # writers are held to a CPU quota or whose manager pod is deleted mid-run, and a run that
-# scales dc1 to two nodes; a writer OOM-killed by its memory limit fails its run naming it.
+# scales dc1 to two nodes; a writer OOM-killed by its memory limit fails its run naming it;
+# without a registry, the manager and the writers run cassbench's image pulled by digest from
+# the cluster's own.
 # Needs make kind-up and make kind-deploy first.
 set -euo pipefail
 source "$(dirname "$0")/kind-common.sh"
