@@ -393,12 +393,12 @@ kind-up: docker-check $(KIND) $(KUSTOMIZE) cass-operator-manifests ## Create the
 	$(KIND_ENV) KUSTOMIZE=$(KUSTOMIZE) CASS_OPERATOR_MANIFESTS=$(CASS_OPERATOR_MANIFESTS) hack/kind-up.sh
 
 .PHONY: kind-deploy
-kind-deploy: docker-check $(KIND) $(HELM) ## Build $(IMG), load it into kind and install the chart.
+kind-deploy: docker-check $(KIND) $(HELM) ## Build $(IMG), load it into kind (without a registry: push it to the cluster's own) and install the chart (by digest when pushed).
 	$(KIND_ENV) HELM=$(HELM) IMG=$(IMG) hack/kind-deploy.sh
 
 .PHONY: test-e2e
 test-e2e: docker-check $(KIND) ## Run a BenchmarkRun end to end on the kind cluster (after kind-up and kind-deploy).
-	$(KIND_ENV) hack/kind-e2e.sh
+	$(KIND_ENV) IMG=$(IMG) hack/kind-e2e.sh
 
 ##@ Release
 
@@ -419,7 +419,7 @@ lint-workflows: $(ACTIONLINT) ## Check .github/workflows with actionlint.
 	$(ACTIONLINT) -no-color
 
 .PHONY: kind-down
-kind-down: docker-check $(KIND) ## Delete the kind cluster and its Docker network, put back the host sysctls the kubelet changed, and check them.
+kind-down: docker-check $(KIND) ## Delete the kind cluster, its registry container and its Docker network, put back the host sysctls the kubelet changed, and check them.
 	$(KIND_ENV) hack/kind-down.sh
 
 .PHONY: test-kind

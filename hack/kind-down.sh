@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Deletes the kind cluster and everything in it, then what it left on the host: kind's Docker
-# network once no container uses it, and the host sysctls the kubelet changed (put back as
-# hack/docker.sh recorded them before kind-up), and checks they are as recorded.
+# Deletes the kind cluster and everything in it, then what it left on the host: the cluster's
+# registry container (hack/kind-registry.sh), kind's Docker network once no container uses it,
+# and the host sysctls the kubelet changed (put back as hack/docker.sh recorded them before
+# kind-up), and checks they are as recorded.
 set -euo pipefail
 source "$(dirname "$0")/kind-common.sh"
 require_docker
 "$KIND" delete cluster --name "$KIND_CLUSTER"
+# The cluster's registry (kind-up made it without an image registry), before the network it is on.
+hack/kind-registry.sh down
 # kind creates the network "kind" and never deletes it; another cluster may still use it.
 if docker network inspect kind >/dev/null 2>&1; then
 	if [[ -z "$(docker network inspect -f '{{range .Containers}}{{.Name}} {{end}}' kind)" ]]; then
@@ -14,7 +17,8 @@ if docker network inspect kind >/dev/null 2>&1; then
 		log "the Docker network kind is still used by: $(docker network inspect -f '{{range .Containers}}{{.Name}} {{end}}' kind)"
 	fi
 fi
-left=$(docker ps -a --filter "label=io.x-k8s.kind.cluster=$KIND_CLUSTER" --format '{{.Names}}')
+left=$(docker ps -a --filter "label=io.x-k8s.kind.cluster=$KIND_CLUSTER" --format '{{.Names}}'
+	docker ps -a --filter "label=cassbench.io/kind-registry=$KIND_CLUSTER" --format '{{.Names}}')
 if [[ -n "$left" ]]; then
 	echo "kind-down: containers of cluster $KIND_CLUSTER are left: $left" >&2
 	exit 1

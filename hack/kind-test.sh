@@ -2,7 +2,7 @@
 # make test-kind: the whole kind workflow on this machine, and the host put back after it, also
 # on failure or Ctrl-C. Stages: a Docker engine (hack/docker.sh up, unless one runs), the
 # cluster (kind-up), cassbench from its image under the restricted Pod Security Standard
-# (kind-deploy), what the real kubelet shows of the datacenter and the manager, the e2e tests
+# (kind-deploy; without a registry, pulled by digest from the cluster's own), what the real kubelet shows of the datacenter and the manager, the e2e tests
 # (config/samples/kind-demo.yaml Succeeded on the real cass-operator and Cassandra, also from a
 # restricted namespace; writers under a CPU limit, one OOM-killed, the manager's pod deleted
 # mid-run; dc1 scaled to two nodes and given back), then

@@ -2,7 +2,9 @@
 # Creates the kind cluster cassbench (1 control plane, 3 workers) with cert-manager,
 # cass-operator v1.31.0 watching all namespaces, and a 1-node Cassandra 5.0 datacenter
 # (config/samples/cassandradatacenter-kind.yaml) in $DEMO_NAMESPACE, and waits until the
-# datacenter is ready. Idempotent: rerun it to finish an interrupted setup.
+# datacenter is ready. Without an image registry (KIND_IMAGES), the cluster gets one of its own
+# (hack/kind-registry.sh) for cassbench's image. Idempotent: rerun it to finish an interrupted
+# setup.
 # Needs Docker and the internet. Run through `make kind-up`, which pins the tools.
 set -euo pipefail
 source "$(dirname "$0")/kind-common.sh"
@@ -31,6 +33,10 @@ if [[ "$mode" == local ]]; then
 	patches+=("$(printf 'kind: ClusterConfiguration\netcd:\n  local:\n    imageTag: %s' "$(hack/kind-images.sh etcd-tag)")")
 	# kindnetd has no source module to build it from: hack/kind-cni.sh writes the pod networks.
 	printf 'networking:\n  disableDefaultCNI: true\n' >>"$config"
+	# containerd reads registry hosts from /etc/containerd/certs.d, where hack/kind-registry.sh
+	# tells it where the cluster's registry is (kind's local-registry guide).
+	printf '%s\n' 'containerdConfigPatches:' '- |-' \
+		'  [plugins."io.containerd.grpc.v1.cri".registry]' '    config_path = "/etc/containerd/certs.d"' >>"$config"
 fi
 if [[ ${#patches[@]} -gt 0 ]]; then
 	echo "kubeadmConfigPatches:" >>"$config"
@@ -55,6 +61,8 @@ if [[ "$mode" == local ]]; then
 	k wait --for=condition=Ready node --all --timeout=5m
 	k -n kube-system rollout status deployment/coredns --timeout=5m
 	k -n local-path-storage rollout status deployment/local-path-provisioner --timeout=5m
+	# The registry kind-deploy pushes cassbench's image to, so that its pods pull it by digest.
+	hack/kind-registry.sh up
 	# cass-operator from its own manifests, and the Cassandra images through its image config,
 	# all built here (hack/kind-cass-images.sh).
 	log "installing cass-operator from its own manifests, with images built here"

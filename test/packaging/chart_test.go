@@ -64,6 +64,18 @@ grafana:
 		// The ClusterRoleBinding is metrics-auth's: TokenReviews are cluster-wide.
 		wantKinds: append([]string{"ClusterRoleBinding", "PodMonitor", "ConfigMap"}, baseKinds...),
 	},
+	// As kind-deploy installs the image it pushed to the kind cluster's registry: by digest,
+	// the tag then unused, and setup and writer pods on the same digest.
+	"image by digest": {
+		values: func([]string) string {
+			return `
+image: {repository: localhost:5001/cassbench, tag: dev, digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+`
+		},
+		wantImage:       "localhost:5001/cassbench@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		wantWriterImage: "localhost:5001/cassbench@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		wantKinds:       append([]string{"ClusterRoleBinding"}, baseKinds...),
+	},
 	"custom image": {
 		values: func([]string) string {
 			return `
@@ -108,6 +120,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 	for name, values := range map[string]string{
 		"misspelt key":             "writerimage: x\n",
 		"bad pull policy":          "image: {pullPolicy: Sometimes}\n",
+		"digest without algorithm": "image: {digest: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef}\n",
+		"digest with a tag":        "image: {digest: \"v1@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}\n",
 		"namespace not a label":    "watchNamespaces: [Team_A]\n",
 		"watchNamespaces a string": "watchNamespaces: team-a\n",
 		"bad interval":             "metrics: {podMonitor: {interval: 5 seconds}}\n",

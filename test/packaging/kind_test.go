@@ -37,8 +37,10 @@ func stubTools(t *testing.T) (path, calls string) {
 }
 
 func TestKindScriptsRefuseWithoutDocker(t *testing.T) {
-	for _, script := range []string{"kind-up.sh", "kind-deploy.sh", "kind-e2e.sh", "kind-down.sh", "kind-cni.sh"} {
-		t.Run(script, func(t *testing.T) {
+	for _, command := range []string{"kind-up.sh", "kind-deploy.sh", "kind-e2e.sh", "kind-down.sh", "kind-cni.sh",
+		"kind-registry.sh up", "kind-registry.sh image", "kind-registry.sh down"} {
+		t.Run(command, func(t *testing.T) {
+			script, args, _ := strings.Cut(command, " ")
 			path := filepath.Join(env.Root, "hack", script)
 			if out, err := run(env.Root, nil, "bash", "-n", path); err != nil {
 				t.Fatalf("bash -n: %v\n%s", err, out)
@@ -46,7 +48,7 @@ func TestKindScriptsRefuseWithoutDocker(t *testing.T) {
 			pathEnv, calls := stubTools(t)
 			stubs := strings.SplitN(pathEnv, string(os.PathListSeparator), 2)[0]
 			_, err := run(env.Root, []string{"PATH=" + pathEnv, "KIND=" + filepath.Join(stubs, "kind"),
-				"HELM=" + filepath.Join(stubs, "helm"), "KUSTOMIZE=" + filepath.Join(stubs, "kustomize")}, path)
+				"HELM=" + filepath.Join(stubs, "helm"), "KUSTOMIZE=" + filepath.Join(stubs, "kustomize")}, path, strings.Fields(args)...)
 			if err == nil {
 				t.Fatal("succeeded without Docker")
 			}
