@@ -181,12 +181,13 @@ test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operat
 
 # The kind scenarios make test runs last, on a cluster of its own that it then deletes (with
 # the Docker engine it started, the host checked against what it recorded): what only a real
-# kubelet shows. kind-demo from a namespace that enforces the restricted Pod Security Standard,
+# kubelet shows. cassbench's image pulled by digest from the cluster's own registry (manager
+# and writers), kind-demo from a namespace that enforces the restricted Pod Security Standard,
 # writers held by a CPU limit reading their quota from the real cgroup, and a writer
 # OOM-killed by its memory limit. The other e2e scenarios (the manager's pod deleted mid-run,
 # a scale run, kind-demo in the demo namespace) run in make test-kind or make test-e2e. Cold,
 # the stage builds its images (about 8.5 minutes here) and then takes about 8 (docs/install.md).
-KIND_TEST_RUN := ^(TestKindDemoRunSucceedsInARestrictedNamespace|TestWritersHeldByACPULimitReadTheirQuotaFromTheCgroup|TestWriterOOMKilledFailsTheRunNamingItAndRestores)$$
+KIND_TEST_RUN := ^(TestCassbenchImagePulledByDigestFromTheClusterRegistry|TestKindDemoRunSucceedsInARestrictedNamespace|TestWritersHeldByACPULimitReadTheirQuotaFromTheCgroup|TestWriterOOMKilledFailsTheRunNamingItAndRestores)$$
 
 # Tests that measure time (schedule lag, achieved rates, the run-to-run noise compare sees) run
 # alone, after every other package: with other tests on the same cores their bounds would
