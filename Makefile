@@ -185,8 +185,9 @@ test: verify vet lint lint-workflows $(RELEASE_TOOLS) envtest-assets cass-operat
 # and writers), kind-demo from a namespace that enforces the restricted Pod Security Standard,
 # writers held by a CPU limit reading their quota from the real cgroup, and a writer
 # OOM-killed by its memory limit. The other e2e scenarios (the manager's pod deleted mid-run,
-# a scale run, kind-demo in the demo namespace) run in make test-kind or make test-e2e. Cold,
-# the stage builds its images (about 8.5 minutes here) and then takes about 8 (docs/install.md).
+# a scale run, a tuning run, kind-demo in the demo namespace) run in make test-kind or make
+# test-e2e. Cold, the stage builds its images (about 8.5 minutes here) and then takes about 8
+# (docs/install.md).
 KIND_TEST_RUN := ^(TestCassbenchImagePulledByDigestFromTheClusterRegistry|TestKindDemoRunSucceedsInARestrictedNamespace|TestWritersHeldByACPULimitReadTheirQuotaFromTheCgroup|TestWriterOOMKilledFailsTheRunNamingItAndRestores)$$
 
 # Tests that measure time (schedule lag, achieved rates, the run-to-run noise compare sees) run

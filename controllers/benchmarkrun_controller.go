@@ -59,6 +59,9 @@ type BenchmarkRunReconciler struct {
 	ProgressInterval time.Duration
 	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
 	PodStartGrace time.Duration
+	// NudgeInterval is how often a run waiting for cass-operator to apply its change asks it
+	// to look again (lending.NudgeInterval when zero; tests shorten it).
+	NudgeInterval time.Duration
 	// PricingConfigMap holds the prices (PricingKey) of runs that give none; empty: none.
 	PricingConfigMap types.NamespacedName
 	// NodeOps reaches the management API of the datacenter's pods for spec.disruptions.
@@ -198,6 +201,9 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.PodStartGrace == 0 {
 		r.PodStartGrace = DefaultPodStartGrace
+	}
+	if r.NudgeInterval == 0 {
+		r.NudgeInterval = lending.NudgeInterval
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &cbv1.BenchmarkRun{}, datacenterIndex,
 		func(o client.Object) []string {

@@ -115,7 +115,12 @@ func TestFullRunScalesTunesMeasuresAndRestores(t *testing.T) {
 	if _, locked := restored.Annotations[cbv1.LockAnnotation]; locked {
 		t.Error("lock not released")
 	}
-	// The finalizer goes in the pass after the final status is stored.
+	// The run waits, its finalizer on, for cass-operator to roll out the restore; the finalizer
+	// goes in a pass after that.
+	if f := pl.Run(t, run).Finalizers; len(f) == 0 {
+		t.Error("the finalizer went before cass-operator rolled out the restore")
+	}
+	pl.Settle(t, dc)
 	play.Eventually(t, 10*time.Second, "finalizer removed", func() error {
 		if f := pl.Run(t, run).Finalizers; len(f) != 0 {
 			return fmt.Errorf("finalizers left: %v", f)

@@ -73,6 +73,9 @@ type observation struct {
 	progressInterval time.Duration
 	// podStartGrace is how long a pod of the run's Jobs may fail to start before the run fails.
 	podStartGrace time.Duration
+	// nudgeInterval is how often the run asks cass-operator to look again while it waits for
+	// the datacenter to apply the run's change (lending.Nudge); zero never.
+	nudgeInterval time.Duration
 	// dcPendingPods are the datacenter's pods that are not ready, read only while a restore
 	// waits for cass-operator to finish resizing, or while the run waits for the datacenter
 	// it patched to become ready.
@@ -250,14 +253,16 @@ func (d *decider) decide() {
 	run := d.run
 	hasFinalizer := controllerutil.ContainsFinalizer(run, cbv1.Finalizer)
 	if !run.DeletionTimestamp.IsZero() {
-		if hasFinalizer && d.apply(d.giveBack(run.DeletionTimestamp.Time)) {
+		// A restore patch removes the nudge itself; otherwise one may be left to remove.
+		if hasFinalizer && d.apply(d.giveBack(run.DeletionTimestamp.Time)) && (d.s.dc != nil || d.apply(d.afterGiveBack(false))) {
 			d.s.removeFinalizer = true
 		}
 		return
 	}
 	if lending.Finished(run) {
-		// The finalizer goes in the pass after the final status is stored.
-		d.s.removeFinalizer = hasFinalizer
+		// The finalizer goes in a pass after the final status is stored, once cass-operator
+		// rolled out what the run gave back (benchmarkrun_settle.go).
+		d.s.removeFinalizer = hasFinalizer && d.apply(d.afterGiveBack(true))
 		return
 	}
 	if o := pendingOutcome(run); o != nil {

@@ -25,7 +25,7 @@ import (
 // the queue, the run's Jobs and their pods, and the datacenter's pods that are not ready.
 func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.BenchmarkRun) (observation, error) {
 	o := observation{run: run, now: r.Clock.Now(), image: r.Image, allowedImages: r.AllowedImages, progressInterval: r.ProgressInterval,
-		podStartGrace: r.PodStartGrace}
+		podStartGrace: r.PodStartGrace, nudgeInterval: r.NudgeInterval}
 	key := datacenter.Key(run)
 	switch {
 	case len(run.Spec.Datacenters) > 0:
@@ -82,7 +82,7 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *cbv1.Benchmar
 		return o, err
 	}
 	restoring := o.dc != nil && datacenter.Resizing(o.dc) && (!run.DeletionTimestamp.IsZero() || pendingOutcome(run) != nil)
-	if o.dc != nil && r.APIReader != nil && (restoring || waitingForReady(run) || disrupting(run)) {
+	if o.dc != nil && r.APIReader != nil && (restoring || waitingForReady(run) || disrupting(run) || rollingBack(run)) {
 		var pods corev1.PodList
 		if err := r.APIReader.List(ctx, &pods, client.InNamespace(o.dc.Namespace), client.MatchingLabels(o.dc.GetDatacenterLabels())); err != nil {
 			return o, fmt.Errorf("listing the pods of CassandraDatacenter %s: %w", key, err)

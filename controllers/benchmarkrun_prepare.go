@@ -78,6 +78,7 @@ func (d *decider) prepare(t jobs.Target) stageResult {
 			msg += fmt.Sprintf("; cass-operator holds the change back, so the run sets %s=%s on the datacenter (cass-operator removes it)",
 				cassdcapi.UpdateAllowedAnnotation, cassdcapi.AllowUpdateOnce)
 		}
+		d.nudge(&r, dc)
 		r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating, msg)
 		r.requeue(prepareDeadline(run).Sub(d.o.now))
 		return r
@@ -109,6 +110,9 @@ func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSi
 			if late, ok := d.expired("cass-operator did not finish an earlier change of the datacenter: " + why); ok {
 				return late
 			}
+			// The earlier change is often the previous run's restore, rolling a one-node
+			// datacenter: the run holds the lock now, so it nudges in the previous one's stead.
+			d.nudge(&r, dc)
 			r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 				"waiting for cass-operator to finish an earlier change before the run's settings are checked and applied: "+why)
 			r.requeue(prepareDeadline(run).Sub(d.o.now))
@@ -147,6 +151,25 @@ func (d *decider) patch(dc *cassdcapi.CassandraDatacenter, t jobs.Target, wantSi
 	r.set(cbv1.ConditionDatacenterReady, metav1.ConditionFalse, cbv1.ReasonDatacenterUpdating,
 		fmt.Sprintf("patching CassandraDatacenter %s to size %d with the run's config", keyOf(dc), wantSize))
 	return r
+}
+
+// nudge adds to what r changes a nudge of cass-operator (cbv1.ReconcileRequestedAnnotation),
+// which may sit in its error backoff with nothing to wake it (one node rolling), once the
+// nudge interval has passed since the run began to wait (DatacenterReady's last transition)
+// or since the last nudge; and looks again when the next one is due.
+func (d *decider) nudge(r *stageResult, dc *cassdcapi.CassandraDatacenter) {
+	since := d.o.now
+	if c := meta.FindStatusCondition(d.run.Status.Conditions, cbv1.ConditionDatacenterReady); c != nil {
+		since = c.LastTransitionTime.Time
+	}
+	nudge, next := lending.Nudge(dc, since, d.o.now, d.o.nudgeInterval)
+	if nudge != nil {
+		if r.dc == nil {
+			r.dc = &lending.Change{What: "asking cass-operator to look again at", Stage: cbv1.ConditionDatacenterReady}
+		}
+		r.dc.Nudge = nudge
+	}
+	r.requeueAt(next)
 }
 
 // drifted names what someone else changed on the datacenter since the run saw it at its

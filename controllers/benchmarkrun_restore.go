@@ -71,11 +71,19 @@ func (d *decider) giveBack(since time.Time) stageResult {
 		return r
 	}
 	// A datacenter the manager does not watch was never read: it is nil, as a deleted one.
-	plan := planRestore(run, d.o.dc, d.o.lender, d.o.dcPendingPods, expired)
+	// While the restore waits for cass-operator to finish resizing, it nudges cass-operator
+	// as prepare does.
+	var nudge *string
+	var next time.Duration
+	if d.o.dc != nil {
+		nudge, next = lending.Nudge(d.o.dc, since, d.o.now, d.o.nudgeInterval)
+	}
+	plan := planRestore(run, d.o.dc, d.o.lender, d.o.dcPendingPods, expired, nudge)
 	r.dc = plan.Change
 	r.set(cbv1.ConditionDatacenterRestored, plan.Status, plan.Reason, plan.Message)
 	if !plan.Done {
 		r.requeue(deadline.Sub(d.o.now))
+		r.requeueAt(next)
 	}
 	r.done = plan.Done
 	return r
@@ -83,9 +91,10 @@ func (d *decider) giveBack(since time.Time) stageResult {
 
 // planRestore decides how to give the datacenter back (lending.PlanRestore). A datacenter the
 // run's sweep holds is the sweep's to put back: the next point starts from what this run left.
-func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, lender *cbv1.BenchmarkSweep, pendingPods []string, expired bool) lending.Plan {
+func planRestore(run *cbv1.BenchmarkRun, dc *cassdcapi.CassandraDatacenter, lender *cbv1.BenchmarkSweep, pendingPods []string, expired bool,
+	nudge *string) lending.Plan {
 	r := lending.Restore{Holder: datacenter.RunHolder(types.NamespacedName{Namespace: run.Namespace, Name: run.Name}), DC: dc,
-		PendingPods: pendingPods, Expired: expired, KeepChanges: run.Spec.Datacenter != nil && run.Spec.Datacenter.KeepChanges}
+		PendingPods: pendingPods, Expired: expired, Nudge: nudge, KeepChanges: run.Spec.Datacenter != nil && run.Spec.Datacenter.KeepChanges}
 	if dc != nil && lentBy(lender, dc) {
 		r.LentBy = lender.Name
 	}

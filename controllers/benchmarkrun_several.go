@@ -339,7 +339,7 @@ func (d *decider) restoreSeveral(expired bool) stageResult {
 			c.Reason == cbv1.ReasonRefused && !strings.Contains(c.Message, "CassandraDatacenter "+h.key.String()) {
 			meta.RemoveStatusCondition(&v.run.Status.Conditions, cbv1.ConditionDatacenterRestored)
 		}
-		plan := planRestore(v.run, v.o.dc, nil, v.o.dcPendingPods, expired)
+		plan := planRestore(v.run, v.o.dc, nil, v.o.dcPendingPods, expired, nil)
 		if !strings.Contains(plan.Message, h.key.String()) {
 			plan.Message = "CassandraDatacenter " + h.key.String() + ": " + plan.Message
 		}

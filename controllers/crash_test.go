@@ -339,6 +339,9 @@ func crashScenario(t *testing.T, at crashPoint, keep bool) ([]crashPoint, bool) 
 	if holder := d.Annotations[cbv1.LockAnnotation]; holder != "" {
 		t.Errorf("crash after %s: datacenter still locked by %s", at, holder)
 	}
+	if v, ok := d.Annotations[cbv1.ReconcileRequestedAnnotation]; ok {
+		t.Errorf("crash after %s: the run left %s=%s on the datacenter", at, cbv1.ReconcileRequestedAnnotation, v)
+	}
 	var js batchv1.JobList
 	if err := env.Client.List(context.Background(), &js, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)

@@ -45,6 +45,8 @@ type Options struct {
 	ProgressInterval time.Duration
 	// PodStartGrace is how long a pod of a run's Job may fail to start before the run fails.
 	PodStartGrace time.Duration
+	// NudgeInterval is BenchmarkRunReconciler.NudgeInterval.
+	NudgeInterval time.Duration
 	// PricingConfigMap holds the prices (PricingKey) of runs that give none; empty: none.
 	PricingConfigMap types.NamespacedName
 	Clock            clock.PassiveClock
@@ -141,6 +143,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		WatchNamespaces:  o.WatchNamespaces,
 		ProgressInterval: o.ProgressInterval,
 		PodStartGrace:    o.PodStartGrace,
+		NudgeInterval:    o.NudgeInterval,
 		PricingConfigMap: o.PricingConfigMap,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {

@@ -48,13 +48,13 @@ func startManager(t testing.TB, cfg *rest.Config) *manager {
 	return startManagerWith(t, cfg, controllers.Options{MetricsAddr: "0"})
 }
 
-// startManagerWith is startManager with the test's metrics address (plain HTTP) and pricing
-// ConfigMap.
+// startManagerWith is startManager with the test's metrics address (plain HTTP), pricing
+// ConfigMap and nudge interval.
 func startManagerWith(t testing.TB, cfg *rest.Config, o controllers.Options) *manager {
 	t.Helper()
 	mgr, err := controllers.NewManager(cfg, controllers.Options{
 		MetricsAddr: o.MetricsAddr, ProbeAddr: "0", Image: testImage, ProgressInterval: 500 * time.Millisecond,
-		SkipNameValidation: true, PricingConfigMap: o.PricingConfigMap,
+		SkipNameValidation: true, PricingConfigMap: o.PricingConfigMap, NudgeInterval: o.NudgeInterval,
 	})
 	if err != nil {
 		t.Fatal(err)

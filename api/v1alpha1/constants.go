@@ -25,6 +25,15 @@ const (
 	// or the BenchmarkSweep with restore atEnd that holds it for its runs, as
 	// sweep:namespace/name.
 	LockAnnotation = "cassbench.io/locked-by"
+	// ReconcileRequestedAnnotation on a CassandraDatacenter holds the time (RFC 3339) a run last
+	// asked cass-operator to look at it again, while the run waits for a change it made. With one
+	// node, every pass of cass-operator's reconcile during a roll fails until the new pod's
+	// cassandra container has run 10 s, and the error waits in controller-runtime's backoff (up
+	// to 1000 s), while cass-operator watches no pods that would wake it. Its controller
+	// reconciles on any annotation change (AnnotationChangedPredicate in the For of
+	// internal/controllers/cassandra/cassandradatacenter_controller.go), so changing this one
+	// brings the next pass at once. The run removes it when it gives the datacenter back.
+	ReconcileRequestedAnnotation = "cassbench.io/reconcile-requested"
 	// RunLabel on child objects names the BenchmarkRun they belong to.
 	RunLabel = "cassbench.io/run"
 	// ComponentLabel on child objects says what they are: setup or writer.

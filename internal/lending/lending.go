@@ -135,11 +135,14 @@ type Change struct {
 	// rolls out a spec it reports observed but holds back (datacenter.UpdateHeld). The
 	// operator removes the annotation itself after its next complete reconcile.
 	AllowUpdateOnce bool
+	// Nudge sets (the time) or removes ("") cbv1.ReconcileRequestedAnnotation, which brings
+	// cass-operator's next reconcile at once; nil leaves it.
+	Nudge *string
 }
 
 // Empty tells whether the change writes nothing.
 func (c *Change) Empty() bool {
-	return c == nil || (c.Lock == nil && c.Size == nil && !c.SetConfig && !c.AllowUpdateOnce)
+	return c == nil || (c.Lock == nil && c.Size == nil && !c.SetConfig && !c.AllowUpdateOnce && c.Nudge == nil)
 }
 
 // String says what the change writes, e.g. "size=3 config={...} lock=-", for logs and tests.
@@ -173,6 +176,13 @@ func (c *Change) String() string {
 	if c.AllowUpdateOnce {
 		parts = append(parts, "autoupdate=once")
 	}
+	if c.Nudge != nil {
+		v := *c.Nudge
+		if v == "" {
+			v = "-"
+		}
+		parts = append(parts, "nudge="+v)
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -190,17 +200,22 @@ func Apply(c *Change, dc *cassdcapi.CassandraDatacenter) {
 		}
 		dc.Annotations[cassdcapi.UpdateAllowedAnnotation] = string(cassdcapi.AllowUpdateOnce)
 	}
-	if c.Lock == nil {
-		return
+	setAnnotation(dc, cbv1.ReconcileRequestedAnnotation, c.Nudge)
+	setAnnotation(dc, cbv1.LockAnnotation, c.Lock)
+}
+
+// setAnnotation sets the annotation to v, removes it when v is "", leaves it when v is nil.
+func setAnnotation(dc *cassdcapi.CassandraDatacenter, key string, v *string) {
+	switch {
+	case v == nil:
+	case *v == "":
+		delete(dc.Annotations, key)
+	default:
+		if dc.Annotations == nil {
+			dc.Annotations = map[string]string{}
+		}
+		dc.Annotations[key] = *v
 	}
-	if *c.Lock == "" {
-		delete(dc.Annotations, cbv1.LockAnnotation)
-		return
-	}
-	if dc.Annotations == nil {
-		dc.Annotations = map[string]string{}
-	}
-	dc.Annotations[cbv1.LockAnnotation] = *c.Lock
 }
 
 // Final tells whether a DatacenterRestored condition ends giving back (see the package

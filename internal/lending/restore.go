@@ -44,6 +44,10 @@ type Restore struct {
 	// LentBy names the sweep that holds the datacenter for the holder (restore atEnd), empty
 	// when none does: the datacenter is the sweep's to put back.
 	LentBy string
+	// Nudge is the value of cbv1.ReconcileRequestedAnnotation to set while the restore waits
+	// for cass-operator (Nudge), nil when no nudge is due. Any other plan removes the
+	// annotation, whatever state it finds: the datacenter is the user's.
+	Nudge *string
 }
 
 // Plan is how the datacenter is given back, and the DatacenterRestored condition it sets.
@@ -81,8 +85,13 @@ func PlanRestore(r Restore) Plan {
 	if mine {
 		unlock, released = ptr.To(""), "; lock released"
 	}
+	// A datacenter someone else locked meanwhile is theirs, nudges and all.
+	var unnudged *string
+	if !locked || mine {
+		unnudged = unnudge(dc)
+	}
 	release := func(status metav1.ConditionStatus, reason, msg string) Plan {
-		return Plan{Change: restoreChange(&Change{What: "releasing", Lock: unlock}), Status: status, Reason: reason,
+		return Plan{Change: restoreChange(&Change{What: "releasing", Lock: unlock, Nudge: unnudged}), Status: status, Reason: reason,
 			Message: msg + released, Done: true}
 	}
 	orig := r.Originals
@@ -112,7 +121,7 @@ func PlanRestore(r Restore) Plan {
 		return Plan{Status: metav1.ConditionTrue, Reason: cbv1.ReasonRestored, Done: true,
 			Message: fmt.Sprintf("the datacenter has its original size %d and config", orig.Size)}
 	}
-	c := &Change{What: "restoring", Lock: unlock, Restore: true}
+	c := &Change{What: "restoring", Lock: unlock, Restore: true, Nudge: unnudged}
 	if configBack {
 		c.Config, c.SetConfig = orig.Config, true
 	}
@@ -140,7 +149,7 @@ func resizing(r Restore, c *Change, released string) Plan {
 	dc, orig := r.DC, r.Originals
 	pending := datacenter.PendingWithPods(dc, r.PendingPods)
 	if !r.Expired {
-		c.Lock = nil
+		c.Lock, c.Nudge = nil, r.Nudge
 		return Plan{Change: restoreChange(c), Status: metav1.ConditionFalse, Reason: cbv1.ReasonRestoring, Message: fmt.Sprintf(
 			"config restored; waiting for cass-operator to finish resizing (%s) before restoring size %d", pending, orig.Size)}
 	}

@@ -47,6 +47,12 @@ func dc1(size int32, config, lock string) *cassdcapi.CassandraDatacenter {
 	return b.Obj()
 }
 
+// nudged is the datacenter with a nudge the run left while it waited.
+func nudged(dc *cassdcapi.CassandraDatacenter) *cassdcapi.CassandraDatacenter {
+	metav1.SetMetaDataAnnotation(&dc.ObjectMeta, cbv1.ReconcileRequestedAnnotation, "2026-11-28T10:00:00Z")
+	return dc
+}
+
 func scaling(dc *cassdcapi.CassandraDatacenter) *cassdcapi.CassandraDatacenter {
 	dc.Status.Conditions = []cassdcapi.DatacenterCondition{{Type: cassdcapi.DatacenterScalingUp, Status: corev1.ConditionTrue}}
 	return dc
@@ -100,6 +106,37 @@ func TestPlanRestore(t *testing.T) {
 			r:       Restore{Holder: sweep, DC: dc1(3, tunedConfig, "sweep:bench/sw")},
 			want:    want{Change: "lock=-", Status: "True", Reason: cbv1.ReasonNothingToRestore, Done: true},
 			message: "the sweep did not change the datacenter",
+		},
+		// The nudges a run left (cbv1.ReconcileRequestedAnnotation) go with whatever it writes
+		// last; while it waits for the scaling, it nudges on.
+		"run: nudged: size, config, lock and the nudge back in one patch": {
+			r:    Restore{Holder: run, DC: nudged(dc1(5, tunedConfig, "bench/r")), Originals: recorded, Set: runSet, Changed: true},
+			want: want{Change: "size=3 config=" + origConfig + " lock=- nudge=-", Status: "True", Reason: cbv1.ReasonRestored, Done: true},
+		},
+		"run: nudged, nothing else to restore: the nudge goes with the lock": {
+			r:    Restore{Holder: run, DC: nudged(dc1(3, origConfig, "bench/r")), Originals: recorded, Changed: true},
+			want: want{Change: "lock=- nudge=-", Status: "True", Reason: cbv1.ReasonRestored, Done: true},
+		},
+		"run: nudged, lock already released (a crash in between): the nudge goes": {
+			r:    Restore{Holder: run, DC: nudged(dc1(3, origConfig, "")), Originals: recorded, Changed: true},
+			want: want{Change: "nudge=-", Status: "True", Reason: cbv1.ReasonRestored, Done: true},
+		},
+		"run: nudged, refused: the release removes the nudge": {
+			r:    Restore{Holder: run, DC: nudged(dc1(5, tunedConfig, "bench/r")), Originals: recorded, Set: runSet, Refused: "the apiserver refused it"},
+			want: want{Change: "lock=- nudge=-", Status: "False", Reason: cbv1.ReasonRefused, Done: true},
+		},
+		"run: nudged, someone else holds the lock: their datacenter is not touched": {
+			r:    Restore{Holder: run, DC: nudged(dc1(3, origConfig, "bench/other")), Originals: recorded, Set: runSet, Changed: true},
+			want: want{Status: "True", Reason: cbv1.ReasonRestored, Done: true},
+		},
+		"run: scaling: config now and a nudge, size and lock wait": {
+			r: Restore{Holder: run, DC: nudged(scaling(dc1(5, tunedConfig, "bench/r"))), Originals: recorded, Set: runSet, Changed: true,
+				Nudge: ptr.To("2026-11-28T10:00:30Z")},
+			want: want{Change: "config=" + origConfig + " nudge=2026-11-28T10:00:30Z", Status: "False", Reason: cbv1.ReasonRestoring},
+		},
+		"run: scaling at the deadline: the nudge goes with the lock": {
+			r:    Restore{Holder: run, DC: nudged(scaling(dc1(5, tunedConfig, "bench/r"))), Originals: recorded, Set: runSet, Changed: true, Expired: true},
+			want: want{Change: "config=" + origConfig + " lock=- nudge=-", Status: "False", Reason: cbv1.ReasonRestoreStuck, Done: true},
 		},
 		"run: scaling: config now, size and lock wait": {
 			r:       Restore{Holder: run, DC: scaling(dc1(5, tunedConfig, "bench/r")), Originals: recorded, Set: runSet, Changed: true},

@@ -181,6 +181,28 @@ func (k *cluster) checkRestored(ctx context.Context, t *testing.T, done *cbv1.Be
 	}
 }
 
+// waitNoNudge waits up to two minutes for the run's last nudge to go from the datacenter
+// (the run removes it once cass-operator rolled out the restore): nothing of a run stays on
+// the user's datacenter.
+func (k *cluster) waitNoNudge(ctx context.Context, t *testing.T, before datacenterBefore) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		dc := &cassdcapi.CassandraDatacenter{}
+		if err := k.c.Get(ctx, before.key, dc); err != nil {
+			t.Fatal(err)
+		}
+		v, nudged := dc.Annotations[cbv1.ReconcileRequestedAnnotation]
+		if !nudged {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the datacenter still carries %s=%s 2m after its roll", cbv1.ReconcileRequestedAnnotation, v)
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
 // readSample decodes config/samples/kind-demo.yaml, the run the README shows for kind.
 func readSample(t *testing.T, scheme *runtime.Scheme) *cbv1.BenchmarkRun {
 	t.Helper()
