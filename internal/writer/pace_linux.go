@@ -2,7 +2,9 @@ package writer
 
 import (
 	"os"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,14 +14,30 @@ import (
 // when the process is idle, so an idle writer woke up to a millisecond late and that showed
 // as response latency. A timerfd has no timer slack, and the poller wakes the moment it
 // fires, without holding a thread or a P while it waits (a blocking clock_nanosleep would
-// hold the writer's only P). It costs two system calls an operation, which only an open
-// loop pays.
+// hold the writer's only P).
+//
+// Setting and reading the timer are raw system calls, as the direct path's socket reads and
+// writes are (internal/cql/rawio_linux.go), and neither of them blocks. Through
+// unix.TimerfdSettime and os.File.Read each wait entered the system call the way a blocking
+// one does, which wakes the runtime's monitor thread whenever every P had gone idle, which is
+// the state an open loop waits in: at 5,000 ops/s with a 1 ms tick that cost a futex wake,
+// the monitor's sleep and two of its nanosleeps a tick (`strace -c -f`,
+// docs/writer-efficiency.md). The wait also no longer starts with a read of a timer just set,
+// which could only say it has not fired: it goes to the poller first (see expired).
 type sleeper struct {
-	fd  int
-	f   *os.File
-	buf [8]byte
+	fd int
+	f  *os.File
+	rc syscall.RawConn
 	// now is the writer's clock.
 	now func() time.Time
+
+	// The state of one wait, kept here so that the callback the poller calls is made once,
+	// not as a closure escaping to the heap at every wait.
+	buf      [8]byte
+	deadline time.Time
+	first    bool
+	err      syscall.Errno
+	fn       func(fd uintptr) bool
 }
 
 func newSleeper(now func() time.Time) *sleeper {
@@ -27,8 +45,13 @@ func newSleeper(now func() time.Time) *sleeper {
 	if err != nil {
 		return &sleeper{fd: -1, now: now}
 	}
-	// A non-blocking descriptor becomes pollable: reads park the goroutine, not the thread.
-	return &sleeper{fd: fd, f: os.NewFile(uintptr(fd), "timerfd"), now: now}
+	// A non-blocking descriptor becomes pollable: a wait parks the goroutine, not the thread.
+	s := &sleeper{fd: fd, f: os.NewFile(uintptr(fd), "timerfd"), now: now}
+	if rc, err := s.f.SyscallConn(); err == nil {
+		s.rc = rc
+	}
+	s.fn = s.expired
+	return s
 }
 
 // until returns at t, or at once when t has passed.
@@ -37,17 +60,49 @@ func (s *sleeper) until(t time.Time) {
 	if d <= 0 {
 		return
 	}
-	if s.f == nil {
+	if s.rc == nil {
 		time.Sleep(d)
 		return
 	}
+	// The deadline is on the real clock, read before the timer is set, so the timer fires
+	// no earlier than it (the writer's clock may be offset from it).
+	s.deadline = time.Now().Add(d)
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	if err := unix.TimerfdSettime(s.fd, 0, &spec, nil); err != nil {
+	if _, _, e := syscall.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(s.fd), 0,
+		uintptr(unsafe.Pointer(&spec)), 0, 0, 0); e != 0 {
 		time.Sleep(d)
 		return
 	}
-	if _, err := s.f.Read(s.buf[:]); err != nil {
+	s.first, s.err = true, 0
+	if err := s.rc.Read(s.fn); err != nil || s.err != 0 {
 		time.Sleep(t.Sub(s.now()))
+	}
+}
+
+// expired is the poller's callback for a wait: true once the timer has fired (or reading it
+// failed, in s.err), false to wait for it in the poller. The poller forgets readiness that
+// came before the wait began (RawConn.Read resets it), so the first call skips the read only
+// while the deadline is still ahead: the timer cannot have fired before the deadline, so its
+// expiry is still to come and wakes the wait. Past the deadline, the read says whether it did.
+func (s *sleeper) expired(fd uintptr) bool {
+	if s.first {
+		s.first = false
+		if time.Now().Before(s.deadline) {
+			return false
+		}
+	}
+	for {
+		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
+		switch e {
+		case 0:
+			return true
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			s.err = e
+			return true
+		}
 	}
 }
 
