@@ -71,7 +71,7 @@ type Env struct {
 	Nodes    *Nodes
 
 	settledMu sync.Mutex
-	settled   map[int64]time.Time // when each generation of the datacenter was first seen applied
+	settled   map[int64]settle // what the watcher saw of each generation of the datacenter
 
 	cp      *controlPlane
 	cancel  context.CancelFunc
@@ -212,7 +212,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err := e.create(ctx, e.Volumes.StorageClass(storageClass)); err != nil {
 		return nil, err
 	}
-	e.settled = map[int64]time.Time{}
+	e.settled = map[int64]settle{}
 	e.wg.Add(6)
 	go func() { defer e.wg.Done(); e.Runner.Run(runCtx) }()
 	go func() { defer e.wg.Done(); e.Manager.Run(runCtx) }()
@@ -302,16 +302,32 @@ func applied(dc *cassdcapi.CassandraDatacenter) bool {
 		s.GetConditionStatus(cassdcapi.DatacenterReady) == corev1.ConditionTrue
 }
 
-// watchDatacenter records when cass-operator first reported each generation applied.
+// settle is what the watcher saw of one generation of the datacenter. The moment cass-operator
+// applied it lies after notBefore and no later than seen: a read sent at notBefore still found
+// it unapplied, and a later read found it applied. The watcher polls, so seen lags the truth by
+// up to a poll and a loaded machine's scheduling; notBefore does not.
+type settle struct {
+	notBefore time.Time // when the last read that found the generation unapplied was sent
+	seen      time.Time // when a read first found it applied
+}
+
+// watchDatacenter records, for each generation, the bounds of the moment cass-operator
+// reported it applied.
 func (e *Env) watchDatacenter(ctx context.Context) {
 	for ctx.Err() == nil {
+		sent := time.Now()
 		dc := &cassdcapi.CassandraDatacenter{}
-		if err := e.Client.Get(ctx, e.DatacenterKey(), dc); err == nil && applied(dc) {
+		if err := e.Client.Get(ctx, e.DatacenterKey(), dc); err == nil {
 			e.settledMu.Lock()
-			if _, ok := e.settled[dc.Generation]; !ok {
-				e.settled[dc.Generation] = time.Now()
+			s := e.settled[dc.Generation]
+			switch {
+			case !applied(dc) && s.seen.IsZero():
+				s.notBefore = sent
+			case applied(dc) && s.seen.IsZero():
+				s.seen = time.Now()
 				e.Logf("cass-operator applied generation %d of %s: %d node(s) ready", dc.Generation, e.Datacenter, len(dc.Status.NodeStatuses))
 			}
+			e.settled[dc.Generation] = s
 			e.settledMu.Unlock()
 		}
 		select {
@@ -321,12 +337,14 @@ func (e *Env) watchDatacenter(ctx context.Context) {
 	}
 }
 
-// SettledAt is when cass-operator was first seen reporting a generation applied.
-func (e *Env) SettledAt(generation int64) (time.Time, bool) {
+// SettledAfter is a time before which cass-operator had certainly not yet reported the
+// generation applied (a read sent then found it unapplied), and whether it was ever seen applied.
+// A generation applied before the watcher first read it has no such time (zero).
+func (e *Env) SettledAfter(generation int64) (time.Time, bool) {
 	e.settledMu.Lock()
 	defer e.settledMu.Unlock()
-	at, ok := e.settled[generation]
-	return at, ok
+	s, ok := e.settled[generation]
+	return s.notBefore, ok && !s.seen.IsZero()
 }
 
 // WaitDatacenterSettled waits until cass-operator has applied the datacenter's current spec.

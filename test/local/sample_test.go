@@ -65,17 +65,19 @@ func TestSampleRunTunesMeasuresAndRestores(t *testing.T) {
 		t.Errorf("DatacenterRestored is %s %q, want reason %s", c.Reason, c.Message, cbv1.ReasonRestored)
 	}
 
-	// The controller set up only once cass-operator had applied its patch.
-	settled, ok := env.SettledAt(st.PatchedGeneration)
-	if !ok {
-		t.Errorf("cass-operator never reported generation %d applied", st.PatchedGeneration)
+	// The controller set up only once cass-operator had applied its patch. The Job's creation
+	// time is whole seconds (rounded down), so it was created before the second after it; a read
+	// of the datacenter sent at notBefore still found the patch unapplied.
+	notBefore, ok := env.SettledAfter(st.PatchedGeneration)
+	if !ok || notBefore.IsZero() {
+		t.Errorf("cass-operator was never seen applying generation %d after it was patched", st.PatchedGeneration)
 	}
 	setup := &batchv1.Job{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: env.Namespace, Name: jobs.SetupName(run)}, setup); err != nil {
 		t.Fatal(err)
 	}
-	if created := setup.CreationTimestamp.Time; created.Before(settled.Truncate(time.Second)) {
-		t.Errorf("setup Job created at %s, before the datacenter settled at %s", created, settled)
+	if created := setup.CreationTimestamp.Time; !created.Add(time.Second).After(notBefore) {
+		t.Errorf("setup Job created at %s, but the datacenter was still unapplied at %s", created, notBefore)
 	}
 
 	checkRestored(ctx, t, env)
