@@ -64,6 +64,29 @@ func TestEnginePhases(t *testing.T) {
 			phase: func(now time.Time) phase { return phase{Start: now, Limit: 300, Rate: 1000} },
 			want:  result{OK: 300, Sent: 300, Bytes: 30_000, Due: 300},
 		},
+		// With a pacing tick the operations go through the tick gate: at 50/s on a 1 ms grid
+		// it dozes between operations, at 2,500/s it ticks every grid point.
+		"open loop on a tick, below one operation a tick": {
+			goroutines: 4, delay: time.Millisecond,
+			phase: func(now time.Time) phase {
+				return phase{Start: now, Limit: 25, Rate: 50, Tick: time.Millisecond}
+			},
+			want: result{OK: 25, Sent: 25, Bytes: 2_500, Due: 25},
+		},
+		"open loop on a tick, poisson, below one operation a tick": {
+			goroutines: 4, delay: time.Millisecond,
+			phase: func(now time.Time) phase {
+				return phase{Start: now, Limit: 25, Rate: 50, Tick: time.Millisecond, Poisson: true, Seed: 7}
+			},
+			want: result{OK: 25, Sent: 25, Bytes: 2_500, Due: 25},
+		},
+		"open loop on a tick, duration": {
+			goroutines: 8, delay: time.Millisecond,
+			phase: func(now time.Time) phase {
+				return phase{Start: now, End: now.Add(400 * time.Millisecond), Limit: -1, Rate: 2500, Tick: time.Millisecond}
+			},
+			want: result{OK: 1000, Sent: 1000, Bytes: 100_000, Due: 1000},
+		},
 		"rate share of zero": {
 			goroutines: 2,
 			phase:      func(now time.Time) phase { return phase{Start: now, Limit: 0, Rate: 1} },

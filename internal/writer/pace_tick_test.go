@@ -122,3 +122,60 @@ func TestOnGridDuesEachOperationAtTheEndOfItsTick(t *testing.T) {
 		}
 	}
 }
+
+// TestTickGateDozesWhileNothingIsDue: with nothing waiting, or nothing due for a while, the
+// gate does not tick every grid point (each tick wakes the process): an operation due 300 ms
+// ahead after 300 ms with no one waiting costs a few ticks, not the 600 of a 1 ms grid, and is
+// still let through no earlier than due.
+func TestTickGateDozesWhileNothingIsDue(t *testing.T) {
+	const tick = time.Millisecond
+	start := time.Now()
+	g := newTickGate(start, tick, time.Now)
+	defer g.stop()
+	time.Sleep(300 * time.Millisecond)
+	due := onGrid(start, tick, time.Now().Add(300*time.Millisecond))
+	if by := g.until(newTickWaiter(), due); by.Before(due) {
+		t.Errorf("operation due at +%v let through by the tick at +%v", due.Sub(start), by.Sub(start))
+	}
+	g.mu.Lock()
+	ticks := g.ticks
+	g.mu.Unlock()
+	if ticks > 60 {
+		t.Errorf("the gate ticked %d times for one operation due 600 ticks after it started, want a few", ticks)
+	}
+}
+
+// TestTickGateWakesFromADozeForAnEarlierOperation: a gate dozing until shortly before an
+// operation due in an hour lets through one due in 50 ms, which arrived while it dozed, by a
+// tick of its own, not by the hour's.
+func TestTickGateWakesFromADozeForAnEarlierOperation(t *testing.T) {
+	const tick = time.Millisecond
+	start := time.Now()
+	g := newTickGate(start, tick, time.Now)
+	defer g.stop()
+	late := onGrid(start, tick, start.Add(time.Hour))
+	go g.until(newTickWaiter(), late)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		g.mu.Lock()
+		dozing := g.dozing && g.doze.Equal(late)
+		g.mu.Unlock()
+		if dozing {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the gate never dozed for the operation due in an hour")
+		}
+	}
+	due := onGrid(start, tick, time.Now().Add(50*time.Millisecond))
+	released := make(chan time.Time, 1)
+	go func() { released <- g.until(newTickWaiter(), due) }()
+	var by time.Time
+	select {
+	case by = <-released:
+	case <-time.After(time.Minute):
+		t.Fatalf("operation due at +%v not let through a minute later: the dozing gate slept on", due.Sub(start))
+	}
+	if by.Before(due) || !by.Before(late) {
+		t.Errorf("operation due at +%v let through by the tick at +%v, want at or after it and before +%v", due.Sub(start), by.Sub(start), late.Sub(start))
+	}
+}
