@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -44,9 +45,12 @@ func FindProcess(addr string, port int) (*Process, bool) {
 	if ip == nil || ip.To4() == nil {
 		return nil, false // the local nodes are IPv4
 	}
-	inode := listeningInode(filepath.Join(procRoot, "net", "tcp"), ip.To4(), port)
-	if inode == "" {
-		inode = listeningInode(filepath.Join(procRoot, "net", "tcp6"), ip.To4(), port)
+	inode, err := diagnosedInode(ip, port)
+	if err != nil || procRoot != "/proc" {
+		inode = listeningInode(filepath.Join(procRoot, "net", "tcp"), ip.To4(), port)
+		if inode == "" {
+			inode = listeningInode(filepath.Join(procRoot, "net", "tcp6"), ip.To4(), port)
+		}
 	}
 	if inode == "" {
 		return nil, false
@@ -58,6 +62,22 @@ func FindProcess(addr string, port int) (*Process, bool) {
 	cmdline, _ := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "cmdline"))
 	args := strings.Split(string(cmdline), "\x00")
 	return &Process{PID: pid, GCLog: gcLogPath(args), args: args}, true
+}
+
+// diagnosedInode asks the kernel for the inode of the socket listening on ip:port, an IPv4
+// one or an IPv6 one that takes IPv4; "" when none does. An error says the kernel could not
+// be asked (no socket diagnostics), and /proc's tables are read instead.
+func diagnosedInode(ip net.IP, port int) (string, error) {
+	for _, family := range []int{syscall.AF_INET, syscall.AF_INET6} {
+		inode, err := listenerInode(family, ip, port)
+		if err != nil {
+			return "", err
+		}
+		if inode != 0 {
+			return strconv.FormatUint(uint64(inode), 10), nil
+		}
+	}
+	return "", nil
 }
 
 // listeningInode returns the inode of the LISTEN socket on ip:port in a /proc/net/tcp or

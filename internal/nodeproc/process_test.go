@@ -133,3 +133,44 @@ func TestFindProcessOnADualStackSocket(t *testing.T) {
 		t.Error("found a listener bound to ::ffff:127.0.0.1 by another address")
 	}
 }
+
+// The kernel's socket diagnostics, which FindProcess asks first, name the same listening
+// socket as /proc's tables, for an IPv4 listener and a dual-stack one, and no socket for a
+// port where only a connection is (a client's end is not in LISTEN).
+func TestListenerInodeAgreesWithProcNetTCP(t *testing.T) {
+	v4, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = v4.Close() }()
+	dual, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = dual.Close() }()
+	client, err := net.Dial("tcp4", v4.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = client.Close() }()
+	ip := net.ParseIP("127.0.0.1")
+	for _, tc := range []struct {
+		name  string
+		port  int
+		table string
+		found bool
+	}{
+		{"an IPv4 listener", v4.Addr().(*net.TCPAddr).Port, "tcp", true},
+		{"a dual-stack listener", dual.Addr().(*net.TCPAddr).Port, "tcp6", true},
+		{"a client's port", client.LocalAddr().(*net.TCPAddr).Port, "tcp", false},
+	} {
+		got, err := diagnosedInode(ip, tc.port)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		want := listeningInode(filepath.Join("/proc", "net", tc.table), ip.To4(), tc.port)
+		if got != want || (got != "") != tc.found {
+			t.Errorf("%s: socket diagnostics say inode %q, /proc/net/%s %q; want them equal and found=%v", tc.name, got, tc.table, want, tc.found)
+		}
+	}
+}

@@ -38,6 +38,8 @@ type sleeper struct {
 	first    bool
 	err      syscall.Errno
 	fn       func(fd uintptr) bool
+	// reads counts the reads of the timer, for the tests.
+	reads int
 }
 
 func newSleeper(now func() time.Time) *sleeper {
@@ -81,18 +83,27 @@ func (s *sleeper) until(t time.Time) {
 
 // expired is the poller's callback for a wait: true once the timer has fired (or reading it
 // failed, in s.err), false to wait for it in the poller. The poller forgets readiness that
-// came before the wait began (RawConn.Read resets it), so the first call skips the read only
-// while the deadline is still ahead: the timer cannot have fired before the deadline, so its
-// expiry is still to come and wakes the wait. Past the deadline, the read says whether it did.
+// came before the wait began (RawConn.Read resets it), so the time decides: before the
+// deadline the timer cannot have fired, its expiry is still to come and wakes the wait; from
+// the deadline on it has fired, or fires within the microseconds between reading the clock
+// and setting the timer, and only then is the timer read to tell which.
+//
+// A wait the poller woke does not read the timer: the next timerfd_settime resets the count
+// of expiries (fs/timerfd.c, timerfd_setup) and re-arms the timer, and its next expiry wakes
+// the edge-triggered poller again, whether or not the last one was read. That spares one of
+// the two system calls each wait made: at a 1 ms tick, a thousand a second.
 func (s *sleeper) expired(fd uintptr) bool {
-	if s.first {
-		s.first = false
-		if time.Now().Before(s.deadline) {
-			return false
-		}
+	first := s.first
+	s.first = false
+	if time.Now().Before(s.deadline) {
+		return false
+	}
+	if !first {
+		return true // woken by the poller at or after the deadline: by the expiry
 	}
 	for {
 		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
+		s.reads++
 		switch e {
 		case 0:
 			return true
