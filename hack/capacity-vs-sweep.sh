@@ -21,6 +21,12 @@
 # core (a CFS period of NODE_CPU_PERIOD_US, 10 ms by default), whose throttling then sets the
 # latency at every rate. At exit every process goes back where it was and both groups are
 # removed (checked).
+#
+# NODE_CORES (a CPU list, say 1) pins every thread of the nodes to those CPUs, and this script
+# with its writers to the others (CLIENT_CORES, by default the rest): the node's capacity is
+# then that of its cores, and the writers' CPU, the Go runtime's and the JVM's collections no
+# longer trade places on one core from step to step. Each process's affinity is put back at exit
+# (checked). It combines with NODE_CPU.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -49,13 +55,12 @@ isolate() {
 	fi
 	cg_root=/sys/fs/cgroup/cpu
 	[ -w "$cg_root" ] || { echo "NODE_CPU needs root and $cg_root writable" >&2; exit 2; }
-	pids=${NODE_PIDS:-$(cat "${CASSBENCH_CASSANDRA_DIR:?NODE_CPU needs CASSBENCH_CASSANDRA_DIR or NODE_PIDS}"/nodes/*/cassandra.pid 2>/dev/null || true)}
+	pids=$(node_pids)
 	[ -n "$pids" ] || { echo "NODE_CPU: no node PIDs (is the cluster up?)" >&2; exit 2; }
 	cg_home=$(cpu_cgroup $$)
 	cg_node=$cg_root/cassbench-capacity-node-$$
 	cg_client=$cg_root/cassbench-capacity-client-$$
 	mkdir "$cg_node" "$cg_client"
-	trap unisolate EXIT
 	# 262144 is cpu.shares' maximum: the groups win every contest with ordinary processes (1024).
 	echo 262144 >"$cg_node/cpu.shares"
 	echo 262144 >"$cg_client/cpu.shares"
@@ -72,8 +77,10 @@ isolate() {
 	echo $$ >"$cg_client/cgroup.procs"
 	echo "NODE_CPU=$cores: node PIDs $(echo $pids), quota $(cat "$cg_node/cpu.cfs_quota_us")/$(cat "$cg_node/cpu.cfs_period_us") us (-1: none); node and writers weighted 262144"
 }
+# unisolate puts back what isolate changed; it returns 1 if it could not.
 unisolate() {
-	local rc=$? g pid home entry left=0
+	local g pid home entry left=0
+	[ -n "$cg_node" ] || return 0
 	for g in "$cg_node" "$cg_client"; do
 		[ -d "$g" ] || continue
 		for pid in $(cat "$g/cgroup.procs"); do
@@ -85,13 +92,60 @@ unisolate() {
 		[ -d "$g" ] && { echo "NODE_CPU: could not remove $g" >&2; left=1; }
 	done
 	[ "$left" = 0 ] && echo "NODE_CPU: both cgroups removed, their processes back where they were" >&2
-	[ "$left" = 0 ] || rc=1
+	return "$left"
+}
+
+# pin CPUS: see the header; unpin runs at exit.
+pinned=() # pid:affinity list before
+affinity() { taskset -c -p "$1" | awk '{print $NF}'; }
+node_pids() {
+	echo "${NODE_PIDS:-$(cat "${CASSBENCH_CASSANDRA_DIR:?NODE_CPU and NODE_CORES need CASSBENCH_CASSANDRA_DIR or NODE_PIDS}"/nodes/*/cassandra.pid 2>/dev/null || true)}"
+}
+pin() {
+	local cores=$1 client=${CLIENT_CORES:-} pids pid c
+	if [ -z "$client" ]; then
+		for c in $(seq 0 $(($(nproc --all) - 1))); do
+			case ",$cores," in *",$c,"*) ;; *) client=${client:+$client,}$c ;; esac
+		done
+	fi
+	[ -n "$client" ] || { echo "NODE_CORES=$cores leaves no CPU for the writers; set CLIENT_CORES" >&2; exit 2; }
+	pids=$(node_pids)
+	[ -n "$pids" ] || { echo "NODE_CORES: no node PIDs (is the cluster up?)" >&2; exit 2; }
+	for pid in $pids; do
+		pinned+=("$pid:$(affinity "$pid")")
+		taskset -a -c -p "$cores" "$pid" >/dev/null
+	done
+	pinned+=("$$:$(affinity $$)")
+	taskset -c -p "$client" $$ >/dev/null
+	echo "NODE_CORES=$cores: every thread of node PIDs $(echo $pids) on CPUs $cores; the writers on $client"
+}
+unpin() {
+	local entry pid was t left=0
+	for entry in "${pinned[@]}"; do
+		pid=${entry%%:*} was=${entry#*:}
+		[ -d "/proc/$pid" ] || continue
+		taskset -a -c -p "$was" "$pid" >/dev/null 2>&1 || true
+		for t in /proc/"$pid"/task/*; do
+			[ "$(affinity "${t##*/}" 2>/dev/null || echo "$was")" = "$was" ] || left=1
+		done
+	done
+	[ "${#pinned[@]}" = 0 ] || { [ "$left" = 0 ] && echo "NODE_CORES: every pinned process has its CPUs back" >&2; }
+	[ "$left" = 0 ] || echo "NODE_CORES: some threads kept their pinned CPUs" >&2
+	return "$left"
+}
+cleanup() {
+	local rc=$?
+	unpin || rc=1
+	unisolate || rc=1
 	exit "$rc"
 }
+trap cleanup EXIT
+# Before pin: isolate moves the script into its cgroup, and the pinned affinity comes after.
 [ -n "${NODE_CPU:-}" ] && isolate "$NODE_CPU"
+[ -n "${NODE_CORES:-}" ] && pin "$NODE_CORES"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-echo "load before the search: $(load) on $(nproc) cores"
+echo "load before the search: $(load) on $(nproc --all) cores"
 t0=$(now)
 "$BIN" run -f "$SPEC" "${conn[@]}" -o json >"$OUT/search.json" 2>"$OUT/search.log"
 search_wall=$(echo "$(now) - $t0" | bc)

@@ -94,7 +94,15 @@ func TestCapacitySearchNothingMet(t *testing.T) {
 		t.Errorf("rates tried %v, want %v", targets, want)
 	}
 	if got.Knee == nil || got.Knee.Verdict == "" {
-		t.Errorf("no verdict at the knee: %+v", got.Knee)
+		t.Fatalf("no verdict at the knee: %+v", got.Knee)
+	}
+	// The node runs on this machine: each step watched its CPU, as a run's window does, and
+	// each writer measured its own, so the verdict at the knee knows what both used (here, at
+	// 1 op/s, a little).
+	ev := strings.Join(got.Knee.Evidence, "; ")
+	t.Logf("the knee: %s: %s", got.Knee.Verdict, ev)
+	if got.Knee.Verdict == cbv1.BottleneckUnclear && (!strings.Contains(ev, "the busiest node") || !strings.Contains(ev, "the busiest writer used")) {
+		t.Errorf("the knee's verdict does not say what the node and the writers used: %s: %s", got.Knee.Verdict, ev)
 	}
 }
 

@@ -88,23 +88,35 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 	var mergedOf []*summary.Summary
 	st := summary.Step{Target: rate}
 	for {
-		before := sr.snapshots(ctx)
+		// The nodes are watched over the round as over a run's window (serverwatch.go): their
+		// counters, the peaks of their queues and, for a node on this machine or one whose
+		// management API serves metrics, its CPU against what it may use, so that a step's
+		// verdict can name a saturated node.
+		sm := nodewatch.Begin(ctx, sr.ld.conn.session, sr.targets, sr.ld.cfg.Now)
 		// The writers must find the plan before its start: reading the nodes took time.
 		at = later(at, sr.ld.now().Add(startLead))
 		r := round{Rate: rate, At: sr.ld.toCassandra(at), Parts: sr.parts, Part: sr.part}
 		if err := sr.store.plan(ctx, sr.round, r); err != nil {
+			sm.Stop(ctx)
 			return st, nil, fmt.Errorf("planning round %d: %w", sr.round, err)
 		}
-		sleepCtx(ctx, at.Add(time.Duration(sr.parts)*sr.part).Sub(sr.ld.now()))
+		// The CPU is a rate over the round: counted from its start, not from the idle lead
+		// before it, which would dilute a saturated node's by a tenth.
+		sleepCtx(ctx, at.Sub(sr.ld.now()))
+		sm.WindowStarts()
+		length := time.Duration(sr.parts) * sr.part
+		sm.Watch(ctx, sampleEvery(length))
+		sleepCtx(ctx, at.Add(length).Sub(sr.ld.now()))
 		got, err := sr.collect(ctx, sr.round)
 		if err != nil {
+			sm.Stop(ctx)
 			return st, nil, err
 		}
 		sr.round++
 		st.Runs++
 		wholes = append(wholes, got.wholes...)
 		p99s = append(p99s, capacity.PartP99s(got.cumulative)...)
-		merged, mergedOf = sr.merge(ctx, got.wholes, before)
+		merged, mergedOf = sr.merge(got.wholes, sm.Stop(context.WithoutCancel(ctx)))
 		spread := capacity.Spread(p99s)
 		st.Spread = percent(spread)
 		if spread*100 <= float64(sr.spec.P99SpreadPercent) || int(st.Runs) > int(ptrOr(sr.spec.MaxExtensions, 0)) || ctx.Err() != nil {
@@ -157,26 +169,19 @@ func kneeVerdict(r *cbv1.Results, sums []*summary.Summary, st summary.Step) *cbv
 	return verdict.JudgeMissed(r, sums, st.Reason)
 }
 
-// merge merges the writers' summaries of a whole round, with the nodes' figures from before
-// to now, as a run's results are merged, and returns the results and the summaries merged.
-func (sr *searcher) merge(ctx context.Context, whole []*summary.Summary, before map[string]*nodewatch.Snapshot) (*cbv1.Results, []*summary.Summary) {
+// merge merges the writers' summaries of a whole round, with what the nodes did over it, as a
+// run's results are merged, and returns the results and the summaries merged.
+func (sr *searcher) merge(whole []*summary.Summary, server *summary.Server) (*cbv1.Results, []*summary.Summary) {
 	if len(whole) == 0 {
 		return nil, nil
-	}
-	after := sr.snapshots(ctx)
-	var nodes []summary.ServerNode
-	for node, b := range before {
-		if a := after[node]; a != nil {
-			nodes = append(nodes, nodewatch.Figures(b, a, *nodewatch.NewPeaks(), nodewatch.Logs{}, nil))
-		}
 	}
 	sums := make([]*summary.Summary, len(whole))
 	for i, s := range whole {
 		c := *s
 		sums[i] = &c
 	}
-	if len(nodes) > 0 {
-		sums[0].Server = nodewatch.Bounded(nodes)
+	if server != nil && len(server.Nodes) > 0 {
+		sums[0].Server = server
 	}
 	return results.Merge(sums), sums
 }

@@ -73,6 +73,10 @@ func (ld *load) round(r round, writes *sync.WaitGroup, record func(int, []byte))
 	start := ld.fromCassandra(r.At)
 	end := start.Add(time.Duration(r.Parts) * r.Part)
 	roundStats := newPhaseStats(ld.shape.concurrency)
+	// The writer's CPU over the round, for the step's verdict: the wall time counts from the
+	// round's start, not from now (the wait before it would dilute the share used).
+	cpu := startCPU(ld.now)
+	cpu.start = later(cpu.start, start)
 	done := make(chan struct{})
 	writes.Go(func() {
 		for p := range r.Parts {
@@ -99,6 +103,8 @@ func (ld *load) round(r round, writes *sync.WaitGroup, record func(int, []byte))
 	}
 	close(done)
 	whole := ld.stepSummary(roundStats, res, share)
+	whole.CPU = cpu.stop()
+	whole.CPU.Concurrency, whole.CPU.Rate = int32(ld.shape.concurrency), share
 	if b, err := whole.Encode(); err == nil {
 		writes.Go(func() { record(wholeRound, b) })
 	}
