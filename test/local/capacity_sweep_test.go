@@ -15,7 +15,7 @@ import (
 	"github.com/cassbench/cassbench/internal/capacity"
 )
 
-// capacityVsSweep asks for the measurement below; it takes about 40 minutes, so make test
+// capacityVsSweep asks for the measurement below; it takes about 45 minutes, so make test
 // does not run it.
 const capacityVsSweep = "CASSBENCH_CAPACITY_VS_SWEEP"
 
@@ -33,7 +33,7 @@ const capacityVsSweep = "CASSBENCH_CAPACITY_VS_SWEEP"
 //	  make test-local LOCAL_RUN='^TestCapacitySearchAgainstAFixedRateSweep$'
 func TestCapacitySearchAgainstAFixedRateSweep(t *testing.T) {
 	if os.Getenv(capacityVsSweep) == "" {
-		t.Skipf("a 40-minute measurement: set %s=1 to run it", capacityVsSweep)
+		t.Skipf("a 45-minute measurement: set %s=1 to run it", capacityVsSweep)
 	}
 	const name = "capvssweep"
 	env, ctx := scenario(t, name)

@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func holdNodes(t *testing.T) {
 	was := map[int]unix.CPUSet{}
 	t.Cleanup(func() {
 		for tid, set := range was {
-			if err := unix.SchedSetaffinity(tid, &set); err != nil && !os.IsNotExist(err) && err != unix.ESRCH {
+			if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) { // ESRCH: the thread ended
 				t.Errorf("putting back the CPUs of thread %d: %v", tid, err)
 			}
 		}
@@ -79,7 +80,7 @@ func holdNodes(t *testing.T) {
 			if _, ok := was[tid]; !ok {
 				was[tid] = old
 			}
-			if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
+			if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
 				t.Fatalf("setting the CPUs of thread %d of %d: %v", tid, pid, err)
 			}
 		}
@@ -116,7 +117,7 @@ func quotaNodes(t *testing.T, nodes []int, cores string) {
 	home := map[int]string{}
 	t.Cleanup(func() {
 		for pid, h := range home {
-			if err := os.WriteFile(filepath.Join(root, h, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil && !os.IsNotExist(err) && !strings.Contains(err.Error(), "no such process") {
+			if err := os.WriteFile(filepath.Join(root, h, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil && !errors.Is(err, unix.ESRCH) { // ESRCH: the node ended
 				t.Errorf("putting node %d back into %s: %v", pid, h, err)
 			}
 		}
