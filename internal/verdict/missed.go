@@ -46,12 +46,24 @@ func JudgeMissed(r *cbv1.Results, sums []*summary.Summary, why string) *cbv1.Bot
 func usage(e Evidence, b *cbv1.Bottleneck) string {
 	node := "the nodes' CPU was not read"
 	if e.Server != nil {
-		if busiest, pct, _ := busiestNode(e.Server); pct > 0 {
-			node = fmt.Sprintf("the busiest node, %s, used %d%% of the %s it could use", NodeName(busiest), pct, numfmt.Cores(nodeCPULimit(busiest)))
+		if busiest, pct, _ := busiestNode(e.Server); busiest.Node != "" {
+			node = fmt.Sprintf("the busiest node, %s, used %s of the %s it could use", NodeName(busiest), percent(pct), numfmt.Cores(nodeCPULimit(busiest)))
 		}
 	}
-	if b.WriterCPUPercent > 0 {
-		return fmt.Sprintf("%s; the busiest writer used %d%% of its CPU", node, b.WriterCPUPercent)
+	// A writer (or node) that was read may have used under 1% of its CPU (a step of a few
+	// operations a second): that is a reading, and says so, not "not read".
+	for _, c := range e.CPU {
+		if c.LimitMillicores > 0 || c.Procs > 0 {
+			return fmt.Sprintf("%s; the busiest writer used %s of its CPU", node, percent(b.WriterCPUPercent))
+		}
 	}
 	return node + "; the writers' CPU was not read"
+}
+
+// percent is a whole percentage of CPU, with a share under 1% said as such.
+func percent(p int64) string {
+	if p <= 0 {
+		return "under 1%"
+	}
+	return fmt.Sprintf("%d%%", p)
 }

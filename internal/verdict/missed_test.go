@@ -19,6 +19,7 @@ func TestJudgeMissedNamesWhatMadeAReachedStepMiss(t *testing.T) {
 	}
 	idle := []*summary.Summary{{CPU: &summary.WriterCPU{UsedMillicores: 300, LimitMillicores: 1000, Rate: 8000}}}
 	throttled := []*summary.Summary{{CPU: &summary.WriterCPU{UsedMillicores: 250, LimitMillicores: 250, Rate: 8000, ThrottledPercent: 55}}}
+	barely := []*summary.Summary{{CPU: &summary.WriterCPU{UsedMillicores: 3, Procs: 2, Rate: 8000}}}
 	const why = "p99 245ms over 200ms"
 	tests := map[string]struct {
 		r    *cbv1.Results
@@ -43,6 +44,20 @@ func TestJudgeMissedNamesWhatMadeAReachedStepMiss(t *testing.T) {
 			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear, WriterCPUPercent: 30, Evidence: []string{
 				"8,000 ops/s were reached, but p99 245ms over 200ms, and neither side showed strain",
 				"the busiest node, 127.0.0.1, used 60% of the 2.0 cores it could use; the busiest writer used 30% of its CPU"}},
+		},
+		// A step of a few operations a second: the writer was read and used almost nothing,
+		// which is a reading, not "not read" (CI's machine once said the latter).
+		"no sign, a writer barely used": {
+			r: reached(nodes(cbv1.NodeServerResults{}, 1200)), sums: barely,
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear, Evidence: []string{
+				"8,000 ops/s were reached, but p99 245ms over 200ms, and neither side showed strain",
+				"the busiest node, 127.0.0.1, used 60% of the 2.0 cores it could use; the busiest writer used under 1% of its CPU"}},
+		},
+		"no sign, no writer's CPU": {
+			r: reached(nodes(cbv1.NodeServerResults{}, 1200)), sums: []*summary.Summary{{}},
+			want: cbv1.Bottleneck{Verdict: cbv1.BottleneckUnclear, Evidence: []string{
+				"8,000 ops/s were reached, but p99 245ms over 200ms, and neither side showed strain",
+				"the busiest node, 127.0.0.1, used 60% of the 2.0 cores it could use; the writers' CPU was not read"}},
 		},
 	}
 	for name, tc := range tests {
