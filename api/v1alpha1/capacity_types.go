@@ -9,7 +9,9 @@ import (
 // at writers.rate, each as long as writers.duration (after one writers.warmup), the next rate
 // agreed through Cassandra as the start is. Until a step misses, the rate doubles; until one
 // meets, it halves; then the search bisects between the highest rate met and the lowest
-// missed until they are within precisionPercent of each other, or maxSteps were tried.
+// missed until they are within precisionPercent of each other, or maxSteps were tried. Before
+// it calls the bracket converged it runs the lowest rate missed once more: met then, that rate
+// counts as met and the search goes on above it.
 type CapacitySpec struct {
 	// objective is what every step must meet.
 	// +required
@@ -24,8 +26,9 @@ type CapacitySpec struct {
 	// +kubebuilder:validation:Maximum=50
 	PrecisionPercent int32 `json:"precisionPercent,omitempty"`
 
-	// maxSteps bounds the rates tried, the first included. Doubling from writers.rate then
-	// bisecting to 2% takes about log2(capacity / rate) + 6 steps.
+	// maxSteps bounds the steps tried, the first included. Doubling from writers.rate then
+	// bisecting to 2% takes about log2(capacity / rate) + 6 steps, and one more to confirm
+	// the lowest rate missed.
 	// +optional
 	// +kubebuilder:default=16
 	// +kubebuilder:validation:Minimum=2
@@ -101,7 +104,8 @@ type CapacityObjective struct {
 type CapacityStop string
 
 const (
-	// CapacityConverged: the bracket is within the precision asked for.
+	// CapacityConverged: the bracket is within the precision asked for, and its missed end
+	// missed twice.
 	CapacityConverged CapacityStop = "Converged"
 	// CapacityStepLimit: maxSteps were tried; the capacity is the highest rate met (a lower
 	// bound only, when no step missed).
@@ -127,7 +131,7 @@ type CapacityResults struct {
 	// opsPerSecond is the capacity: the highest rate whose step met the objective; 0 when none did.
 	// +required
 	OpsPerSecond int64 `json:"opsPerSecond"`
-	// missedOpsPerSecond is the lowest rate whose step missed; 0 when none did.
+	// missedOpsPerSecond is the lowest rate above the capacity whose step missed; 0 when none did.
 	// +optional
 	MissedOpsPerSecond int64 `json:"missedOpsPerSecond,omitempty"`
 	// stop says why the search ended.

@@ -27,6 +27,13 @@ const (
 // Search brackets the capacity and bisects the bracket. Until a step fails it multiplies the
 // rate by Growth, until one passes it divides it by Growth; with both ends known it tries
 // their middle. Its answer is the highest rate that met the objective.
+//
+// Before it calls a bracket converged it runs the bracket's missed end once more, unless that
+// rate has missed twice already: the answer rests on that one miss, and a single step can
+// miss for a reason that is not the rate (a first step on a node still compiling its hot
+// code, a collection pause). A rate that meets on its second try counts as met, as a
+// brute-force sweep would count it, and the search goes on above it, bounded by the lowest
+// rate above it that missed.
 type Search struct {
 	// Start is the first rate tried.
 	Start int64
@@ -37,15 +44,18 @@ type Search struct {
 	// Growth is the factor between steps before the bracket closes (> 1).
 	Growth float64
 
-	// Low is the highest rate that met the objective (0: none yet); High the lowest that did
-	// not (0: none yet).
+	// Low is the highest rate that met the objective (0: none yet); High the lowest above it
+	// that did not (0: none yet).
 	Low, High int64
 	steps     int
+	// misses counts the misses of each rate that missed and never met.
+	misses map[int64]int
 }
 
 // Next is the rate of the next step, or false and why the search is over.
 func (s *Search) Next() (int64, Stop, bool) {
-	if s.Low > 0 && s.High > 0 && (s.High-s.Low <= 1 || float64(s.High-s.Low) <= s.Precision*float64(s.Low)) {
+	closed := s.Low > 0 && s.High > 0 && (s.High-s.Low <= 1 || float64(s.High-s.Low) <= s.Precision*float64(s.Low))
+	if closed && s.misses[s.High] >= 2 {
 		return 0, Converged, false
 	}
 	if s.Low == 0 && s.High > 0 && s.High <= 1 {
@@ -53,6 +63,9 @@ func (s *Search) Next() (int64, Stop, bool) {
 	}
 	if s.steps >= s.MaxSteps {
 		return 0, StepLimit, false
+	}
+	if closed {
+		return s.High, "", true
 	}
 	var next int64
 	switch {
@@ -77,14 +90,27 @@ func (s *Search) Next() (int64, Stop, bool) {
 // Record notes a step's outcome at rate.
 func (s *Search) Record(rate int64, met bool) {
 	s.steps++
-	if met {
-		s.Low = max(s.Low, rate)
-		return
+	if s.misses == nil {
+		s.misses = map[int64]int{}
 	}
-	if s.High == 0 || rate < s.High {
-		s.High = rate
+	if met {
+		delete(s.misses, rate)
+		s.Low = max(s.Low, rate)
+	} else {
+		s.misses[rate]++
+	}
+	// High is the lowest rate above Low that missed: a rate that met on a second try no
+	// longer bounds the bracket, and a miss at or below Low does not either.
+	s.High = 0
+	for r := range s.misses {
+		if r > s.Low && (s.High == 0 || r < s.High) {
+			s.High = r
+		}
 	}
 }
+
+// Confirming says whether rate, the next step's, runs again a rate that missed once.
+func (s *Search) Confirming(rate int64) bool { return s.misses[rate] > 0 }
 
 // Steps is how many steps were recorded.
 func (s *Search) Steps() int { return s.steps }

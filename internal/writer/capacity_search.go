@@ -57,6 +57,7 @@ func (ld *load) search(ctx context.Context, store capacityStore, first time.Time
 			out.Stop = string(stop)
 			break
 		}
+		again := s.Confirming(rate)
 		step, knee, err := sr.step(ctx, rate, at)
 		if err != nil {
 			out.Stop, out.Error = string(cbv1.CapacityInterrupted), err.Error()
@@ -68,7 +69,11 @@ func (ld *load) search(ctx context.Context, store capacityStore, first time.Time
 			sr.waitDebt(ctx, baseline, &step)
 		}
 		out.Steps = append(out.Steps, step)
-		fmt.Fprintf(ld.cfg.Progress, "capacity: step %d at %d ops/s: %s\n", len(out.Steps), rate, stepLine(step))
+		confirm := ""
+		if again {
+			confirm = " (again: the search's answer rests on this miss)"
+		}
+		fmt.Fprintf(ld.cfg.Progress, "capacity: step %d at %d ops/s%s: %s\n", len(out.Steps), rate, confirm, stepLine(step))
 		at = sr.ld.now().Add(startLead)
 	}
 	out.Ops, out.Missed = s.Low, s.High

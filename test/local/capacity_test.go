@@ -74,13 +74,14 @@ func checkCapacitySteps(t *testing.T, c *cbv1.CapacityResults, first int64) {
 	if len(c.Steps) < 2 || c.Steps[0].TargetOpsPerSecond != first {
 		t.Fatalf("%d steps, the first at %d ops/s: want at least two, the first at writers.rate %d", len(c.Steps), c.Steps[0].TargetOpsPerSecond, first)
 	}
-	seen := map[int64]bool{}
+	// A rate is tried again only to confirm a miss: once, and never after it met.
+	tries := map[int64][]cbv1.CapacityOutcome{}
 	var met, missed bool
 	for i, st := range c.Steps {
-		if seen[st.TargetOpsPerSecond] {
-			t.Errorf("step %d: %d ops/s tried twice", i+1, st.TargetOpsPerSecond)
+		if before := tries[st.TargetOpsPerSecond]; len(before) > 1 || len(before) == 1 && before[0] != cbv1.CapacityMissed {
+			t.Errorf("step %d: %d ops/s tried again after %v", i+1, st.TargetOpsPerSecond, before)
 		}
-		seen[st.TargetOpsPerSecond] = true
+		tries[st.TargetOpsPerSecond] = append(tries[st.TargetOpsPerSecond], st.Outcome)
 		if st.Operations <= 0 || st.OpsPerSecond <= 0 || st.P99Micros <= 0 || st.P99SpreadPercent == "" || st.Runs != 1 || st.Bottleneck == "" {
 			t.Errorf("step %d: %+v; want operations, a p99 with its spread, one run and a verdict", i+1, st)
 		}
@@ -101,5 +102,9 @@ func checkCapacitySteps(t *testing.T, c *cbv1.CapacityResults, first int64) {
 	}
 	if !met || !missed {
 		t.Errorf("capacity %d met by a step: %t; missed %d missed by a step: %t", c.OpsPerSecond, met, c.MissedOpsPerSecond, missed)
+	}
+	// A converged search ran the miss its answer rests on twice, and it missed both times.
+	if got := tries[c.MissedOpsPerSecond]; c.Stop == cbv1.CapacityConverged && (len(got) != 2 || got[1] != cbv1.CapacityMissed) {
+		t.Errorf("converged with %d ops/s missed, tried %v: want it missed twice", c.MissedOpsPerSecond, got)
 	}
 }
