@@ -25,8 +25,10 @@ const capacityVsSweep = "CASSBENCH_CAPACITY_VS_SWEEP"
 // writers.rate from 60% to 140% of C in steps of 2.5% of C, each point as long as the search's
 // steps ran on average, and judges each point by the search's objective with the search's own
 // rule (capacity.Judge). The knee is the highest rate whose objective held. Both answers and
-// both wall times (from creating the object to its Succeeded condition) are logged; nothing is
-// asserted on time. A measurement, run by hand, with the node held to half of one core and
+// both wall times (from creating the object to its Succeeded condition) are logged, with what
+// every kind of process of the environment used of the CPU over the search's window and over
+// each point's (the writers share their core with the control plane); nothing is asserted on
+// time. A measurement, run by hand, with the node held to half of one core and
 // everything else on the other (holdNodes), as hack/capacity-vs-sweep.sh holds it locally:
 //
 //	CASSBENCH_CAPACITY_VS_SWEEP=1 CASSBENCH_NODE_CORES=1 CASSBENCH_NODE_CPU=0.5 flock /work/test-local.lock \
@@ -49,6 +51,10 @@ func TestCapacitySearchAgainstAFixedRateSweep(t *testing.T) {
 	search.Spec.Capacity = &cbv1.CapacitySpec{Objective: objective, Intervals: 10, MaxSteps: 16, MaxExtensions: &one,
 		DebtWaitLimit: &metav1.Duration{Duration: time.Minute}}
 	t.Logf("load before the search: %s", loadAverage())
+	// What else ran: the writers share a core with the control plane, the manager and the
+	// operator, so each window says what every kind of process used of the CPU.
+	cpu := recordCPU(2 * time.Second)
+	defer cpu.Stop()
 	t0 := time.Now()
 	create(ctx, t, env, search)
 	search = waitFinished(t.Context(), t, env, name, 30*time.Minute) // longer than the scenario's context
@@ -64,6 +70,9 @@ func TestCapacitySearchAgainstAFixedRateSweep(t *testing.T) {
 	}
 	t.Logf("search: capacity %d ops/s (%s, missed %d) in %d steps, %d rounds of %s, wall %s; knee %+v; load after: %s",
 		c.OpsPerSecond, c.Stop, c.MissedOpsPerSecond, len(c.Steps), rounds, step, searchWall.Round(100*time.Millisecond), c.Knee, loadAverage())
+	if res := search.Status.Results; res != nil {
+		t.Logf("search: CPU (cores) over its window: %s", cpu.during(res.WindowStart.Time, res.WindowEnd.Time))
+	}
 	if c.OpsPerSecond <= 0 {
 		t.Fatal("the search met nothing: no knee to compare")
 	}
@@ -87,7 +96,8 @@ func TestCapacitySearchAgainstAFixedRateSweep(t *testing.T) {
 	}
 	waitSweep(t, env, sw, 60*time.Minute)
 	sweepWall := time.Since(t0)
-	knee := sweepKnee(t, env, sw.Name, rates, objective)
+	t.Logf("sweep: CPU (cores) from creation to Succeeded: %s", cpu.during(t0, t0.Add(sweepWall)))
+	knee := sweepKnee(t, env, sw.Name, rates, objective, cpu)
 	t.Logf("brute force: knee %d ops/s over %d runs of %s from 60%% to 140%% of %d in steps of 2.5%%, wall %s; load after: %s",
 		knee, len(rates), tmpl.Writers.Duration.Duration, c.OpsPerSecond, sweepWall.Round(100*time.Millisecond), loadAverage())
 	if knee == rates[len(rates)-1] {
@@ -100,7 +110,7 @@ func TestCapacitySearchAgainstAFixedRateSweep(t *testing.T) {
 }
 
 // sweepKnee judges every point of the sweep by the objective and returns the highest rate met.
-func sweepKnee(t *testing.T, env *Env, sweep string, rates []int64, o cbv1.CapacityObjective) int64 {
+func sweepKnee(t *testing.T, env *Env, sweep string, rates []int64, o cbv1.CapacityObjective, cpu *cpuRecorder) int64 {
 	t.Helper()
 	obj := capacity.Objective{P99: o.P99.Duration, TimeoutsPerMillion: *o.TimeoutsPerMillion, MaxMissedPerMillion: 10000}
 	var knee int64
@@ -122,7 +132,8 @@ func sweepKnee(t *testing.T, env *Env, sweep string, rates []int64, o cbv1.Capac
 		if met {
 			knee = max(knee, rate)
 		}
-		t.Logf("point %d: %d asked, %d done, p99 %d us, %d timeouts, %d of %d starts missed: met %t %s", i, rate, res.OpsPerSecond, res.Writes.Response.P99, f.Timeouts, f.Missed, f.Due, met, why)
+		t.Logf("point %d: %d asked, %d done, p99 %d us, %d timeouts, %d of %d starts missed: met %t %s; CPU (cores) over its window: %s",
+			i, rate, res.OpsPerSecond, res.Writes.Response.P99, f.Timeouts, f.Missed, f.Due, met, why, cpu.during(res.WindowStart.Time, res.WindowEnd.Time))
 	}
 	return knee
 }

@@ -152,9 +152,27 @@ func quotaNodes(t *testing.T, nodes []int, cores string) {
 // environmentProcesses is every process below this one: the Cassandra nodes apart.
 func environmentProcesses(t *testing.T) (nodes, others []int) {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
+	below, err := descendants()
 	if err != nil {
 		t.Fatal(err)
+	}
+	others = append(others, os.Getpid())
+	for _, pid := range below {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if bytes.Contains(cmdline, []byte("CassandraDaemon")) {
+			nodes = append(nodes, pid)
+		} else {
+			others = append(others, pid)
+		}
+	}
+	return nodes, others
+}
+
+// descendants is every process below this one.
+func descendants() ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
 	}
 	parent := map[int]int{}
 	for _, e := range entries {
@@ -173,19 +191,13 @@ func environmentProcesses(t *testing.T) (nodes, others []int) {
 		}
 	}
 	self := os.Getpid()
-	others = append(others, self)
+	var out []int
 	for pid := range parent {
-		if pid == self || !descends(pid, self, parent) {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-		if bytes.Contains(cmdline, []byte("CassandraDaemon")) {
-			nodes = append(nodes, pid)
-		} else {
-			others = append(others, pid)
+		if pid != self && descends(pid, self, parent) {
+			out = append(out, pid)
 		}
 	}
-	return nodes, others
+	return out, nil
 }
 
 func descends(pid, from int, parent map[int]int) bool {
