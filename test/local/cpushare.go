@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,7 +68,11 @@ func (s cpuShares) since(from cpuShares) string {
 	}
 	byName := map[string]int64{}
 	for pid, p := range s.ticks {
-		byName[p.name] += p.ticks - from.ticks[pid].ticks*btoi(from.ticks[pid].name == p.name)
+		used := p.ticks
+		if before, ok := from.ticks[pid]; ok && before.name == p.name {
+			used -= before.ticks // the same process: what it used since; a reused PID counts whole
+		}
+		byName[p.name] += used
 	}
 	names := make([]string, 0, len(byName))
 	var total int64
@@ -75,7 +80,7 @@ func (s cpuShares) since(from cpuShares) string {
 		names = append(names, n)
 		total += v
 	}
-	slices.SortFunc(names, func(a, b string) int { return int(byName[b] - byName[a]) })
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(byName[b], byName[a]), strings.Compare(a, b)) })
 	parts := []string{fmt.Sprintf("%.2f cores in all over %.0f s", float64(total)/clockTicks/wall, wall)}
 	for _, n := range names {
 		if share := float64(byName[n]) / clockTicks / wall; share >= 0.005 {
@@ -83,13 +88,6 @@ func (s cpuShares) since(from cpuShares) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func btoi(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // cpuRecorder reads every process's CPU every interval until stopped, so that a measurement
