@@ -55,7 +55,8 @@ type CapacitySpec struct {
 	P99SpreadPercent int32 `json:"p99SpreadPercent,omitempty"`
 
 	// maxExtensions bounds how many times a step whose p99 is not known precisely enough is
-	// run again.
+	// run again. A confirmation (a missed rate tried once more before the search converges)
+	// runs one round without extensions: the rate's figures are its first try's.
 	// +optional
 	// +kubebuilder:default=2
 	// +kubebuilder:validation:Minimum=0

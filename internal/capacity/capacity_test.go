@@ -3,6 +3,7 @@ package capacity
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -139,6 +140,28 @@ func TestSearchConfirmsTheMissItRestsOn(t *testing.T) {
 				t.Errorf("got %d (%s), want %d (%s)", answer, stop, tc.answer, tc.stop)
 			}
 		})
+	}
+}
+
+// TestSearchConfirmationRunsOneRound: every step may run its extensions, but a confirmation
+// runs its first round only, whatever it found.
+func TestSearchConfirmationRunsOneRound(t *testing.T) {
+	s := Search{Start: 1000, Precision: 0.02, MaxSteps: 20, Growth: 2}
+	tries := map[int64]int{}
+	var got []string
+	for {
+		rate, _, ok := s.Next()
+		if !ok {
+			break
+		}
+		tries[rate]++
+		got = append(got, fmt.Sprintf("%d+%d", rate, s.Extensions(rate, 2)))
+		// As in "a miss that was not the rate": 5312 meets on its second try, 5375 misses twice.
+		s.Record(rate, rate <= 5300 || rate == 5312 && tries[rate] > 1)
+	}
+	want := []string{"1000+2", "2000+2", "4000+2", "8000+2", "6000+2", "5000+2", "5500+2", "5250+2", "5375+2", "5312+2", "5312+0", "5375+0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rate+extensions per step (-want +got):\n%s", diff)
 	}
 }
 

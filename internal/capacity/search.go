@@ -112,6 +112,18 @@ func (s *Search) Record(rate int64, met bool) {
 // Confirming says whether rate, the next step's, runs again a rate that missed once.
 func (s *Search) Confirming(rate int64) bool { return s.misses[rate] > 0 }
 
+// Extensions is how many rounds the step at rate may run after its first while its p99 is
+// not yet known to the spread asked: up to, but none for a confirmation. The rate was run in
+// full once, with every extension it needed, and its figures stand; the second try asks only
+// whether it misses again, which its first round answers as a brute-force sweep's single run
+// at that rate would.
+func (s *Search) Extensions(rate int64, upTo int) int {
+	if s.Confirming(rate) {
+		return 0
+	}
+	return upTo
+}
+
 // Steps is how many steps were recorded.
 func (s *Search) Steps() int { return s.steps }
 

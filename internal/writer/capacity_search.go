@@ -58,7 +58,7 @@ func (ld *load) search(ctx context.Context, store capacityStore, first time.Time
 			break
 		}
 		again := s.Confirming(rate)
-		step, knee, err := sr.step(ctx, rate, at)
+		step, knee, err := sr.step(ctx, rate, at, s.Extensions(rate, int(ptrOr(spec.MaxExtensions, 0))))
 		if err != nil {
 			out.Stop, out.Error = string(cbv1.CapacityInterrupted), err.Error()
 			break
@@ -85,8 +85,8 @@ func (ld *load) search(ctx context.Context, store capacityStore, first time.Time
 }
 
 // step runs rate from at, as many rounds as its p99 needs to be known to p99SpreadPercent
-// (up to maxExtensions more), and judges it on all of them.
-func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary.Step, *cbv1.Bottleneck, error) {
+// (up to extensions more), and judges it on all of them.
+func (sr *searcher) step(ctx context.Context, rate int64, at time.Time, extensions int) (summary.Step, *cbv1.Bottleneck, error) {
 	var p99s []time.Duration
 	var wholes []*summary.Summary
 	var merged *cbv1.Results
@@ -124,7 +124,7 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time) (summary
 		merged, mergedOf = sr.merge(got.wholes, sm.Stop(context.WithoutCancel(ctx)))
 		spread := capacity.Spread(p99s)
 		st.Spread = percent(spread)
-		if spread*100 <= float64(sr.spec.P99SpreadPercent) || int(st.Runs) > int(ptrOr(sr.spec.MaxExtensions, 0)) || ctx.Err() != nil {
+		if spread*100 <= float64(sr.spec.P99SpreadPercent) || int(st.Runs) > extensions || ctx.Err() != nil {
 			break
 		}
 		at = sr.ld.now().Add(startLead)
