@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Checks a capacity search against brute force on the same local cluster: `cassbench run` of
 # hack/capacity/search.yaml (or $SPEC) finds the capacity C; then one fixed-rate run per rate
-# in steps of 2.5% of C, from $FROM% to $TO% of C, each as long as the search's steps ran on
-# average, judged by the same objective (p99 of the response time, timeouts per million, at
-# most 1% of the starts missed). The brute-force knee is the highest rate whose objective
-# held. Prints both answers, both wall times and the machine's load, and keeps every result
-# under $OUT.
+# in steps of 2.5% of C, from $FROM% to $TO% of C, each as long as the search's first tries of
+# a rate ran on average, judged by the same objective (p99 of the response time, timeouts per
+# million, at most 1% of the starts missed). The brute-force knee is the highest rate whose
+# objective held. Prints both answers, both wall times and the machine's load, and keeps every
+# result under $OUT.
 #
 #   CASSBENCH_CASSANDRA_DIR=/var/tmp/x CASSBENCH_CASSANDRA_OFFSET=20 hack/cassandra.sh start --nodes 2
 #   HOSTS=127.0.0.21,127.0.0.22 hack/capacity-vs-sweep.sh
+#
+# RATES (a list, say "21500 23650") skips the search and runs each rate REPEAT times (4 by
+# default) for LEN (say 40s), judged by $SPEC's objective: how often a rate meets it, and how
+# far its p99 moves from run to run, show how wide the band around the knee is, which one
+# comparison with brute force cannot.
 #
 # Needs jq, bc and python3 with PyYAML. Quiet: only the summary goes to stdout; each run's log is in $OUT.
 #
@@ -18,8 +23,12 @@
 # this script with its writers into another, both weighted far above anything else, so that
 # they get the CPU they ask for whatever else runs. NODE_CPU=0 adds no quota (the knee is where
 # the node and its writers fill the machine); NODE_CPU=0.5 also limits the nodes to half a
-# core (a CFS period of NODE_CPU_PERIOD_US, 10 ms by default), whose throttling then sets the
-# latency at every rate. At exit every process goes back where it was and both groups are
+# core (a CFS period of NODE_CPU_PERIOD_US, 2 ms by default), whose throttling then sets the
+# latency at every rate. The period is short because a node out of quota stops for the rest of
+# it: at 10 ms a stall of up to 5 ms now and then set the p99 of a window near the knee, and a
+# rate met one run and missed the next by ten times (docs/capacity.md, "The band is the
+# quota's"). The kernel takes no quota under 1 ms, so the period is raised to fit a smaller
+# NODE_CPU. At exit every process goes back where it was and both groups are
 # removed (checked).
 #
 # NODE_CORES (a CPU list, say 1) pins every thread of the nodes to those CPUs, and this script
@@ -44,7 +53,7 @@ conn=(--hosts "$HOSTS")
 now() { date +%s.%N; }
 
 # isolate CORES: see the header; unisolate runs at exit.
-NODE_CPU_PERIOD_US=${NODE_CPU_PERIOD_US:-10000}
+NODE_CPU_PERIOD_US=${NODE_CPU_PERIOD_US:-2000}
 cg_root="" cg_node="" cg_client="" cg_home="" cg_homes=()
 cpu_cgroup() { awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3; exit}' "/proc/$1/cgroup"; }
 isolate() {
@@ -66,9 +75,14 @@ isolate() {
 	echo 262144 >"$cg_client/cpu.shares"
 	if [ "$cores" != 0 ]; then
 		# A short period: with the default 100 ms a node out of quota waits up to 100 ms, and
-		# p99 measures the throttling instead of the node's queue.
-		echo "$NODE_CPU_PERIOD_US" >"$cg_node/cpu.cfs_period_us"
-		echo "$(awk -v c="$cores" -v p="$NODE_CPU_PERIOD_US" 'BEGIN { printf "%d", c * p }')" >"$cg_node/cpu.cfs_quota_us"
+		# p99 measures the throttling instead of the node's queue. The quota is at least 1 ms.
+		local period quota
+		period=$(awk -v c="$cores" -v p="$NODE_CPU_PERIOD_US" 'BEGIN { q = c * p; if (q < 1000) p = int(1000 / c + 0.999); print p }')
+		[ "$period" = "$NODE_CPU_PERIOD_US" ] || echo "NODE_CPU=$cores: CFS period raised from $NODE_CPU_PERIOD_US to $period us, for a quota of at least 1 ms" >&2
+		quota=$(awk -v c="$cores" -v p="$period" 'BEGIN { printf "%d", c * p }')
+		echo -1 >"$cg_node/cpu.cfs_quota_us"
+		echo "$period" >"$cg_node/cpu.cfs_period_us"
+		echo "$quota" >"$cg_node/cpu.cfs_quota_us"
 	fi
 	for pid in $pids; do
 		cg_homes+=("$pid:$(cpu_cgroup "$pid")")
@@ -145,6 +159,42 @@ trap cleanup EXIT
 [ -n "${NODE_CORES:-}" ] && pin "$NODE_CORES"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
+
+# us DURATION: a duration of the spec's (500ms, 1.5s) in microseconds.
+us() { jq -rn --arg d "$1" 'if ($d|endswith("ms")) then ($d|rtrimstr("ms")|tonumber*1000) elif ($d|endswith("s")) then ($d|rtrimstr("s")|tonumber*1000000) else error("p99 in ms or s") end'; }
+# fixed RATE LEN TSV NAME runs $OUT/spec.json at RATE for LEN without its capacity search,
+# judges it by the objective in p99_us and tpm, appends a line to TSV and sets met.
+fixed() {
+	local rate=$1 len=$2 tsv=$3 name=$4 got_p99 timeouts ops missed due
+	jq --argjson rate "$rate" --arg len "$len" 'del(.spec.capacity) | .spec.writers.rate = $rate | .spec.writers.duration = $len' \
+		"$OUT/spec.json" >"$OUT/$name.json"
+	"$BIN" run -f "$OUT/$name.json" "${conn[@]}" -o json >"$OUT/$name.out.json" 2>"$OUT/$name.log" || true
+	read -r got_p99 timeouts ops missed due < <(jq -r '.results | [.writes.response.p99, (.errors.writeTimeout + .errors.readTimeout + .errors.clientTimeout), .operations, (.schedule.missed // 0), (.schedule.due // 0)] | @tsv' "$OUT/$name.out.json")
+	met=no
+	if [ "$got_p99" -le "$p99_us" ] && [ $((timeouts * 1000000)) -le $((tpm * ops)) ] && [ $((missed * 100)) -le "$due" ]; then
+		met=yes
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rate" "$got_p99" "$timeouts" "$ops" "$missed" "$due" "$met" >>"$tsv"
+}
+python3 -c 'import sys, yaml, json; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' "$SPEC" >"$OUT/spec.json"
+
+if [ -n "${RATES:-}" ]; then
+	len=${LEN:?RATES needs LEN, the length of each run (say 40s)}
+	p99=$(jq -r '.spec.capacity.objective.p99 // error("RATES needs a spec with a capacity objective")' "$OUT/spec.json")
+	p99_us=$(us "$p99")
+	tpm=$(jq '.spec.capacity.objective.timeoutsPerMillion // 100' "$OUT/spec.json")
+	echo "load before the runs: $(load) on $(nproc --all) cores"
+	printf 'rate\tp99_us\ttimeouts\tops\tmissed\tdue\tmet\n' >"$OUT/band.tsv"
+	for rep in $(seq 1 "${REPEAT:-4}"); do
+		for rate in $RATES; do fixed "$rate" "$len" "$OUT/band.tsv" "band-$rate-$rep"; done
+	done
+	for rate in $RATES; do
+		awk -F'\t' -v r="$rate" -v obj="$p99" '$1 == r { n++; m += ($7 == "yes"); p = p (p ? ", " : "") int($2 / 1000) } END { printf "%s ops/s: met %d of %d runs of the p99 %s objective; p99 (ms) %s\n", r, m, n, obj, p }' "$OUT/band.tsv"
+	done
+	echo "load after: $(load); results in $OUT (band.tsv)"
+	exit 0
+fi
+
 echo "load before the search: $(load) on $(nproc --all) cores"
 t0=$(now)
 "$BIN" run -f "$SPEC" "${conn[@]}" -o json >"$OUT/search.json" 2>"$OUT/search.log"
@@ -166,24 +216,15 @@ read -r first_runs firsts < <(jq -r 'reduce .results.capacity.steps[] as $s ({se
 	($s.targetOpsPerSecond | tostring) as $r | if .seen[$r] then . else .seen[$r] = true | .runs += $s.runs | .n += 1 end) | "\(.runs) \(.n)"' "$OUT/search.json")
 len=$(echo "scale=1; $step_s * $first_runs / $firsts" | bc)
 echo "brute force: each run ${len}s, the mean of the search's $firsts first tries ($first_runs rounds)"
-p99_us=$(jq -rn --arg d "$p99" 'if ($d|endswith("ms")) then ($d|rtrimstr("ms")|tonumber*1000) elif ($d|endswith("s")) then ($d|rtrimstr("s")|tonumber*1000000) else error("p99 in ms or s") end')
+p99_us=$(us "$p99")
 
-python3 -c 'import sys, yaml, json; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' "$SPEC" >"$OUT/spec.json"
 t0=$(now)
 knee=0
 printf 'rate\tp99_us\ttimeouts\tops\tmissed\tdue\tmet\n' >"$OUT/sweep.tsv"
 for pct10 in $(seq $((FROM * 10)) 25 $((TO * 10))); do
 	rate=$((capacity * pct10 / 1000))
-	jq --argjson rate "$rate" --arg len "${len}s" 'del(.spec.capacity) | .spec.writers.rate = $rate | .spec.writers.duration = $len' \
-		"$OUT/spec.json" >"$OUT/fixed-$rate.json"
-	"$BIN" run -f "$OUT/fixed-$rate.json" "${conn[@]}" -o json >"$OUT/fixed-$rate.out.json" 2>"$OUT/fixed-$rate.log" || true
-	read -r got_p99 timeouts ops missed due < <(jq -r '.results | [.writes.response.p99, (.errors.writeTimeout + .errors.readTimeout + .errors.clientTimeout), .operations, (.schedule.missed // 0), (.schedule.due // 0)] | @tsv' "$OUT/fixed-$rate.out.json")
-	met=no
-	if [ "$got_p99" -le "$p99_us" ] && [ $((timeouts * 1000000)) -le $((tpm * ops)) ] && [ $((missed * 100)) -le "$due" ]; then
-		met=yes
-		knee=$rate
-	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rate" "$got_p99" "$timeouts" "$ops" "$missed" "$due" "$met" >>"$OUT/sweep.tsv"
+	fixed "$rate" "${len}s" "$OUT/sweep.tsv" "fixed-$rate"
+	[ "$met" = no ] || knee=$rate
 done
 sweep_wall=$(echo "$(now) - $t0" | bc)
 echo "brute force: knee $knee ops/s over $(($(wc -l <"$OUT/sweep.tsv") - 1)) runs of ${len}s from ${FROM}% to ${TO}% of $capacity in steps of 2.5%, wall ${sweep_wall}s; load after: $(load)"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,10 +21,25 @@ const (
 	nodeCPUEnv   = "CASSBENCH_NODE_CPU"
 )
 
-// cfsPeriodMicros is the CFS period of the nodes' quota: short, so that a node out of quota
-// waits at most 10 ms and a latency objective of hundreds of milliseconds measures its queue,
-// not the throttling (hack/capacity-vs-sweep.sh uses the same).
-const cfsPeriodMicros = 10000
+// cfsPeriodMicros is the CFS period of the nodes' quota: short, because a node out of quota
+// stops for the rest of the period. At 10 ms, stalls of up to 5 ms now and then set the p99 of
+// a window near the knee, and a rate met one run and missed the next by ten times; at 2 ms the
+// knee fell between the same two rates in four runs of four (docs/capacity.md, "The band is
+// the quota's"; hack/capacity-vs-sweep.sh uses the same).
+const cfsPeriodMicros = 2000
+
+// minQuotaMicros is the smallest CFS quota the kernel takes.
+const minQuotaMicros = 1000
+
+// cfsQuota is the period and quota that hold a group to cores of CPU: cfsPeriodMicros, or
+// longer when the quota would be under the kernel's least.
+func cfsQuota(cores float64) (period, quota int) {
+	period = cfsPeriodMicros
+	if cores*float64(period) < minQuotaMicros {
+		period = int(math.Ceil(minQuotaMicros / cores))
+	}
+	return period, int(cores * float64(period))
+}
 
 // holdNodes does for a measurement in this environment what hack/capacity-vs-sweep.sh's
 // NODE_CORES and NODE_CPU do locally, when CASSBENCH_NODE_CORES asks for it: every thread of
@@ -98,7 +114,7 @@ func holdNodes(t *testing.T) {
 }
 
 // quotaNodes puts nodes into a cpu cgroup of their own, weighted 262144 (cpu.shares' most,
-// against 1024 for an ordinary process) and held to cores of CPU in 10 ms periods, and takes
+// against 1024 for an ordinary process) and held to cores of CPU in short periods, and takes
 // them back out when the test ends.
 func quotaNodes(t *testing.T, nodes []int, cores string) {
 	t.Helper()
@@ -127,14 +143,16 @@ func quotaNodes(t *testing.T, nodes []int, cores string) {
 		}
 		t.Logf("%s: %s removed, the nodes back where they were", nodeCPUEnv, dir)
 	})
-	for file, v := range map[string]int{"cpu.shares": 262144, "cpu.cfs_period_us": cfsPeriodMicros} {
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(strconv.Itoa(v)), 0); err != nil {
-			t.Fatal(err)
+	period, quota := cfsQuota(c)
+	// In this order: a new group has no quota, and the period must be set before a quota
+	// that only fits it.
+	for _, f := range []struct {
+		file string
+		v    int
+	}{{"cpu.shares", 262144}, {"cpu.cfs_period_us", period}, {"cpu.cfs_quota_us", quota}} {
+		if err := os.WriteFile(filepath.Join(dir, f.file), []byte(strconv.Itoa(f.v)), 0); err != nil {
+			t.Fatalf("%s: writing %d to %s: %v", nodeCPUEnv, f.v, f.file, err)
 		}
-	}
-	quota := int(c * cfsPeriodMicros)
-	if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_quota_us"), []byte(strconv.Itoa(quota)), 0); err != nil {
-		t.Fatal(err)
 	}
 	for _, pid := range nodes {
 		h, err := cpuCgroup(pid)
@@ -146,7 +164,7 @@ func quotaNodes(t *testing.T, nodes []int, cores string) {
 		}
 		home[pid] = h
 	}
-	t.Logf("%s=%s: the nodes %v held to %d us of CPU every %d us", nodeCPUEnv, cores, nodes, quota, cfsPeriodMicros)
+	t.Logf("%s=%s: the nodes %v held to %d us of CPU every %d us", nodeCPUEnv, cores, nodes, quota, period)
 }
 
 // environmentProcesses is every process below this one: the Cassandra nodes apart.

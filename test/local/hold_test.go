@@ -29,6 +29,18 @@ func TestCPUList(t *testing.T) {
 
 // The CPU shares of a window: per kind of process, a process that started in it whole, one
 // whose PID was reused by another kind whole, and the ones under half a percent left out.
+// TestCFSQuota: the period is 2 ms unless the quota would be under the kernel's 1 ms.
+func TestCFSQuota(t *testing.T) {
+	for _, tc := range []struct {
+		cores         float64
+		period, quota int
+	}{{0.5, 2000, 1000}, {2, 2000, 4000}, {0.3, 3334, 1000}, {0.25, 4000, 1000}} {
+		if period, quota := cfsQuota(tc.cores); period != tc.period || quota != tc.quota {
+			t.Errorf("%g cores: %d us every %d us, want %d every %d", tc.cores, quota, period, tc.quota, tc.period)
+		}
+	}
+}
+
 func TestCPUSharesSince(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	from := cpuShares{at: t0, ticks: map[int]procTicks{
