@@ -6,6 +6,7 @@ package capacity
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -34,6 +35,15 @@ const (
 // code, a collection pause). A rate that meets on its second try counts as met, as a
 // brute-force sweep would count it, and the search goes on above it, bounded by the lowest
 // rate above it that missed.
+//
+// A step that missed because the nodes could not keep up completes what they can: its
+// achieved rate falls short of its target, and the capacity lies near it (in an open loop a
+// rate a few percent over what the nodes complete builds a queue that misses any p99 within a
+// step). The search runs that achieved rate next, when it lies inside the bracket, and from
+// then on walks from the end that moved last: the first step a Precision away, so that the
+// bracket closes if it lands on the other side, each further step twice as far while the same
+// end keeps moving, never past the bracket's middle. Near the knee that closes the bracket in
+// two or three steps where bisecting a bracket as wide as Growth takes six.
 type Search struct {
 	// Start is the first rate tried.
 	Start int64
@@ -50,7 +60,16 @@ type Search struct {
 	steps     int
 	// misses counts the misses of each rate that missed and never met.
 	misses map[int64]int
+	// estimate is what the last saturated step achieved before the walk (0: none).
+	estimate int64
+	// walking is set once the estimate has been run; then up says whether the last step
+	// moved Low (it met) and reach how many steps before it moved the same end.
+	walking, up bool
+	reach       int
 }
+
+// maxReach caps the walk's doubling; the bracket's middle caps it long before.
+const maxReach = 30
 
 // Next is the rate of the next step, or false and why the search is over.
 func (s *Search) Next() (int64, Stop, bool) {
@@ -73,10 +92,15 @@ func (s *Search) Next() (int64, Stop, bool) {
 		next = s.Start
 	case s.High == 0:
 		next = int64(float64(s.Low) * s.Growth)
-	case s.Low == 0:
+	case s.Low == 0 && !s.walking && !(s.estimate > 0 && s.estimate < s.High):
 		next = int64(float64(s.High) / s.Growth)
+	case s.estimate > s.Low && s.estimate < s.High && !s.walking:
+		next = s.estimate
 	default:
 		next = s.Low + (s.High-s.Low)/2
+		if s.walking {
+			next = s.walk(next)
+		}
 	}
 	if s.Low > 0 {
 		next = max(next, s.Low+1)
@@ -87,11 +111,57 @@ func (s *Search) Next() (int64, Stop, bool) {
 	return max(next, 1), "", true
 }
 
-// Record notes a step's outcome at rate.
-func (s *Search) Record(rate int64, met bool) {
+// walk is the next rate of the walk from the end that moved last, given the bracket's middle.
+func (s *Search) walk(middle int64) int64 {
+	shift := min(s.reach, maxReach)
+	if s.up {
+		// A miss at Low + d closes the bracket: d <= Precision × Low.
+		d := max(int64(s.Precision*float64(s.Low)), 1) << shift
+		return min(middle, s.Low+d)
+	}
+	// A meet at High - d closes it: d <= Precision × (High - d).
+	d := max(s.High-int64(math.Ceil(float64(s.High)/(1+s.Precision))), 1) << shift
+	return max(middle, s.High-d)
+}
+
+// Outcome is what a step shows the search.
+type Outcome struct {
+	Met bool
+	// Achieved is the rate the step completed, operations per second (0: not known).
+	Achieved int64
+	// Unsent counts the starts the writers never sent: every request they may have in flight
+	// was, and the backlog behind them outgrew its bound.
+	Unsent int64
+}
+
+// saturated says whether a step that missed did so because the nodes could not keep up:
+// writers that could not send, and a rate achieved short of the target by more than the
+// precision. A step that missed on latency alone completes what it was asked, up to the
+// requests in flight at its end; so does a step at a few operations per second, whose
+// achieved rate rounds down.
+func (s *Search) saturated(rate int64, o Outcome) bool {
+	return !o.Met && o.Unsent > 0 && o.Achieved > 0 && float64(o.Achieved) < float64(rate)*(1-s.Precision)
+}
+
+// Record notes a step's outcome at rate. Until the walk starts, what a saturated step
+// achieved is the next rate to try.
+func (s *Search) Record(rate int64, o Outcome) {
+	met := o.Met
 	s.steps++
 	if s.misses == nil {
 		s.misses = map[int64]int{}
+	}
+	switch {
+	case s.walking:
+		if met == s.up {
+			s.reach++
+		} else {
+			s.up, s.reach = met, 0
+		}
+	case s.estimate > 0 && rate == s.estimate:
+		s.walking, s.up = true, met
+	case s.saturated(rate, o):
+		s.estimate = o.Achieved
 	}
 	if met {
 		delete(s.misses, rate)
@@ -111,6 +181,9 @@ func (s *Search) Record(rate int64, met bool) {
 
 // Confirming says whether rate, the next step's, runs again a rate that missed once.
 func (s *Search) Confirming(rate int64) bool { return s.misses[rate] > 0 }
+
+// Estimating says whether rate, the next step's, is what a saturated step achieved.
+func (s *Search) Estimating(rate int64) bool { return !s.walking && s.estimate == rate }
 
 // Extensions is how many rounds the step at rate may run after its first while its p99 is
 // not yet known to the spread asked: up to, but none for a confirmation. The rate was run in

@@ -15,10 +15,13 @@ import (
 )
 
 // capacitySpec is a search from rate with steps of 1.5 s in 3 parts and no extension.
-func capacitySpec(t *testing.T, keyspace string, rate int64, p99 time.Duration, steps int32) *cbv1.BenchmarkRunSpec {
+func capacitySpec(t *testing.T, keyspace string, rate int64, p99 time.Duration, steps int32, more ...func(*builders.BenchmarkRunBuilder)) *cbv1.BenchmarkRunSpec {
 	t.Helper()
 	s := spec(keyspace, func(b *builders.BenchmarkRunBuilder) {
 		b.Writers(2).Rate(rate).Duration(1500 * time.Millisecond)
+		for _, f := range more {
+			f(b)
+		}
 	})
 	none := int32(0)
 	s.Capacity = &cbv1.CapacitySpec{Objective: cbv1.CapacityObjective{P99: metav1.Duration{Duration: p99}},
@@ -68,6 +71,30 @@ func TestCapacitySearchClimbs(t *testing.T) {
 	}
 	if len(got.Steps) != 3 || stepOps != writerOps {
 		t.Errorf("%d steps with %d operations; the writers did %d", len(got.Steps), stepOps, writerOps)
+	}
+}
+
+// TestCapacitySearchRunsWhatASaturatedStepAchieved asks two writers with one request in flight
+// each for 40,000 ops/s, more than they can send to any node: the first step misses with
+// starts unsent and completes what one request at a time allows, and the second step runs
+// that rate, not half the first's.
+func TestCapacitySearchRunsWhatASaturatedStepAchieved(t *testing.T) {
+	c := cluster(t)
+	s := capacitySpec(t, "it_capacity_saturated", 40000, 200*time.Millisecond, 2, func(b *builders.BenchmarkRunBuilder) {
+		b.Concurrency(1)
+	})
+	setUp(t, c, s)
+	got := found(t, mustRun(t, c, s))
+	if len(got.Steps) != 2 {
+		t.Fatalf("%d steps, want 2: %+v", len(got.Steps), got.Steps)
+	}
+	first, second := got.Steps[0], got.Steps[1]
+	t.Logf("first step: %d ops/s asked, %d completed, %d starts unsent, p99 %d µs", first.TargetOpsPerSecond, first.OpsPerSecond, first.Missed, first.P99Micros)
+	if first.Outcome != cbv1.CapacityMissed || first.Missed == 0 || first.OpsPerSecond == 0 || first.OpsPerSecond >= first.TargetOpsPerSecond*98/100 {
+		t.Fatalf("the first step did not saturate: %+v", first)
+	}
+	if second.TargetOpsPerSecond != first.OpsPerSecond {
+		t.Errorf("the second step ran %d ops/s, want what the first completed, %d", second.TargetOpsPerSecond, first.OpsPerSecond)
 	}
 }
 

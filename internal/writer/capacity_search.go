@@ -57,21 +57,24 @@ func (ld *load) search(ctx context.Context, store capacityStore, first time.Time
 			out.Stop = string(stop)
 			break
 		}
-		again := s.Confirming(rate)
+		again, estimate := s.Confirming(rate), s.Estimating(rate)
 		step, knee, err := sr.step(ctx, rate, at, s.Extensions(rate, int(ptrOr(spec.MaxExtensions, 0))))
 		if err != nil {
 			out.Stop, out.Error = string(cbv1.CapacityInterrupted), err.Error()
 			break
 		}
-		s.Record(rate, step.Met)
+		s.Record(rate, capacity.Outcome{Met: step.Met, Achieved: step.Ops, Unsent: step.Missed})
 		knees[rate] = knee
 		if !step.Met {
 			sr.waitDebt(ctx, baseline, &step)
 		}
 		out.Steps = append(out.Steps, step)
 		confirm := ""
-		if again {
+		switch {
+		case again:
 			confirm = " (again: the search's answer rests on this miss)"
+		case estimate:
+			confirm = " (what a saturated step completed)"
 		}
 		fmt.Fprintf(ld.cfg.Progress, "capacity: step %d at %d ops/s%s: %s\n", len(out.Steps), rate, confirm, stepLine(step))
 		at = sr.ld.now().Add(startLead)
