@@ -92,9 +92,9 @@ func (s *Search) Next() (int64, Stop, bool) {
 		next = s.Start
 	case s.High == 0:
 		next = int64(float64(s.Low) * s.Growth)
-	case s.Low == 0 && !s.walking && !(s.estimate > 0 && s.estimate < s.High):
+	case s.Low == 0 && !s.walking && !s.estimateInside():
 		next = int64(float64(s.High) / s.Growth)
-	case s.estimate > s.Low && s.estimate < s.High && !s.walking:
+	case s.estimateInside():
 		next = s.estimate
 	default:
 		next = s.Low + (s.High-s.Low)/2
@@ -109,6 +109,12 @@ func (s *Search) Next() (int64, Stop, bool) {
 		next = min(next, s.High-1)
 	}
 	return max(next, 1), "", true
+}
+
+// estimateInside says whether a saturated step's estimate is still to run and lies inside the
+// bracket.
+func (s *Search) estimateInside() bool {
+	return !s.walking && s.estimate > s.Low && (s.High == 0 || s.estimate < s.High)
 }
 
 // walk is the next rate of the walk from the end that moved last, given the bracket's middle.
