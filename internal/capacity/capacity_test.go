@@ -26,7 +26,6 @@ func runWith(s Search, met func(rate int64, try int) bool) ([]int64, int64, Stop
 	return runSaturating(s, met, 0, false)
 }
 
-
 func TestSearch(t *testing.T) {
 	cases := map[string]struct {
 		search Search

@@ -114,7 +114,7 @@ func (s *Search) Next() (int64, Stop, bool) {
 // estimateInside says whether a saturated step's estimate is still to run and lies inside the
 // bracket.
 func (s *Search) estimateInside() bool {
-	return !s.walking && s.estimate > s.Low && (s.High == 0 || s.estimate < s.High)
+	return !s.walking && s.estimate > s.Low && s.estimate < s.High
 }
 
 // walk is the next rate of the walk from the end that moved last, given the bracket's middle.
