@@ -148,7 +148,7 @@ func (sr *searcher) step(ctx context.Context, rate int64, at time.Time, extensio
 // collect waits for every writer's records of round n: its parts and the whole round.
 func (sr *searcher) collect(ctx context.Context, n int) (roundRows, error) {
 	want := int(sr.ld.cfg.Writers) * (sr.parts + 1)
-	deadline := sr.ld.now().Add(sr.ld.setupTimeout() + 30*time.Second)
+	deadline := sr.ld.now().Add(sr.store.timeout + recordSlack)
 	for {
 		rows, err := sr.store.rows(ctx, n, sr.parts)
 		if err == nil && rows.count >= want {
@@ -247,11 +247,8 @@ func (sr *searcher) waitDebt(ctx context.Context, baseline capacity.Debt, st *su
 // stopWriters plans the round that ends the search, retried: a writer that never reads it
 // waits for the next round until its limit.
 func (sr *searcher) stopWriters(ctx context.Context) {
-	for try := 0; try < 10; try++ {
-		if err := sr.store.plan(context.WithoutCancel(ctx), sr.round, round{At: sr.ld.cfg.Now()}); err == nil {
-			return
-		}
-		time.Sleep(time.Second)
+	if err := sr.store.plan(context.WithoutCancel(ctx), sr.round, round{At: sr.ld.cfg.Now()}); err != nil {
+		fmt.Fprintf(sr.ld.cfg.Progress, "capacity: the last round, which stops the writers, not planned: %v\n", err)
 	}
 }
 

@@ -57,11 +57,41 @@ func (c capacityStore) ctx(ctx context.Context) (context.Context, context.Cancel
 	return context.WithTimeout(ctx, c.timeout)
 }
 
+// recordSlack is how long after its timeout a write of the search's own rows is still tried,
+// and how long after the writers' timeout the search waits for their rows of a round.
+const recordSlack = 30 * time.Second
+
+// settle runs write, an idempotent write of the search's own rows, until it succeeds, ctx
+// ends, or the timeout and recordSlack have passed, waiting longer between tries (250 ms,
+// doubling up to 4 s). A step past the nodes' capacity queues these writes behind its load
+// until the round ends and the queue drains: one timeout must lose neither a round's figures
+// nor the plan the writers wait for.
+func (c capacityStore) settle(ctx context.Context, write func(context.Context) error) (tries int, err error) {
+	deadline := c.now().Add(c.timeout + recordSlack)
+	wait := 250 * time.Millisecond
+	for {
+		tries++
+		wctx, cancel := c.ctx(ctx)
+		err = write(wctx)
+		cancel()
+		if err == nil || ctx.Err() != nil || c.now().Add(wait).After(deadline) {
+			return tries, err
+		}
+		sleepCtx(ctx, jittered(wait))
+		wait = min(2*wait, 4*time.Second)
+	}
+}
+
+// plan writes round n of the plan.
 func (c capacityStore) plan(ctx context.Context, n int, r round) error {
-	ctx, cancel := c.ctx(ctx)
-	defer cancel()
 	q := fmt.Sprintf("INSERT INTO %s.%s (run, round, rate, at, parts, part_ms) VALUES (?, ?, ?, ?, ?, ?)", quote(c.keyspace), CapacityPlanTable)
-	return c.session.Query(q, c.run, n, r.Rate, r.At, r.Parts, r.Part.Milliseconds()).Consistency(c.consistency).ExecContext(ctx)
+	tries, err := c.settle(ctx, func(ctx context.Context) error {
+		return c.session.Query(q, c.run, n, r.Rate, r.At, r.Parts, r.Part.Milliseconds()).Consistency(c.consistency).ExecContext(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("%d tries: %w", tries, err)
+	}
+	return nil
 }
 
 // planned reads round n; false when it is not planned yet.
@@ -104,10 +134,14 @@ func (c capacityStore) awaitPlan(ctx context.Context, n int, limit time.Duration
 // (part wholeRound), or for part p its cumulative response-time sketch at the part's end,
 // which the search differences into each part's p99 (sketch.DiffQuantile).
 func (c capacityStore) writePart(ctx context.Context, n int, writer int32, part int, b []byte) error {
-	ctx, cancel := c.ctx(ctx)
-	defer cancel()
 	q := fmt.Sprintf("INSERT INTO %s.%s (run, round, writer, part, summary) VALUES (?, ?, ?, ?, ?)", quote(c.keyspace), CapacityPartsTable)
-	return c.session.Query(q, c.run, n, int(writer), part, b).Consistency(c.consistency).ExecContext(ctx)
+	tries, err := c.settle(ctx, func(ctx context.Context) error {
+		return c.session.Query(q, c.run, n, int(writer), part, b).Consistency(c.consistency).ExecContext(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("%d tries: %w", tries, err)
+	}
+	return nil
 }
 
 // roundRows is what the writers recorded of a round: their summaries of it, and their
