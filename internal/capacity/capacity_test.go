@@ -23,7 +23,7 @@ func run(s Search, knee int64) ([]int64, int64, Stop) {
 // runWith plays a search against a datacenter where met says whether the try-th step (from 1)
 // at rate meets the objective, and which reports no achieved rate.
 func runWith(s Search, met func(rate int64, try int) bool) ([]int64, int64, Stop) {
-	return runSaturating(s, met, 0, false)
+	return runSaturating(s, met, 0, 0, false)
 }
 
 func TestSearch(t *testing.T) {

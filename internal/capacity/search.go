@@ -39,8 +39,10 @@ const (
 // A step that missed because the nodes could not keep up completes what they can: its
 // achieved rate falls short of its target, and the capacity lies near it (in an open loop a
 // rate a few percent over what the nodes complete builds a queue that misses any p99 within a
-// step). The search runs that achieved rate next, when it lies inside the bracket, and from
-// then on walks from the end that moved last: the first step a Precision away, so that the
+// step). The search runs the last saturated step's achieved rate next, when it lies inside
+// the bracket: also while it walks, since a node's first overshoot completes more than the
+// ones after it, once flushes and compactions have caught up. Once it has run one, it walks
+// from the end that moved last: the first step a Precision away, so that the
 // bracket closes if it lands on the other side, each further step twice as far while the same
 // end keeps moving, never past the bracket's middle. Near the knee that closes the bracket in
 // two or three steps where bisecting a bracket as wide as Growth takes six.
@@ -60,9 +62,9 @@ type Search struct {
 	steps     int
 	// misses counts the misses of each rate that missed and never met.
 	misses map[int64]int
-	// estimate is what the last saturated step achieved before the walk (0: none).
+	// estimate is what the last saturated step achieved, until a step runs it (0: none).
 	estimate int64
-	// walking is set once the estimate has been run; then up says whether the last step
+	// walking is set once an estimate has been run; then up says whether the last step
 	// moved Low (it met) and reach how many steps before it moved the same end.
 	walking, up bool
 	reach       int
@@ -111,10 +113,10 @@ func (s *Search) Next() (int64, Stop, bool) {
 	return max(next, 1), "", true
 }
 
-// estimateInside says whether a saturated step's estimate is still to run and lies inside the
-// bracket.
+// estimateInside says whether the last saturated step's estimate is still to run and lies
+// inside the bracket.
 func (s *Search) estimateInside() bool {
-	return !s.walking && s.estimate > s.Low && s.estimate < s.High
+	return s.estimate > s.Low && s.estimate < s.High
 }
 
 // walk is the next rate of the walk from the end that moved last, given the bracket's middle.
@@ -158,15 +160,14 @@ func (s *Search) Record(rate int64, o Outcome) {
 		s.misses = map[int64]int{}
 	}
 	switch {
-	case s.walking:
-		if met == s.up {
-			s.reach++
-		} else {
-			s.up, s.reach = met, 0
-		}
 	case s.estimate > 0 && rate == s.estimate:
-		s.walking, s.up = true, met
-	case s.saturated(rate, o):
+		s.walking, s.up, s.reach, s.estimate = true, met, 0, 0
+	case s.walking && met == s.up:
+		s.reach++
+	case s.walking:
+		s.up, s.reach = met, 0
+	}
+	if s.saturated(rate, o) {
 		s.estimate = o.Achieved
 	}
 	if met {
@@ -189,7 +190,7 @@ func (s *Search) Record(rate int64, o Outcome) {
 func (s *Search) Confirming(rate int64) bool { return s.misses[rate] > 0 }
 
 // Estimating says whether rate, the next step's, is what a saturated step achieved.
-func (s *Search) Estimating(rate int64) bool { return !s.walking && s.estimate == rate }
+func (s *Search) Estimating(rate int64) bool { return s.estimate > 0 && s.estimate == rate }
 
 // Extensions is how many rounds the step at rate may run after its first while its p99 is
 // not yet known to the spread asked: up to, but none for a confirmation. The rate was run in

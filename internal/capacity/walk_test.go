@@ -7,12 +7,16 @@ import (
 )
 
 // runSaturating plays a search against a datacenter that completes at most completes
-// operations per second (0: every step reports no achieved rate). Above that the writers
-// leave starts unsent, unless sendsAll.
-func runSaturating(s Search, met func(rate int64, try int) bool, completes int64, sendsAll bool) ([]int64, int64, Stop) {
+// operations per second (0: every step reports no achieved rate), and at most later (when
+// not 0) once it has been saturated once. Above that the writers leave starts unsent, unless
+// sendsAll.
+func runSaturating(s Search, met func(rate int64, try int) bool, completes, later int64, sendsAll bool) ([]int64, int64, Stop) {
 	var tried []int64
 	tries := map[int64]int{}
 	for {
+		if later > 0 && len(tried) > 0 && tried[len(tried)-1] > completes {
+			completes = later
+		}
 		rate, stop, ok := s.Next()
 		if !ok {
 			return tried, s.Low, stop
@@ -41,6 +45,7 @@ func TestSearchWalksFromWhatASaturatedStepAchieved(t *testing.T) {
 		search    Search
 		met       func(rate int64, try int) bool
 		completes int64
+		later     int64
 		sendsAll  bool
 		tried     []int64
 		answer    int64
@@ -79,6 +84,15 @@ func TestSearchWalksFromWhatASaturatedStepAchieved(t *testing.T) {
 			tried:     []int64{1000, 2000, 4000, 8000, 5400, 5295, 5400, 5616, 5508, 5508},
 			answer:    5400, stop: Converged,
 		},
+		// A fresh node's first overshoot completes more than later ones, once flushes and
+		// compactions have caught up: the step at its estimate saturates in turn, and what it
+		// completed is run next.
+		"each saturated step gives the next estimate": {
+			search: Search{Start: 1000, Precision: 0.02, MaxSteps: 20, Growth: 2},
+			met:    below(4950), completes: 5900, later: 5000,
+			tried:  []int64{1000, 2000, 4000, 8000, 5900, 5000, 4902, 5000},
+			answer: 4902, stop: Converged,
+		},
 		// A node whose throughput collapsed under overload achieved less than a rate that met:
 		// the estimate lies outside the bracket and the search bisects as it would without it.
 		"an estimate below the bracket is not run": {
@@ -113,7 +127,7 @@ func TestSearchWalksFromWhatASaturatedStepAchieved(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			tried, answer, stop := runSaturating(tc.search, tc.met, tc.completes, tc.sendsAll)
+			tried, answer, stop := runSaturating(tc.search, tc.met, tc.completes, tc.later, tc.sendsAll)
 			if diff := cmp.Diff(tc.tried, tried); diff != "" {
 				t.Errorf("rates tried (-want +got):\n%s", diff)
 			}
