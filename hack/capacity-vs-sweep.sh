@@ -29,7 +29,9 @@
 # rate met one run and missed the next by ten times (docs/capacity.md, "The band is the
 # quota's"). The kernel takes no quota under 1 ms, so the period is raised to fit a smaller
 # NODE_CPU. At exit every process goes back where it was and both groups are
-# removed (checked).
+# removed (checked). How a quota throttles a JVM depends on the kernel: on one machine half a
+# core took the node's knee under a tenth of its whole core's (docs/capacity.md, "starting from
+# what a saturated step completed"); check a few RATES with and without it first.
 #
 # NODE_CORES (a CPU list, say 1) pins every thread of the nodes to those CPUs, and this script
 # with its writers to the others (CLIENT_CORES, by default the rest): the node's capacity is
