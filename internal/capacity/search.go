@@ -151,8 +151,8 @@ func (s *Search) saturated(rate int64, o Outcome) bool {
 	return !o.Met && o.Unsent > 0 && o.Achieved > 0 && float64(o.Achieved) < float64(rate)*(1-s.Precision)
 }
 
-// Record notes a step's outcome at rate. Until the walk starts, what a saturated step
-// achieved is the next rate to try.
+// Record notes a step's outcome at rate. What a saturated step achieved is the next rate to
+// try, when it lies inside the bracket.
 func (s *Search) Record(rate int64, o Outcome) {
 	met := o.Met
 	s.steps++
