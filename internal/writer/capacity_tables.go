@@ -85,8 +85,13 @@ func (c capacityStore) settle(ctx context.Context, write func(context.Context) e
 // plan writes round n of the plan.
 func (c capacityStore) plan(ctx context.Context, n int, r round) error {
 	q := fmt.Sprintf("INSERT INTO %s.%s (run, round, rate, at, parts, part_ms) VALUES (?, ?, ?, ?, ?, ?)", quote(c.keyspace), CapacityPlanTable)
+	return c.insert(ctx, q, c.run, n, r.Rate, r.At, r.Parts, r.Part.Milliseconds())
+}
+
+// insert runs an INSERT of the search's own rows until it goes in (settle).
+func (c capacityStore) insert(ctx context.Context, q string, values ...any) error {
 	tries, err := c.settle(ctx, func(ctx context.Context) error {
-		return c.session.Query(q, c.run, n, r.Rate, r.At, r.Parts, r.Part.Milliseconds()).Consistency(c.consistency).ExecContext(ctx)
+		return c.session.Query(q, values...).Consistency(c.consistency).ExecContext(ctx)
 	})
 	if err != nil {
 		return fmt.Errorf("%d tries: %w", tries, err)
@@ -135,13 +140,7 @@ func (c capacityStore) awaitPlan(ctx context.Context, n int, limit time.Duration
 // which the search differences into each part's p99 (sketch.DiffQuantile).
 func (c capacityStore) writePart(ctx context.Context, n int, writer int32, part int, b []byte) error {
 	q := fmt.Sprintf("INSERT INTO %s.%s (run, round, writer, part, summary) VALUES (?, ?, ?, ?, ?)", quote(c.keyspace), CapacityPartsTable)
-	tries, err := c.settle(ctx, func(ctx context.Context) error {
-		return c.session.Query(q, c.run, n, int(writer), part, b).Consistency(c.consistency).ExecContext(ctx)
-	})
-	if err != nil {
-		return fmt.Errorf("%d tries: %w", tries, err)
-	}
-	return nil
+	return c.insert(ctx, q, c.run, n, int(writer), part, b)
 }
 
 // roundRows is what the writers recorded of a round: their summaries of it, and their
