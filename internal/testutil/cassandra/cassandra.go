@@ -68,11 +68,26 @@ type Cluster struct {
 // CQLPort is the native protocol port of every node.
 const CQLPort = 9042
 
-// lockWait bounds how long Start and StopNode wait for other test processes. test/local holds
-// the cluster for the whole package, 24 minutes in make test since it installs cassbench with
-// its chart and runs a hundred writers (a package that waited 15 minutes behind it failed);
-// make test gives each package 40.
+// lockWait is the least Start and StopNode wait for other test processes. test/local holds
+// the cluster for its whole package, exclusively, and how long that is depends on the machine:
+// 24 minutes once, 43 on another, where a package that waited a fixed 30 behind it failed
+// (test/local/mgmtapi, which go test runs beside it). So a test waits until its binary's
+// -timeout is near, keeping lockMargin to run once it has the cluster, and lockWait at least.
 const lockWait = 30 * time.Minute
+
+// lockMargin is what a test keeps of its binary's -timeout to run once it has the cluster.
+const lockMargin = 10 * time.Minute
+
+// waitFor is how long t waits for other test processes: until lockMargin before its binary's
+// deadline, and lockWait at least.
+func waitFor(t testing.TB) time.Duration {
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if deadline, set := d.Deadline(); set {
+			return max(lockWait, time.Until(deadline)-lockMargin)
+		}
+	}
+	return lockWait
+}
 
 var (
 	mu sync.Mutex
@@ -114,7 +129,8 @@ func start(t testing.TB, l localcassandra.Layout, opts Options) *Cluster {
 	defer func() { _ = mutex.Close() }() // closing releases the lock; nothing was written
 	u := using(t, l)
 	users := u.users
-	deadline := time.Now().Add(lockWait)
+	wait := waitFor(t)
+	deadline := time.Now().Add(wait)
 	logged, loggedMutex := false, false
 	var err error
 	for {
@@ -145,7 +161,7 @@ func start(t testing.TB, l localcassandra.Layout, opts Options) *Cluster {
 		}
 		mutex.Unlock()
 		if time.Now().After(deadline) {
-			t.Fatalf("cassandra: another test process kept the cluster (with other options, or with a node stopped) for %v", lockWait)
+			t.Fatalf("cassandra: another test process kept the cluster (with other options, or with a node stopped) for %v", wait.Round(time.Second))
 		}
 		if !logged {
 			t.Logf("cassandra: waiting for other test processes to release the cluster (%s)", users.Name())
@@ -241,7 +257,7 @@ func exclusive(t testing.TB, l localcassandra.Layout) {
 	if users.Mode() == localcassandra.Exclusive {
 		return
 	}
-	if err := users.Wait(context.Background(), localcassandra.Exclusive, lockWait, func() {
+	if err := users.Wait(context.Background(), localcassandra.Exclusive, waitFor(t), func() {
 		t.Logf("cassandra: waiting for other test processes to release %s", users.Name())
 	}); err != nil {
 		t.Fatalf("cassandra: %v", err)
