@@ -11,16 +11,19 @@ import (
 
 // A capacity search through the manager: two writer pods of one Job meet at the barrier, and
 // writer 0 searches while both run every step at their share of the rate, agreed through the
-// real node. The rate doubles from 200 ops/s in 4 s steps until the writers or the node give
+// real node. The rate doubles from 1,000 ops/s in 4 s steps until the writers or the node give
 // out (the open loop misses its starts, or p99 from the intended start climbs: near 20,000
-// ops/s on this machine, the eighth step), a 25% precision ends it after one or two
-// bisections, and the miss it rests on runs once more: 12 steps bound it. The controller
-// copies the answer into status, with every step's figures and verdict and the verdict at the
-// knee, and gives the datacenter back.
+// ops/s on one machine, near 9,000 on another), a 25% precision ends it after one or two more
+// steps, and the miss it rests on runs once more. 16 steps bound it: room for a miss that
+// meets on its confirmation and sends the search up again. On a 4 s step a rate near the knee
+// can do that: a search from 200 ops/s that had 12 ran out of them (3,200 missed, then met on
+// its second try, and the search went on doubling to 12,800). The controller copies the
+// answer into status, with every step's figures and verdict and the verdict at the knee, and
+// gives the datacenter back.
 func TestCapacitySearchThroughTheOperator(t *testing.T) {
 	const name = "capacity"
 	env, ctx := scenario(t, name)
-	const first, precision = 200, 25
+	const first, precision = 1000, 25
 	none := int32(0)
 	tpm := int64(1000)
 	run := newRun(env, name).Writers(2).Concurrency(2).Rate(first).
@@ -28,7 +31,7 @@ func TestCapacitySearchThroughTheOperator(t *testing.T) {
 		Obj()
 	run.Spec.Capacity = &cbv1.CapacitySpec{
 		Objective:        cbv1.CapacityObjective{P99: metav1.Duration{Duration: 200 * time.Millisecond}, TimeoutsPerMillion: &tpm},
-		PrecisionPercent: precision, MaxSteps: 12, Intervals: 4, MaxExtensions: &none,
+		PrecisionPercent: precision, MaxSteps: 16, Intervals: 4, MaxExtensions: &none,
 		DebtWaitLimit: &metav1.Duration{Duration: 30 * time.Second},
 	}
 	create(ctx, t, env, run)
