@@ -195,11 +195,9 @@ KIND_TEST_RUN := ^(TestCassbenchImagePulledByDigestFromTheClusterRegistry|TestKi
 # measure the machine. They skip themselves elsewhere (CASSBENCH_TIMING_TESTS). So do the
 # tests that start a cluster of their own beside the shared one (CASSBENCH_ALONE_TESTS): two
 # more JVMs starting on the same cores starved the shared nodes of the other packages' tests
-# until their writers' connections timed out. Those run one package at a time (-p 1). So do
-# test/local/mgmtapi's tests of the shared cluster: go test runs that package beside
-# test/local, which holds the cluster for its whole run, and they would wait it out.
+# until their writers' connections timed out. Those run one package at a time (-p 1).
 TIMING_TESTS := TestOverloadedOpenLoopReportsAchieved|TestFixedRateReachesTarget|TestCompareTwoRunsOfTheSameSpec|TestVerdictWritersWhenOneRequestInFlight
-ALONE_TESTS := TestClusterLifecycle|TestTwoDatacentersOfOneCluster|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota|TestServerEvidenceOnAPlainJavaNode|TestReplicationLagAcrossTwoDatacenters|TestRunMeasuresReplicationLagToAnotherDatacenter|TestWriterPodObservesAnotherDatacenter|TestDirectStaysInTheLocalDatacenter|TestRunStopsAndStartsANodeInsideItsWindow|TestFlushCompactAndDrainThroughTheAPIOnARealNode|TestLocalNode|TestMetricsEndpoint
+ALONE_TESTS := TestClusterLifecycle|TestTwoDatacentersOfOneCluster|TestStartHonoursTheClusterVariables|TestVerdictClusterWhenANodeSaturatesItsCPU|TestVerdictWritersWhenThrottledByAQuota|TestServerEvidenceOnAPlainJavaNode|TestReplicationLagAcrossTwoDatacenters|TestRunMeasuresReplicationLagToAnotherDatacenter|TestWriterPodObservesAnotherDatacenter|TestDirectStaysInTheLocalDatacenter|TestRunStopsAndStartsANodeInsideItsWindow|TestFlushCompactAndDrainThroughTheAPIOnARealNode
 .PHONY: test-timing
 test-timing: ## Run alone the real-Cassandra tests that measure time or start a cluster of their own (make test runs them last).
 	CASSBENCH_TIMING_TESTS=1 $(GO) test -count=1 -timeout 15m -run '^($(TIMING_TESTS))$$' -v ./internal/writer/

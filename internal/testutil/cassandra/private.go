@@ -22,18 +22,6 @@ func Alone(t testing.TB) {
 	}
 }
 
-// BesideLocal skips a test of the shared cluster unless it runs alone (AloneEnv=1), for a
-// package that go test runs beside test/local: test/local holds the shared cluster
-// exclusively for its whole run (24 to 43 minutes, by machine), and a test waiting behind it
-// holds one of go test's two package slots idle all that time (test/local/mgmtapi did, and
-// once timed out). make test-timing runs it after the other packages.
-func BesideLocal(t testing.TB) {
-	t.Helper()
-	if os.Getenv(AloneEnv) != "1" {
-		t.Skip("uses the shared cluster, which test/local holds for its whole run: run alone by make test-timing (" + AloneEnv + "=1), which make test runs after the other packages")
-	}
-}
-
 // Private starts a cluster of opts that only the calling test uses: its nodes and lock files
 // in a directory of the test's, node i on 127.0.0.(offset+i) beside the shared cluster's
 // 127.0.0.1 and up. Each test gives its own offset (TestClusterLifecycle takes 20), since two

@@ -22,7 +22,6 @@ import (
 // reads it as cass-operator and cassbench do. It only reads and clears its own snapshots:
 // starting, draining and decommissioning would take the shared cluster from other tests.
 func TestLocalNode(t *testing.T) {
-	cassandra.BesideLocal(t)
 	c := cassandra.Start(t, cassandra.Options{Nodes: 2, Auth: true}) // the options other tests share
 	node := &LocalNode{
 		Index: 1,

@@ -74,7 +74,6 @@ func beanCounts(t *testing.T, node *LocalNode) (young, old int64) {
 // falls between),
 // the table SSTable counts, and the agent's default labels; other paths are 404.
 func TestMetricsEndpoint(t *testing.T) {
-	cassandra.BesideLocal(t)
 	c := cassandra.Start(t, cassandra.Options{Nodes: 2, Auth: true}) // the options other tests share
 	node := &LocalNode{
 		Index: 1,
